@@ -1,0 +1,55 @@
+# Two entry points (see README): `make demo` and `make test`. Both set everything up first.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: setup system python demo test test-fast test-js bench clean
+
+setup: system python
+
+# Debian packages: the three engines of docs/ENGINES.md, Xvfb for WebKitGTK, Node for the JS tests.
+# Each is installed only when the command it provides is missing.
+SYSTEM_NEEDS := python3:python3 /usr/bin/chromium:chromium /usr/bin/firefox-esr:firefox-esr \
+	/usr/bin/WebKitWebDriver:webkit2gtk-driver /usr/bin/Xvfb:xvfb node:nodejs \
+	/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
+system:
+	@missing=""; \
+	for need in $(SYSTEM_NEEDS); do \
+	  what=$${need%%:*}; pkg=$${need##*:}; \
+	  if [ "$${what#/}" != "$$what" ]; then [ -e "$$what" ] || missing="$$missing $$pkg"; \
+	  else command -v "$$what" >/dev/null || missing="$$missing $$pkg"; fi; \
+	done; \
+	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "missing Debian packages:$$missing (run make setup as root, or see README for Playwright's own browsers)"; exit 1; fi; \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing ca-certificates >/dev/null; \
+	fi
+
+python: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml
+	@command -v python3 >/dev/null || { echo "python3 is missing"; exit 1; }
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $@
+
+demo: setup
+	$(VENV)/bin/flowui-sandbox engines
+	$(VENV)/bin/flowui-sandbox paths examples/starter.html
+	$(VENV)/bin/flowui-sandbox build examples/starter.html --state examples/starter.state.json --page -o out/starter.html
+	@echo "wrote out/starter.html (open it in a browser)"
+
+test: setup
+	node --test tests/js/
+	$(PY) -m pytest
+
+test-fast: python
+	$(PY) -m pytest tests --ignore=tests/browser
+
+bench: setup
+	$(PY) bench/extraction.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+// Placeholder: the in-block runtime (window.flowUi) is written by the bridge work.

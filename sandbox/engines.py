@@ -1,0 +1,446 @@
+"""Find the browser engines on this machine and drive them through one small API.
+
+Three engines, each with the best driver available (see docs/ENGINES.md):
+
+* Chromium: Playwright. Playwright's own build when installed, else Debian's
+  ``/usr/bin/chromium`` (with the flags that keep it off the network).
+* Firefox: Playwright. Playwright's own build when installed, else Debian's
+  ``/usr/bin/firefox-esr`` over WebDriver BiDi (``channel="moz-firefox"``).
+* WebKit: Playwright's own build when installed, else WebKitGTK's MiniBrowser
+  driven by ``WebKitWebDriver`` over W3C WebDriver (Selenium), on an Xvfb
+  display that we start when there is none.
+
+Everything here is async; :class:`Page` offers the handful of operations the
+tests and ``verify`` need, identical for every driver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENGINE_NAMES = ("chromium", "firefox", "webkit")
+
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+DEBIAN_FIREFOX = "/usr/bin/firefox-esr"
+WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
+WEBKIT_MINIBROWSER_GLOB = "/usr/lib/*/webkit2gtk-4.*/MiniBrowser"
+
+#: Chromium on a closed network floods it with refused connections without these.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+
+
+class EngineError(RuntimeError):
+    """An engine could not be launched or driven; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One browser engine found on this machine and how it is driven."""
+
+    name: str  # chromium | firefox | webkit
+    driver: str  # playwright | webdriver
+    executable: str | None  # None: Playwright's own build
+    origin: str  # "debian" or "playwright"
+
+    def describe(self) -> str:
+        how = {
+            ("chromium", "playwright"): "Playwright (CDP)",
+            ("firefox", "playwright"): "Playwright (WebDriver BiDi)" if self.origin == "debian" else "Playwright (Juggler)",
+            ("webkit", "playwright"): "Playwright",
+            ("webkit", "webdriver"): "W3C WebDriver (Selenium + WebKitWebDriver, MiniBrowser under Xvfb)",
+        }[(self.name, self.driver)]
+        where = self.executable or "Playwright's own build"
+        return f"{self.name:<9} {how}; {where}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "driver": self.driver, "executable": self.executable, "origin": self.origin}
+
+
+def _playwright_builds() -> dict[str, bool]:
+    """Which of Playwright's own browser builds are installed (no browser is started)."""
+    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or os.path.expanduser("~/.cache/ms-playwright")
+    found = {}
+    for name in ENGINE_NAMES:
+        dirs = glob.glob(os.path.join(root, f"{name}-*"))
+        found[name] = any(
+            os.path.isfile(os.path.join(d, "INSTALLATION_COMPLETE")) or os.path.isdir(d) for d in dirs
+        )
+    return found
+
+
+def find_engines() -> list[Engine]:
+    """Every engine found, in the order chromium, firefox, webkit."""
+    builds = _playwright_builds()
+    engines: list[Engine] = []
+    if builds["chromium"]:
+        engines.append(Engine("chromium", "playwright", None, "playwright"))
+    elif os.access(DEBIAN_CHROMIUM, os.X_OK):
+        engines.append(Engine("chromium", "playwright", DEBIAN_CHROMIUM, "debian"))
+    if builds["firefox"]:
+        engines.append(Engine("firefox", "playwright", None, "playwright"))
+    elif os.access(DEBIAN_FIREFOX, os.X_OK):
+        engines.append(Engine("firefox", "playwright", DEBIAN_FIREFOX, "debian"))
+    minibrowser = sorted(glob.glob(WEBKIT_MINIBROWSER_GLOB))
+    if builds["webkit"]:
+        engines.append(Engine("webkit", "playwright", None, "playwright"))
+    elif minibrowser and os.access(WEBKIT_DRIVER, os.X_OK):
+        engines.append(Engine("webkit", "webdriver", minibrowser[-1], "debian"))
+    return engines
+
+
+def select_engines(names: list[str] | None = None) -> list[Engine]:
+    """The engines to run: all found, or those named (an unknown or missing name is an error)."""
+    found = find_engines()
+    if not names:
+        return found
+    by_name = {e.name: e for e in found}
+    chosen = []
+    for name in names:
+        if name not in ENGINE_NAMES:
+            raise EngineError(f"unknown engine {name!r}; choose from {', '.join(ENGINE_NAMES)}")
+        if name not in by_name:
+            raise EngineError(f"engine {name!r} is not installed here (run `make setup`, see README)")
+        chosen.append(by_name[name])
+    return chosen
+
+
+# --------------------------------------------------------------------------- pages
+
+
+class Page(ABC):
+    """One browser tab, the same for every driver.
+
+    ``script`` arguments are JavaScript function expressions, e.g.
+    ``"async (arg) => document.title"``; their result must be JSON-serialisable.
+    ``frame`` is a CSS selector of an iframe in the top document: the script
+    runs (or the click happens) inside that frame instead.
+    """
+
+    engine: Engine
+
+    @abstractmethod
+    async def goto(self, url: str, timeout: float = 15) -> None: ...
+
+    @abstractmethod
+    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any: ...
+
+    @abstractmethod
+    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        """A real user click (a user gesture for the page), inside ``frame`` when given."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def wait_for(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10, interval: float = 0.05) -> Any:
+        """Evaluate ``script`` until it returns something truthy; return it (EngineError on timeout)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        last: Any = None
+        while True:
+            last = await self.evaluate(script, arg, frame=frame, timeout=max(1.0, deadline - loop.time()))
+            if last:
+                return last
+            if loop.time() >= deadline:
+                raise EngineError(f"{self.engine.name}: timed out after {timeout}s waiting for {script[:120]!r} (last value {last!r})")
+            await asyncio.sleep(interval)
+
+
+class Session(ABC):
+    """One running browser."""
+
+    engine: Engine
+
+    @abstractmethod
+    async def new_page(self) -> Page: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+
+# ------------------------------------------------------------------ playwright driver
+
+
+class _PlaywrightPage(Page):
+    def __init__(self, engine: Engine, context: Any, page: Any):
+        self.engine = engine
+        self._context = context
+        self.raw = page  # the Playwright Page, for tests that need events (popups, dialogs, downloads)
+
+    async def goto(self, url: str, timeout: float = 15) -> None:
+        await self.raw.goto(url, timeout=timeout * 1000)
+
+    async def _target(self, frame: str | None, timeout: float):
+        if frame is None:
+            return self.raw.main_frame
+        handle = await self.raw.wait_for_selector(frame, state="attached", timeout=timeout * 1000)
+        content = await handle.content_frame()
+        if content is None:
+            raise EngineError(f"{self.engine.name}: {frame!r} is not a frame")
+        return content
+
+    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+        target = await self._target(frame, timeout)
+        try:
+            return await asyncio.wait_for(target.evaluate(script, arg), timeout)
+        except asyncio.TimeoutError:
+            raise EngineError(f"{self.engine.name}: script did not finish within {timeout}s: {script[:120]!r}") from None
+
+    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        root = self.raw if frame is None else self.raw.frame_locator(frame)
+        await root.locator(selector).first.click(timeout=timeout * 1000)
+
+    async def close(self) -> None:
+        await self._context.close()
+
+
+class _PlaywrightSession(Session):
+    def __init__(self, engine: Engine, manager: Any, playwright: Any, browser: Any):
+        self.engine = engine
+        self._manager = manager
+        self._playwright = playwright
+        self.browser = browser
+
+    async def new_page(self) -> Page:
+        context = await self.browser.new_context(accept_downloads=True, ignore_https_errors=True)
+        page = await context.new_page()
+        return _PlaywrightPage(self.engine, context, page)
+
+    async def close(self) -> None:
+        try:
+            await self.browser.close()
+        finally:
+            await self._manager.__aexit__(None, None, None)
+
+
+async def _launch_playwright(engine: Engine) -> Session:
+    from playwright.async_api import async_playwright
+
+    manager = async_playwright()
+    pw = await manager.__aenter__()
+    try:
+        if engine.name == "chromium":
+            kwargs: dict[str, Any] = {"args": CHROMIUM_ARGS}
+            if engine.executable:
+                kwargs["executable_path"] = engine.executable
+            browser = await pw.chromium.launch(**kwargs)
+        elif engine.name == "firefox":
+            if engine.executable:
+                # Debian's Firefox ESR speaks WebDriver BiDi, not Playwright's patched protocol.
+                browser = await pw.firefox.launch(channel="moz-firefox", executable_path=engine.executable)
+            else:
+                browser = await pw.firefox.launch()
+        else:
+            browser = await pw.webkit.launch()
+    except Exception as exc:
+        await manager.__aexit__(None, None, None)
+        raise EngineError(f"{engine.name}: could not launch ({type(exc).__name__}: {str(exc).splitlines()[0]})") from exc
+    return _PlaywrightSession(engine, manager, pw, browser)
+
+
+# ------------------------------------------------------------------- webdriver driver
+
+
+class _Xvfb:
+    """One virtual display shared by every WebDriver browser of this process."""
+
+    _lock = threading.Lock()
+    _proc: subprocess.Popen | None = None
+    _display: str | None = None
+
+    @classmethod
+    def display(cls) -> str:
+        if os.environ.get("DISPLAY"):
+            return os.environ["DISPLAY"]
+        with cls._lock:
+            if cls._display is None:
+                if not shutil.which("Xvfb"):
+                    raise EngineError("webkit: no DISPLAY and no Xvfb (install the xvfb package)")
+                read, write = os.pipe()
+                cls._proc = subprocess.Popen(
+                    ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                    pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+                os.close(write)
+                with os.fdopen(read) as pipe:
+                    number = pipe.readline().strip()
+                if not number:
+                    raise EngineError("webkit: Xvfb did not start")
+                cls._display = f":{number}"
+                import atexit
+
+                atexit.register(cls._proc.terminate)
+            return cls._display
+
+
+_WD_WRAPPER = """
+const done = arguments[arguments.length - 1];
+const arg = JSON.parse(arguments[0]);
+let fn;
+try { fn = (%s); } catch (e) { done({__err: 'SyntaxError: ' + e.message}); }
+Promise.resolve().then(() => fn(arg)).then(
+  (v) => { try { done({__ok: v === undefined ? null : JSON.parse(JSON.stringify(v === undefined ? null : v))}); } catch (e) { done({__err: 'unserialisable result: ' + e}); } },
+  (e) => done({__err: (e && e.name ? e.name + ': ' : '') + (e && e.message !== undefined ? e.message : String(e))}));
+"""
+
+
+class _WebDriverPage(Page):
+    """A WebDriver session is one window: one page per session, so pages never share state."""
+
+    def __init__(self, engine: Engine, driver: Any):
+        self.engine = engine
+        self.raw = driver
+        self._lock = asyncio.Lock()
+
+    async def _call(self, fn, *args, timeout: float):
+        async with self._lock:
+            try:
+                return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout + 5)
+            except asyncio.TimeoutError:
+                raise EngineError(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
+
+    async def goto(self, url: str, timeout: float = 15) -> None:
+        self.raw.set_page_load_timeout(timeout)
+        await self._call(self.raw.get, url, timeout=timeout)
+
+    def _in_frame(self, frame: str | None, action):
+        from selenium.webdriver.common.by import By
+
+        if frame is None:
+            return action()
+        self.raw.switch_to.frame(self.raw.find_element(By.CSS_SELECTOR, frame))
+        try:
+            return action()
+        finally:
+            self.raw.switch_to.default_content()
+
+    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+        def run():
+            self.raw.set_script_timeout(timeout)
+            return self._in_frame(frame, lambda: self.raw.execute_async_script(_WD_WRAPPER % script, json.dumps(arg)))
+
+        try:
+            result = await self._call(run, timeout=timeout)
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"{self.engine.name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+        if isinstance(result, dict) and "__err" in result:
+            raise EngineError(f"{self.engine.name}: script failed: {result['__err']}")
+        return result.get("__ok") if isinstance(result, dict) else result
+
+    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        from selenium.webdriver.common.by import By
+
+        def run():
+            return self._in_frame(frame, lambda: self.raw.find_element(By.CSS_SELECTOR, selector).click())
+
+        await self._call(run, timeout=timeout)
+
+    async def close(self) -> None:
+        await self._session._release(self)
+
+
+class _WebDriverSession(Session):
+    """A pool of MiniBrowser windows: a closed page goes back to the pool after about:blank,
+    since starting a MiniBrowser costs a second or two."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._all: list[Any] = []
+        self._idle: list[Any] = []
+
+    async def new_page(self) -> Page:
+        if self._idle:
+            driver = self._idle.pop()
+        else:
+            driver = await asyncio.to_thread(_start_webkit_driver, self.engine)
+            self._all.append(driver)
+        page = _WebDriverPage(self.engine, driver)
+        page._session = self
+        return page
+
+    async def _release(self, page: _WebDriverPage) -> None:
+        try:
+            await page._call(lambda: (page.raw.switch_to.default_content(), page.raw.get("about:blank")), timeout=10)
+            handles = page.raw.window_handles
+            for extra in handles[1:]:  # windows a test opened
+                page.raw.switch_to.window(extra)
+                page.raw.close()
+            page.raw.switch_to.window(handles[0])
+        except Exception:
+            await asyncio.to_thread(_quit_quietly, page.raw)
+            self._all.remove(page.raw)
+            return
+        self._idle.append(page.raw)
+
+    async def close(self) -> None:
+        for driver in self._all:
+            await asyncio.to_thread(_quit_quietly, driver)
+        self._all.clear()
+        self._idle.clear()
+
+
+def _quit_quietly(driver: Any) -> None:
+    try:
+        driver.quit()
+    except Exception:
+        pass
+
+
+def _start_webkit_driver(engine: Engine):
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    display = _Xvfb.display()
+    options = Options()
+    options.binary_location = engine.executable
+    options.add_argument("--automation")
+    # MiniBrowser keeps its profile in $HOME; a fresh one per page keeps pages apart.
+    env = {**os.environ, "DISPLAY": display, "HOME": tempfile.mkdtemp(prefix="flowui-webkit-")}
+    service = Service(executable_path=WEBKIT_DRIVER, env=env)
+    try:
+        return webdriver.WebKitGTK(options=options, service=service)
+    except Exception as exc:
+        raise EngineError(f"webkit: could not start WebKitWebDriver ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
+
+
+# ------------------------------------------------------------------------ launching
+
+
+async def launch(engine: Engine) -> Session:
+    """Start the engine's browser; close the returned session when done."""
+    if engine.driver == "playwright":
+        return await _launch_playwright(engine)
+    return _WebDriverSession(engine)
+
+
+def engines_report(engines: list[Engine] | None = None) -> str:
+    engines = find_engines() if engines is None else engines
+    if not engines:
+        return "no browser engine found (run `make setup`, see README)"
+    missing = [n for n in ENGINE_NAMES if n not in {e.name for e in engines}]
+    lines = [e.describe() for e in engines]
+    lines += [f"{n:<9} not found" for n in missing]
+    return "\n".join(lines)
+
+
+__all__ = ["Engine", "EngineError", "Page", "Session", "ENGINE_NAMES", "find_engines", "select_engines", "launch", "engines_report"]

@@ -1,0 +1,67 @@
+"""The state-path grammar (SPEC §2): the single source of truth.
+
+A path is snake_case segments joined by dots (``customer.name``); a segment
+is ``[a-z][a-z0-9_]*`` or an array index ``0|[1-9][0-9]*``. At most
+:data:`MAX_SEGMENTS` segments and :data:`MAX_LENGTH` characters. A path whose
+first segment is a frozen system field is refused too.
+
+The JavaScript side reads the same grammar from ``bridge/contract.js``,
+which is generated from this module (see :mod:`sandbox.contract`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+MAX_SEGMENTS = 32
+MAX_LENGTH = 256
+#: One segment: a snake_case name or an array index without leading zeros.
+SEGMENT_PATTERN = r"[a-z][a-z0-9_]*|0|[1-9][0-9]*"
+#: A whole path (the grammar without the length limits).
+PATH_PATTERN = rf"(?:{SEGMENT_PATTERN})(?:\.(?:{SEGMENT_PATTERN}))*"
+
+_SEGMENT = re.compile(rf"(?:{SEGMENT_PATTERN})\Z")
+
+
+def path_problem(path: object, frozen: Iterable[str] = ()) -> str | None:
+    """Why ``path`` is not a valid path, or ``None`` when it is.
+
+    The reason is a short sentence meant for an author, e.g.
+    ``segment 2 "Name" must match [a-z][a-z0-9_]* or an array index``.
+    """
+    if not isinstance(path, str):
+        return f"a path must be a string, not {type(path).__name__}"
+    if path == "":
+        return "the path is empty"
+    if len(path) > MAX_LENGTH:
+        return f"the path has {len(path)} characters; at most {MAX_LENGTH} are allowed"
+    segments = path.split(".")
+    if len(segments) > MAX_SEGMENTS:
+        return f"the path has {len(segments)} segments; at most {MAX_SEGMENTS} are allowed"
+    for number, segment in enumerate(segments, 1):
+        if segment == "":
+            return f"segment {number} is empty (a leading, trailing or doubled dot)"
+        if not _SEGMENT.match(segment):
+            return (
+                f"segment {number} {_quote(segment)} must be snake_case "
+                "([a-z][a-z0-9_]*) or an array index (0 or a number without leading zeros)"
+            )
+    frozen = tuple(frozen)
+    if segments[0] in frozen:
+        return f"{_quote(segments[0])} is a frozen system field and cannot be used in a block"
+    return None
+
+
+def is_valid_path(path: object, frozen: Iterable[str] = ()) -> bool:
+    return path_problem(path, frozen) is None
+
+
+def split_path(path: str) -> list[str | int]:
+    """Segments of a valid path, array indexes as ints."""
+    return [int(s) if s[0].isdigit() else s for s in path.split(".")]
+
+
+def _quote(text: str) -> str:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return '"' + shown.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'

@@ -1,0 +1,126 @@
+"""A real aiohttp server on 127.0.0.1 for pages that the browser tests and `verify` load.
+
+It serves:
+
+* ``/bridge/<file>``: the bridge's JavaScript and JSON files (the host module);
+* ``/p/<id>``: pages registered with :meth:`LocalServer.add_page`, with their own headers;
+* ``/log/<anything>``: any method; the request is recorded (method, path, query,
+  headers, cookies, body) and answered with a 1x1 GIF, CSS, JS or JSON as the
+  path's extension says, so it can stand in for any resource a probe tries to load.
+
+Free ports are chosen by the OS at start. Nothing listens beyond 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import ssl
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+BRIDGE_DIR = Path(__file__).resolve().parent.parent / "bridge"
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
+
+_GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
+_BODIES = {
+    ".gif": (_GIF, "image/gif"),
+    ".png": (_GIF, "image/gif"),
+    ".css": (b"/* logged */", "text/css"),
+    ".js": (b"/* logged */", "text/javascript"),
+    ".json": (b"{}", "application/json"),
+    ".html": (b"<!doctype html><title>logged</title>", "text/html"),
+}
+
+
+@dataclass
+class LoggedRequest:
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    cookies: dict[str, str]
+    body: bytes
+    at: float = field(default_factory=time.time)
+
+
+class LocalServer:
+    """An aiohttp server on 127.0.0.1; ``await start()``, then use :attr:`base_url`."""
+
+    def __init__(self, *, ssl_context: ssl.SSLContext | None = None, host: str = "127.0.0.1"):
+        self.host = host
+        self.ssl_context = ssl_context
+        self.app = web.Application(client_max_size=8 * 1024 * 1024)
+        self.pages: dict[str, tuple[bytes, dict[str, str]]] = {}
+        self.requests: list[LoggedRequest] = []
+        self._ids = itertools.count(1)
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+        self.app.router.add_get("/p/{id}", self._page)
+        self.app.router.add_route("*", "/log/{tail:.*}", self._log)
+        self.app.router.add_static("/bridge/", BRIDGE_DIR, show_index=False)
+        self.app.router.add_static("/examples/", EXAMPLES_DIR, show_index=False)
+
+    @property
+    def base_url(self) -> str:
+        scheme = "https" if self.ssl_context else "http"
+        return f"{scheme}://{self.host}:{self.port}"
+
+    async def start(self) -> "LocalServer":
+        self._runner = web.AppRunner(self.app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, 0, ssl_context=self.ssl_context)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def add_page(self, html: str | bytes, *, headers: dict[str, str] | None = None, name: str | None = None) -> str:
+        """Serve ``html`` at a new URL (returned); ``headers`` are sent with it (e.g. a CSP)."""
+        key = name or f"{next(self._ids)}"
+        body = html.encode("utf-8") if isinstance(html, str) else html
+        self.pages[key] = (body, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", **(headers or {})})
+        return f"{self.base_url}/p/{key}"
+
+    def logged(self, contains: str = "") -> list[LoggedRequest]:
+        """Logged requests whose path or query contains ``contains``."""
+        return [r for r in self.requests if contains in r.path or contains in r.query]
+
+    async def _page(self, request: web.Request) -> web.Response:
+        entry = self.pages.get(request.match_info["id"])
+        if entry is None:
+            return web.Response(status=404, text="no such page")
+        body, headers = entry
+        return web.Response(body=body, headers=headers)
+
+    async def _log(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        self.requests.append(
+            LoggedRequest(request.method, request.path, request.query_string, dict(request.headers), dict(request.cookies), body)
+        )
+        suffix = Path(request.path).suffix
+        payload, ctype = _BODIES.get(suffix, (b"", "text/plain"))
+        return web.Response(body=payload, content_type=ctype, headers={"Access-Control-Allow-Origin": "*"})
+
+
+async def wait_until(predicate, timeout: float = 5, interval: float = 0.05) -> bool:
+    """Poll ``predicate()`` until it is truthy or ``timeout`` passes; return the last result."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = predicate()
+        if value or loop.time() >= deadline:
+            return bool(value)
+        await asyncio.sleep(interval)
+
+
+__all__ = ["LocalServer", "LoggedRequest", "wait_until"]
