@@ -414,6 +414,8 @@ def _start_webkit_driver(engine: Engine):
     options = Options()
     options.binary_location = engine.executable
     options.add_argument("--automation")
+    # As Playwright's ignore_https_errors: verify's HTTPS origins use a CA made at run time.
+    options.accept_insecure_certs = True
     # MiniBrowser keeps its profile in $HOME; a fresh one per page keeps pages apart.
     env = {**os.environ, "DISPLAY": display, "HOME": tempfile.mkdtemp(prefix="flowui-webkit-")}
     service = Service(executable_path=WEBKIT_DRIVER, env=env)

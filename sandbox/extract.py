@@ -1,0 +1,553 @@
+"""Browser-exact path extraction: every ``data-bind`` and ``data-show`` value of a source.
+
+The result is what ``document.querySelectorAll('[data-bind],[data-show]')`` finds in
+the block document (docs/DESIGN.md): document order, within one element in
+attribute order, duplicates dropped (first wins). The source is parsed with lexbor
+(selectolax) exactly as the block document is: :data:`EXTRACTION_PREFIX` + source,
+document mode, scripting flag on. docs/PARSER.md gives the measurements behind
+the choice of parser; tests/browser/test_parity.py proves parity on every engine.
+
+lexbor does not model declarative shadow DOM; :func:`_attaches_shadow_root`
+applies the HTML standard's rule. Template content is never in the result (lexbor
+keeps it out of the tree, as the DOM does). ``<selectedcontent>`` gets a copy of the
+selected option's content in lexbor as in the browser.
+
+Bad input (docs/PARSER.md, "Limits"): a source over :data:`MAX_SOURCE_BYTES`, NUL
+characters, unpaired surrogates and nesting that would make the parse slow are
+refused with an :class:`ExtractionError` that says where.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import select
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from html import unescape
+from pathlib import Path
+
+from .errors import SandboxError, UsageError
+from .paths import MAX_LENGTH, MAX_SEGMENTS, PATH_PATTERN, path_problem
+
+#: What precedes the author source in the block document, as far as the tree
+#: builder cares: it is "in body" with frameset-ok off when the source begins.
+EXTRACTION_PREFIX = "<!DOCTYPE html><html><head></head><body>"
+SELECTOR = "[data-bind],[data-show]"
+ATTRIBUTES = ("data-bind", "data-show")
+
+#: Largest source accepted, counted in UTF-8 bytes. A block travels inline (in the
+#: A2A message and again, escaped, in the iframe's srcdoc) and is parsed by the
+#: browser on every mount; 4 MiB is far above any hand-written block and parses in
+#: well under 100 ms here, which keeps the worst case inside the 2 s budget.
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+#: lexbor's tree builder walks the stack of open elements for scope checks, so its
+#: cost grows with tags x nesting depth: 20,000 nested <div> take about 1 s, 1,000
+#: nested <span> followed by 200,000 stray end tags take 1 s, 100,000 nested <div>
+#: 13 s. Up to this many characters no input gets near that (about 0.1 s at worst,
+#: see bench/extraction.py), so the source is parsed in-process; a larger one is
+#: parsed in a forked child limited to PARSE_CPU_SECONDS of CPU time.
+GUARD_THRESHOLD = 32 * 1024
+PARSE_CPU_SECONDS = 1
+#: The child's wall-clock limit, for a child starved of CPU by a loaded machine.
+PARSE_WALL_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a source. ``line``/``column`` are 1-based in the author source,
+    ``None`` when no position could be found; ``element``/``attribute``/``value`` are
+    ``None`` for a problem of the whole source (too large, too deep, a NUL)."""
+
+    line: int | None
+    column: int | None
+    element: str | None
+    attribute: str | None
+    value: str | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.line}:{self.column}" if self.line is not None else "?:?"
+        if self.element is None:
+            return self.reason if self.line is None else f"{where}: {self.reason}"
+        shown = json.dumps(self.value, ensure_ascii=False)
+        if len(shown) > 60:
+            shown = shown[:56] + '..."'
+        tail = "" if self.line is not None else " (its position in the source could not be found)"
+        return f"{where}: <{self.element} {self.attribute}={shown}>: {self.reason}{tail}"
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in ("line", "column", "element", "attribute", "value", "reason")}
+
+
+class ExtractionError(SandboxError):
+    """Every problem of one source, reported at once (:attr:`problems`)."""
+
+    def __init__(self, problems: list[Problem], *, name: str = "source"):
+        self.problems = list(problems)
+        self.name = name
+        count = len(self.problems)
+        head = f"{name}: {count} problem{'s' if count != 1 else ''}"
+        super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
+
+
+# ----------------------------------------------------------------------------- API
+
+
+def extract_paths(source: str, *, frozen: Iterable[str] = ()) -> list[str]:
+    """The paths a block's markup binds, as a browser's DOM holds them.
+
+    Raises :class:`ExtractionError` listing every invalid path and every path whose
+    first segment is in ``frozen`` (with element, attribute and line:column), or the
+    reason the source itself is refused.
+    """
+    frozen = frozenset(frozen)
+    found = _raw_values(source, allow_nul=False)
+    paths: list[str] = []
+    seen: set[str] = set()
+    bad: list[tuple[str, str, str, str]] = []
+    for tag, attribute, value in found:
+        if value in seen:
+            continue
+        if _VALID_PATH.match(value) and len(value) <= MAX_LENGTH and value.count(".") < MAX_SEGMENTS \
+                and value.partition(".")[0] not in frozen:
+            seen.add(value)
+            paths.append(value)
+        else:  # every occurrence, so each element is named
+            bad.append((tag, attribute, value, path_problem(value, frozen) or "invalid path"))
+    if bad:
+        raise ExtractionError(_locate(source, bad))
+    return paths
+
+
+# The grammar of sandbox.paths as one match (the fast path); path_problem says why not.
+_VALID_PATH = re.compile(rf"(?:{PATH_PATTERN})\Z")
+
+
+def raw_values(source: str) -> list[tuple[str, str, str]]:
+    """Internal (the parity test compares it with the browser): ``(tag, attribute,
+    value)`` for every data-bind/data-show attribute in DOM order, nothing validated
+    or deduplicated. Unlike :func:`extract_paths` it accepts NUL characters, as a
+    browser given the document as a string does."""
+    return _raw_values(source, allow_nul=True)
+
+
+def _raw_values(source: str, *, allow_nul: bool) -> list[tuple[str, str, str]]:
+    document = _encode(source, allow_nul=allow_nul)
+    if len(document) > GUARD_THRESHOLD and hasattr(os, "fork"):
+        return _parse_isolated(document)
+    return _collect(document)
+
+
+def _collect(document: bytes) -> list[tuple[str, str, str]]:
+    """Parse the UTF-8 block document with lexbor and read what querySelectorAll finds."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(document, scripting=True)
+    out: list[tuple[str, str, str]] = []
+    seen: set[int] = set()
+    for node in tree.css(SELECTOR):
+        key = node.mem_id
+        if key in seen:  # lexbor yields an element once per selector it matches
+            continue
+        seen.add(key)
+        tag = node.tag
+        if tag == "template" and _attaches_shadow_root(node):
+            continue
+        for name, value in node.attributes.items():
+            if name == "data-bind" or name == "data-show":
+                out.append((tag, name, "" if value is None else value))
+    return out
+
+
+# ------------------------------------------------------------- declarative shadow DOM
+
+_SHADOW_HOSTS = frozenset(
+    "article aside blockquote body div footer h1 h2 h3 h4 h5 h6 header main nav p section span".split()
+)
+_RESERVED_CUSTOM = frozenset(
+    "annotation-xml color-profile font-face font-face-src font-face-uri font-face-format font-face-name missing-glyph".split()
+)
+_CUSTOM_NAME = re.compile(r"[a-z][^A-Z\s/>]*-[^A-Z\s/>]*\Z")
+_FOREIGN_ROOTS = frozenset(("svg", "math"))
+_INTEGRATION_POINTS = frozenset(("foreignObject", "desc", "title", "mi", "mo", "mn", "ms", "mtext", "annotation-xml"))
+
+
+def _attaches_shadow_root(template) -> bool:
+    """Whether the browser turns this ``<template>`` into a declarative shadow root.
+
+    Such a template is never inserted into the document (its content becomes the
+    host's shadow root), so neither it nor its content is in querySelectorAll. The
+    HTML standard: shadowrootmode is open or closed (ASCII case-insensitive), the
+    host (the element the template is parsed into) is an HTML element that may
+    have a shadow root (the list above or a valid custom element name), and is not
+    a shadow host already (then the template stays an ordinary one).
+    """
+    mode = template.attributes.get("shadowrootmode")
+    if mode is None or mode.lower() not in ("open", "closed") or not mode.isascii():
+        return False
+    host = template.parent
+    if host is None or not _may_host(host):
+        return False
+    sibling = template.prev
+    while sibling is not None:
+        if sibling.tag == "template" and _attaches_shadow_root(sibling):
+            return False
+        sibling = sibling.prev
+    return True
+
+
+def _may_host(node) -> bool:
+    tag = node.tag
+    if tag in _SHADOW_HOSTS:
+        return True
+    if tag in _RESERVED_CUSTOM or not _CUSTOM_NAME.match(tag):
+        return False
+    # A custom element name in svg or math content is not an HTML element.
+    parent = node.parent
+    while parent is not None and parent.tag != "body":
+        if parent.tag in _INTEGRATION_POINTS:
+            return True
+        if parent.tag in _FOREIGN_ROOTS:
+            return False
+        parent = parent.parent
+    return True
+
+
+# ------------------------------------------------------------------- source checks
+
+
+def _encode(source: str, *, allow_nul: bool) -> bytes:
+    """The block document as UTF-8 (what lexbor reads), or the reasons it is refused."""
+    if not isinstance(source, str):
+        raise ExtractionError([Problem(None, None, None, None, None, f"the source must be a str, not {type(source).__name__}")])
+    try:
+        document = (EXTRACTION_PREFIX + source).encode("utf-8")
+        size = len(document) - len(EXTRACTION_PREFIX)
+    except UnicodeEncodeError:  # an unpaired surrogate; reported below with its position
+        document = b""
+        size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
+        raise ExtractionError([Problem(None, None, None, None, None,
+                                       f"the source is {size:,} bytes of UTF-8; at most {MAX_SOURCE_BYTES:,} (4 MiB) are accepted")])
+    problems = []
+    if not allow_nul and "\0" in source:
+        line, column = _position(source, source.index("\0"))
+        problems.append(Problem(line, column, None, None, None,
+                                f"a NUL character (U+0000){_count_more(source.count(chr(0)))}: a block source cannot contain one"))
+    if not document:
+        surrogate = _SURROGATE.search(source)
+        line, column = _position(source, surrogate.start())
+        problems.append(Problem(line, column, None, None, None,
+                                f"an unpaired surrogate U+{ord(surrogate.group()):04X}: the source is not valid Unicode text"))
+    if problems:
+        raise ExtractionError(problems)
+    return document
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _count_more(count: int) -> str:
+    return "" if count == 1 else f" (and {count - 1:,} more)"
+
+
+def _position(source: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of ``offset``; CR LF, CR and LF each end a line, as
+    the HTML input stream counts them."""
+    head = source[:offset]
+    line = head.count("\n") + head.count("\r") - head.count("\r\n") + 1
+    start = max(head.rfind("\n"), head.rfind("\r")) + 1
+    return line, offset - start + 1
+
+
+# ------------------------------------------------------------ the tokenizer (scans)
+#
+# A linear, regex-driven approximation of the HTML tokenizer, used on the error path
+# only, to find the start tags of offending elements. It skips comments,
+# doctype/bogus comments and the content of raw text elements (script data escapes
+# included), and reads attributes with their quoting rules.
+
+_TOKEN = re.compile(
+    r"""
+    <!--(?:-?>|.*?(?:--!?>|\Z))                         # comment (<!--> and <!---> end at once)
+  | <(?:[!?]|/(?![A-Za-z]))[^>]*+>?                     # doctype, bogus comment, CDATA outside foreign content
+  | <(?P<end>/?)(?P<name>[A-Za-z][^\t\n\f\r />]*+)
+      (?P<attrs>(?:[\t\n\f\r ]++|/(?!>)
+          |[^\t\n\f\r />][^\t\n\f\r />=]*+
+           (?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+(?:"|\Z)|'[^']*+(?:'|\Z)|[^\t\n\f\r >]*+))?+
+      )*+)
+      (?P<close>/?>|\Z)
+    """,
+    re.S | re.X,
+)
+_ATTRIBUTE = re.compile(
+    r"""([^\t\n\f\r />][^\t\n\f\r />=]*)
+        (?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"?|'([^']*)'?|([^\t\n\f\r >]*)))?""",
+    re.S | re.X,
+)
+_RAW_TEXT = frozenset("script style xmp iframe noembed noframes noscript textarea title".split())
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass
+class _Tag:
+    offset: int
+    end: bool
+    name: str  # ASCII-lowercased
+    attrs: str
+    self_closing: bool
+
+
+def _tags(source: str, foreign: list[bool]) -> Iterator[_Tag]:
+    """Start and end tags in source order. ``foreign[0]`` is read after each start
+    tag: when true (svg or math content) raw text elements are ordinary elements."""
+    pos = 0
+    length = len(source)
+    find = source.find
+    while True:
+        lt = find("<", pos)
+        if lt < 0:
+            return
+        match = _TOKEN.match(source, lt)
+        if match is None:
+            pos = lt + 1
+            continue
+        pos = match.end()
+        name = match.group("name")
+        if name is None:
+            continue
+        if match.group("close") == "":  # end of file inside a tag: the parser drops it
+            return
+        name = name.translate(_LOWER)
+        end = match.group("end") == "/"
+        tag = _Tag(lt, end, name, match.group("attrs"), match.group("close") == "/>")
+        yield tag
+        if end or foreign[0]:
+            continue
+        if name == "plaintext":
+            return
+        if name in _RAW_TEXT:
+            pos = _raw_text_end(source, pos, name, length)
+
+
+def _raw_text_end(source: str, pos: int, name: str, length: int) -> int:
+    """Where the raw text element that starts at ``pos`` ends (its end tag's ``<``)."""
+    closing = re.compile(r"</" + name + r"[\t\n\f\r />]", re.I)
+    if name != "script":
+        found = closing.search(source, pos)
+        return found.start() if found else length
+    # Script data: inside "<!--", "<script" starts a double-escaped section where
+    # "</script" does not end the element (HTML standard, script data escape states).
+    escaped = re.compile(r"<!--|</script[\t\n\f\r />]|<script[\t\n\f\r />]|-->", re.I)
+    state = 0  # 0 script data, 1 escaped, 2 double-escaped
+    while True:
+        found = escaped.search(source, pos)
+        if found is None:
+            return length
+        token = found.group().lower()
+        pos = found.end()
+        if token == "<!--":
+            state = state or 1
+        elif token == "-->":
+            state = 0
+        elif token.startswith("</"):
+            if state != 2:
+                return found.start()
+            state = 1
+        elif state == 1:
+            state = 2
+        else:
+            pos = found.start() + 1
+
+
+def _attributes(text: str) -> dict[str, str]:
+    """Attribute names (lowercased) and values, first occurrence wins, character
+    references decoded (the usual case; a locate falls back to the raw text)."""
+    out: dict[str, str] = {}
+    for match in _ATTRIBUTE.finditer(text):
+        name = match.group(1).translate(_LOWER)
+        if name in out:
+            continue
+        value = next((v for v in match.group(2, 3, 4) if v is not None), "")
+        out[name] = value
+    return out
+
+
+# ----------------------------------------------------------------- error positions
+
+
+def _locate(source: str, bad: list[tuple[str, str, str, str]]) -> list[Problem]:
+    """Match each offending DOM value to a start tag of the source, in DOM order.
+
+    DOM order is source order except where the tree builder moves or copies
+    elements (foster parenting, formatting-element clones, selectedcontent), so a
+    value is first looked for after the previous match, then anywhere.
+    """
+    candidates: list[tuple[int, str, dict[str, str]]] = []
+    foreign = [False]
+    depth = 0
+    for tag in _tags(source, foreign):
+        if tag.name in _FOREIGN_NAMES:  # enough for raw-text decisions here
+            depth = max(0, depth + (-1 if tag.end else 0 if tag.self_closing else 1))
+            foreign[0] = depth > 0
+        if tag.end or "data-" not in tag.attrs.lower():
+            continue
+        candidates.append((tag.offset, tag.name, _attributes(tag.attrs)))
+    problems = []
+    after = 0
+    for tag, attribute, value, reason in bad:
+        hit = _find(candidates, after, tag, attribute, value)
+        if hit is None:
+            hit = _find(candidates, 0, tag, attribute, value)
+        if hit is None:
+            problems.append(Problem(None, None, tag, attribute, value, reason))
+            continue
+        after = hit + 1
+        line, column = _position(source, candidates[hit][0])
+        problems.append(Problem(line, column, tag, attribute, value, reason))
+    return problems
+
+
+_FOREIGN_NAMES = frozenset(("svg", "math"))
+
+
+def _find(candidates, start: int, tag: str, attribute: str, value: str) -> int | None:
+    tag = tag.translate(_LOWER)
+    for index in range(start, len(candidates)):
+        _, name, attrs = candidates[index]
+        raw = attrs.get(attribute)
+        if raw is None or name != tag and not (tag == "img" and name == "image"):
+            continue
+        if raw == value or unescape(raw).replace("\r\n", "\n").replace("\r", "\n") == value:
+            return index
+    return None
+
+
+# --------------------------------------------------------------- large sources
+
+def _parse_isolated(document: bytes) -> list[tuple[str, str, str]]:
+    """:func:`_collect` in a forked child that may use :data:`PARSE_CPU_SECONDS` of CPU.
+
+    lexbor's cost grows with tags x nesting depth and a parse cannot be interrupted,
+    so a large source is parsed where the kernel can stop it (RLIMIT_CPU, then a
+    wall-clock kill). The child runs only lexbor and os.write, then os._exit: no
+    lock another thread may hold is touched, so forking a threaded process is safe.
+    """
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # Python 3.12+ warns about fork() with threads running
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            import resource
+
+            os.close(read)
+            resource.setrlimit(resource.RLIMIT_CPU, (PARSE_CPU_SECONDS, PARSE_CPU_SECONDS + 1))
+            data = _SEP.join(_SEP.join(item) for item in _collect(document)).encode("utf-8")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write, view):]
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + PARSE_WALL_SECONDS
+    killed = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+                break
+            ready, _, _ = select.select([read], [], [], left)
+            if ready:
+                chunk = os.read(read, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    finally:
+        os.close(read)
+        _, status = os.waitpid(pid, 0)
+    if killed or os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0:
+        raise ExtractionError([Problem(None, None, None, None, None, _TOO_SLOW)])
+    if not chunks:
+        return []
+    parts = b"".join(chunks).decode("utf-8").split(_SEP)
+    return list(zip(parts[0::3], parts[1::3], parts[2::3]))
+
+
+# NUL is refused in sources and lexbor turns any other NUL into U+FFFD: a safe separator.
+_SEP = "\0"
+_TOO_SLOW = (
+    f"the HTML parser needed more than {PARSE_CPU_SECONDS} s of CPU time for this source and was stopped: "
+    "its cost grows with the number of tags times the nesting depth; browsers stop nesting elements "
+    "at depth 512, so keep the markup far shallower"
+)
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def add_cli(sub, command) -> None:
+    p = sub.add_parser("paths", help="print the data-bind/data-show paths of html block sources",
+                       description="Print the paths each FILE's markup binds, as a browser's DOM holds them.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="an html block source (UTF-8)")
+    p.add_argument("--json", action="store_true", help='print {"FILE": [paths], ...}')
+    p.add_argument("--frozen", default="", metavar="A,B", help="comma-separated frozen system fields (refused as first segment)")
+    command("paths")(_paths_command)
+
+
+def _paths_command(args: argparse.Namespace) -> int:
+    frozen = [f.strip() for f in args.frozen.split(",") if f.strip()]
+    results: dict[str, list[str]] = {}
+    errors: list[str] = []
+    for name in args.files:
+        try:
+            results[name] = extract_paths(_read_source(name), frozen=frozen)
+        except ExtractionError as exc:
+            errors.append(str(ExtractionError(exc.problems, name=name)))
+        except UsageError as exc:
+            errors.append(str(exc))
+    if args.json:
+        print(json.dumps(results, indent=2, ensure_ascii=False))
+    else:
+        for name, paths in results.items():
+            if len(args.files) > 1:
+                print(f"==> {name} <==")
+            for path in paths:
+                print(path)
+    if errors:
+        raise UsageError("\n".join(errors))
+    return 0
+
+
+def _read_source(name: str) -> str:
+    path = Path(name)
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise UsageError(f"{name}: {len(data):,} bytes; at most {MAX_SOURCE_BYTES:,} (4 MiB) are accepted")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head = data[: exc.start]
+        line = head.count(b"\n") + 1
+        column = len(head[head.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+        raise UsageError(f"{name}:{line}:{column}: not UTF-8 (byte 0x{data[exc.start]:02X} at offset {exc.start}); "
+                         "save the file as UTF-8") from None
+
+
+__all__ = ["extract_paths", "ExtractionError", "Problem", "EXTRACTION_PREFIX", "MAX_SOURCE_BYTES"]

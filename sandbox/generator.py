@@ -1,0 +1,313 @@
+"""The block document (srcdoc), its iframe, a host page, and the ``build`` command.
+
+:func:`build_srcdoc` writes the document of docs/DESIGN.md, with no newline
+between the parts::
+
+    <!DOCTYPE html><html><head>
+    <meta http-equiv="Content-Security-Policy" content="{policy.CSP}">
+    <meta name="referrer" content="{policy.REFERRER_POLICY}">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <style id="flow-ui-theme">{Theme.to_css()}</style>
+    <style id="flow-ui-base">[data-show]:not([data-flow-ui-shown]){display:none!important}</style>
+    <script type="application/json" id="flow-ui-init">{init}</script>
+    <script id="flow-ui-runtime">{bridge/flow-ui-runtime.js, verbatim}</script>
+    </head><body>{source, verbatim}
+
+``init`` is ``{"blockId", "paths", "fields", "state", "theme"}`` in that order,
+serialised by :func:`sandbox.jsonjs.script_json` (JSON.stringify, then
+``< > & U+2028 U+2029`` as ``\\u`` escapes): ``paths`` are the markup paths
+(extracted from the source unless given), ``fields`` the block's fields (in
+the given order, duplicates dropped), ``state`` the projection of the state on
+fields ∪ paths (:func:`sandbox.projection.project`), ``theme`` the flat theme
+(``Theme.to_json()``).
+
+Inputs are checked first; a bad one raises a :class:`sandbox.errors.SandboxError`
+subclass naming what and where (``theme.ThemeError`` for the theme):
+
+* ``block_id`` matches :data:`BLOCK_ID_PATTERN`;
+* ``source`` is a string without NUL (an attribute cannot carry it) or surrogate
+  code points (not text), at most ``sandbox.extract.MAX_SOURCE_BYTES`` of UTF-8;
+* ``fields`` and ``paths`` are lists of valid paths (:mod:`sandbox.paths`), none frozen;
+* ``state`` is ``None`` or a JSON object by the rules of :mod:`sandbox.jsonjs`
+  (at most ``MAX_DEPTH`` levels deep), and the init JSON is at most
+  :data:`MAX_INIT_CHARS` characters (code points);
+* ``theme`` is ``None``, a flat theme object or a :class:`theme.Theme`; it is
+  always re-validated, so no value can reach the CSS unchecked.
+
+:func:`build_iframe` wraps the document in
+``<iframe sandbox="allow-scripts" referrerpolicy="no-referrer" title="…" data-block-id="…" srcdoc="…"></iframe>``.
+Attribute values are escaped as the HTML standard serialises them (``&`` ``&amp;``,
+``"`` ``&quot;``, ``<`` ``&lt;``, ``>`` ``&gt;``, U+00A0 ``&nbsp;``) plus CR as
+``&#13;``: the parser would turn a literal CR or CRLF into LF, and the escape
+keeps the srcdoc exactly the document that was built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bridge import runtime_source
+from theme import Theme
+
+from .errors import SandboxError, UsageError
+from .extract import MAX_SOURCE_BYTES, extract_paths
+from .jsonjs import check_json, script_json
+from .paths import path_problem
+from .policy import CSP, REFERRER_POLICY, SANDBOX
+from .projection import project
+
+#: A block id: a letter, then up to 63 letters, digits, ``_`` or ``-``.
+BLOCK_ID_PATTERN = r"[A-Za-z][A-Za-z0-9_-]{0,63}"
+#: Longest init JSON (the projection, paths, fields and theme) in characters (Unicode
+#: code points; the host module counts the same way, not in UTF-16 units).
+MAX_INIT_CHARS = 1_000_000
+#: Hides ``data-show`` elements until the runtime has judged them (no flash before the first projection).
+BASE_CSS = "[data-show]:not([data-flow-ui-shown]){display:none!important}"
+
+_BLOCK_ID = re.compile(rf"(?:{BLOCK_ID_PATTERN})\Z")
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
+_RUNTIME_UNSAFE = re.compile(r"</script|<script|<!--", re.IGNORECASE)
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "\u00a0": "&nbsp;", "\r": "&#13;"})
+
+
+class GeneratorError(SandboxError):
+    """A bad input to the generator; the message names it."""
+
+
+def escape_attribute(value: str) -> str:
+    """An attribute value as the HTML standard serialises it (plus CR as ``&#13;``, see module doc)."""
+    return value.translate(_ATTR_ESCAPES)
+
+
+def check_block_id(block_id: object) -> str:
+    if not isinstance(block_id, str) or not _BLOCK_ID.match(block_id):
+        raise GeneratorError(
+            f"block id {block_id!r} must be a letter followed by at most 63 letters, digits, '_' or '-' "
+            f"({BLOCK_ID_PATTERN})"
+        )
+    return block_id
+
+
+def check_text(text: object, what: str) -> str:
+    """``text`` if it is a string an HTML document can carry, else :class:`GeneratorError` with line:column."""
+    if not isinstance(text, str):
+        raise GeneratorError(f"{what}: expected a string, got {type(text).__name__}")
+    if (bad := _NOT_TEXT.search(text)) is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        char = f"U+{ord(bad.group()):04X}"
+        why = "a NUL character cannot be carried in an HTML attribute" if bad.group() == "\x00" else "a surrogate code point is not text"
+        raise GeneratorError(f"{what} line {line} column {column}: {char}: {why}")
+    return text
+
+
+def check_paths(paths: object, what: str, frozen: Iterable[str] = ()) -> list[str]:
+    """The valid paths of ``paths`` in order without duplicates; all problems in one :class:`GeneratorError`."""
+    if isinstance(paths, (str, bytes)) or not isinstance(paths, Iterable):
+        raise GeneratorError(f"{what}: expected a list of paths, got {type(paths).__name__}")
+    frozen = tuple(frozen)
+    seen: dict[str, None] = {}
+    problems = []
+    for i, path in enumerate(paths):
+        why = path_problem(path, frozen)
+        if why is not None:
+            problems.append(f"{what}[{i}] {path!r}: {why}")
+        else:
+            seen.setdefault(path)
+    if problems:
+        raise GeneratorError("; ".join(problems))
+    return list(seen)
+
+
+def check_state(state: object) -> dict:
+    """The state as a dict (``None`` is ``{}``), or :class:`sandbox.jsonjs.JSONValueError` naming where."""
+    if state is None:
+        return {}
+    if not isinstance(state, dict):
+        raise GeneratorError(f"state: expected a JSON object at the top, got {type(state).__name__}")
+    check_json(state, "state")
+    return state
+
+
+def check_theme(theme: Mapping[str, Any] | Theme | None) -> Theme:
+    """A validated :class:`Theme`; a ``Theme`` given is validated again (it may be built unchecked)."""
+    if isinstance(theme, Theme):
+        theme = theme.to_json()
+    return Theme.parse(theme)
+
+
+def _runtime() -> str:
+    js = runtime_source()
+    if (bad := _RUNTIME_UNSAFE.search(js)) or "\x00" in js:
+        found = bad.group() if bad else "NUL"
+        raise GeneratorError(f"bridge/flow-ui-runtime.js contains {found!r}, which would end its inline <script>")
+    return js
+
+
+def build_srcdoc(
+    source: str,
+    *,
+    block_id: str,
+    fields: Iterable[str] = (),
+    state: Mapping[str, Any] | None = None,
+    theme: Mapping[str, Any] | Theme | None = None,
+    paths: Iterable[str] | None = None,
+    frozen: Iterable[str] = (),
+) -> str:
+    """The block document (see the module doc). ``paths=None`` extracts them from ``source``."""
+    check_block_id(block_id)
+    check_text(source, "source")
+    if (size := len(source.encode("utf-8"))) > MAX_SOURCE_BYTES:
+        raise GeneratorError(f"source: {size} bytes of UTF-8; at most {MAX_SOURCE_BYTES} are accepted")
+    frozen = tuple(frozen)
+    fields = check_paths(fields, "fields", frozen)
+    paths = extract_paths(source, frozen=frozen) if paths is None else check_paths(paths, "paths", frozen)
+    state = check_state(state)
+    theme = check_theme(theme)
+    init = {
+        "blockId": block_id,
+        "paths": paths,
+        "fields": fields,
+        "state": project(state, [*fields, *paths]),
+        "theme": theme.to_json(),
+    }
+    init_json = script_json(init, "init")
+    if len(init_json) > MAX_INIT_CHARS:
+        raise GeneratorError(
+            f"state: the block's projection makes {len(init_json)} characters of JSON; at most {MAX_INIT_CHARS} are allowed"
+        )
+    return (
+        "<!DOCTYPE html><html><head>"
+        f'<meta http-equiv="Content-Security-Policy" content="{escape_attribute(CSP)}">'
+        f'<meta name="referrer" content="{escape_attribute(REFERRER_POLICY)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<style id="flow-ui-theme">{theme.to_css()}</style>'
+        f'<style id="flow-ui-base">{BASE_CSS}</style>'
+        f'<script type="application/json" id="flow-ui-init">{init_json}</script>'
+        f'<script id="flow-ui-runtime">{_runtime()}</script>'
+        "</head><body>" + source
+    )
+
+
+def iframe_for(srcdoc: str, *, block_id: str, title: str | None = None) -> str:
+    """The iframe element for a document already built."""
+    check_block_id(block_id)
+    check_text(srcdoc, "srcdoc")
+    title = check_text(f"html block {block_id}" if title is None else title, "title")
+    return (
+        f'<iframe sandbox="{SANDBOX}" referrerpolicy="{REFERRER_POLICY}" title="{escape_attribute(title)}" '
+        f'data-block-id="{block_id}" srcdoc="{escape_attribute(srcdoc)}"></iframe>'
+    )
+
+
+def build_iframe(source: str, *, block_id: str, title: str | None = None, **options: Any) -> str:
+    """The ``<iframe>`` element showing the block; ``options`` are those of :func:`build_srcdoc`."""
+    return iframe_for(build_srcdoc(source, block_id=block_id, **options), block_id=block_id, title=title)
+
+
+def build_page(source: str, *, block_id: str, title: str | None = None, **options: Any) -> str:
+    """A whole host page showing the block: the iframe and a little CSS, nothing loaded from the network.
+
+    The page has no CSP of its own on purpose: a srcdoc iframe inherits its
+    parent's policy, and the block's fixed policy must be the one that applies.
+    """
+    theme = check_theme(options.get("theme"))
+    iframe = build_iframe(source, block_id=block_id, title=title, **options)
+    t = theme.tokens
+    css = (
+        f"html{{color-scheme:{theme.color_scheme}}}"
+        f"body{{margin:0;padding:24px;background:{t['page-background']};color:{t['text']};font:16px system-ui,sans-serif}}"
+        f"iframe{{display:block;box-sizing:border-box;width:100%;min-height:360px;border:1px solid {t['border']};"
+        f"border-radius:{t['radius-md']};background:{t['surface']}}}"
+    )
+    heading = escape_attribute(title if title is not None else f"html block {block_id}")
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{heading}</title><style>{css}</style></head>"
+        f"<body><main>{iframe}</main></body></html>"
+    )
+
+
+# --- the `build` command ----------------------------------------------------------
+
+
+def add_cli(sub: argparse._SubParsersAction, command) -> None:
+    p = sub.add_parser("build", help="build a block's iframe element (or with --page a whole host page) from its source")
+    p.add_argument("file", metavar="FILE", help="the block's source (UTF-8 HTML)")
+    p.add_argument("--state", metavar="F", help="a JSON file holding the state (an object)")
+    p.add_argument("--theme", metavar="F", help="a JSON file holding a flat theme (color-scheme and tokens)")
+    p.add_argument("--fields", metavar="a,b", default="", help="comma-separated paths the block's script reads")
+    p.add_argument("--frozen", metavar="a,b", default="", help="comma-separated system fields no path may start with")
+    p.add_argument("--block-id", metavar="ID", default="block", help="the block's id (default: block)")
+    p.add_argument("--page", action="store_true", help="print a whole host page instead of the iframe element")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    command("build")(_build_command)
+
+
+def _read_text(name: str) -> str:
+    path = Path(name)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{name}: is a directory, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"{name}: cannot read: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{name}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _read_json(name: str) -> Any:
+    text = _read_text(name)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{name}: not JSON: {exc.msg} (line {exc.lineno} column {exc.colno})") from None
+    except ValueError as exc:
+        raise UsageError(f"{name}: not JSON: {exc}") from None
+
+
+def _split(value: str) -> list[str]:
+    return [] if value.strip() == "" else [part.strip() for part in value.split(",")]
+
+
+def _build_command(args: argparse.Namespace) -> int:
+    # Each input is checked on its own first, so the error names the right file or option.
+    def checked(what: str, fn, *a):
+        try:
+            return fn(*a)
+        except (SandboxError, ValueError) as exc:
+            raise UsageError(f"{what}: {exc}") from None
+
+    checked("--block-id", check_block_id, args.block_id)
+    frozen = checked("--frozen", check_paths, _split(args.frozen), "frozen")
+    fields = checked("--fields", check_paths, _split(args.fields), "fields", frozen)
+    state = checked(args.state, check_state, _read_json(args.state)) if args.state else None
+    theme = checked(args.theme, check_theme, _read_json(args.theme)) if args.theme else None
+    source = _read_text(args.file)
+    build = build_page if args.page else build_iframe
+    html = checked(args.file, lambda: build(source, block_id=args.block_id, fields=fields, state=state, theme=theme, frozen=frozen))
+    if args.output:
+        out = Path(args.output)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(html + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{args.output}: cannot write: {exc.strerror}") from None
+    else:
+        sys.stdout.write(html + "\n")
+    return 0

@@ -1,0 +1,162 @@
+"""Lookup, projection, text and emptiness of state values: the Python twin of the block runtime.
+
+One set of rules, checked on both sides by ``fixtures/projection.json``,
+``fixtures/format.json`` and ``fixtures/emptiness.json``:
+
+* **Lookup** (:func:`get_path`): from the top, each segment descends into an
+  object through an *own* key equal to the segment (``customer.constructor`` is
+  absent unless the state has that key), or into an array through an index
+  segment below its length. A name segment on an array (``items.length``) and
+  any segment on a string, number, boolean or null is absent. Absent is
+  :data:`MISSING` here and ``undefined`` in JavaScript; ``null`` is a value.
+* **Projection** (:func:`project`): a copy of the state holding exactly the
+  given paths. A path to an object or array carries all of it. A missing path
+  adds nothing, and a container is kept only when something under it was
+  projected. Arrays stay arrays: an array reached through index segments holds
+  the projected elements at their indexes, ``null`` at the other indexes
+  below the highest projected one, and nothing after it (``items.1.name`` of
+  ``[a, b, c]`` is ``[null, {"name": ...}]``). So every projected path is
+  found in the projection by the same lookup; an unprojected index inside the
+  padding reads as ``null`` (text ``""``, empty), never as another element's
+  data. Objects keep the state's key order (JSON then orders them as
+  JavaScript does, see :mod:`sandbox.jsonjs`).
+* **Text** (:func:`format_text`, ``data-bind``): strings as they are, numbers
+  and booleans as JavaScript prints them, null or missing ``""``, objects and
+  arrays as compact JSON (``JSON.stringify``).
+* **Emptiness** (:func:`is_empty`, ``data-show``): missing, null, ``""``,
+  ``false``, ``0`` (and ``-0``) and ``[]`` are empty; everything else, ``{}``
+  included, is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import SandboxError
+from .jsonjs import number_text, stringify
+from .paths import path_problem
+
+
+class _Missing:
+    """The absent value (JavaScript's ``undefined``)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+class PathError(SandboxError):
+    """A path that does not follow the grammar of :mod:`sandbox.paths`."""
+
+
+def _segments(path: str) -> list[str]:
+    why = path_problem(path)
+    if why is not None:
+        raise PathError(f"path {path!r}: {why}")
+    return path.split(".")
+
+
+def _child(value: Any, segment: str) -> Any:
+    if isinstance(value, dict):
+        return value.get(segment, MISSING)
+    if isinstance(value, list) and segment.isdigit():
+        index = int(segment)
+        return value[index] if index < len(value) else MISSING
+    return MISSING
+
+
+def get_path(state: Any, path: str) -> Any:
+    """The value at ``path`` in ``state``, or :data:`MISSING` (own keys only; arrays by index)."""
+    value = state
+    for segment in _segments(path):
+        value = _child(value, segment)
+        if value is MISSING:
+            break
+    return value
+
+
+_WHOLE = object()  # trie marker: the path ends here, carry the whole value
+
+
+def project(state: Any, paths: Iterable[str]) -> dict:
+    """A copy of ``state`` holding exactly ``paths`` (see the module's rules)."""
+    trie: dict = {}
+    for path in paths:
+        node = trie
+        for segment in _segments(path):
+            if _WHOLE in node:
+                break
+            node = node.setdefault(segment, {})
+        else:
+            node.clear()
+            node[_WHOLE] = True
+    if not isinstance(state, dict):
+        return {}
+    picked = _pick(state, trie)
+    return {} if picked is MISSING else picked
+
+
+def _pick(value: Any, node: dict) -> Any:
+    if _WHOLE in node:
+        return _copy(value)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in node and (sub := _pick(item, node[key])) is not MISSING:
+                out[key] = sub
+        return out or MISSING
+    if isinstance(value, list):
+        found = {}
+        for segment, child in node.items():
+            if segment.isdigit() and int(segment) < len(value):
+                if (sub := _pick(value[int(segment)], child)) is not MISSING:
+                    found[int(segment)] = sub
+        if not found:
+            return MISSING
+        return [found.get(i) for i in range(max(found) + 1)]
+    return MISSING
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def format_text(value: Any) -> str:
+    """The text ``data-bind`` shows for ``value`` (:data:`MISSING` and ``None`` give ``""``)."""
+    if value is MISSING or value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return number_text(value)
+    return stringify(value)
+
+
+def is_empty(value: Any) -> bool:
+    """Whether ``data-show`` hides the element: missing, null, "", false, 0 or []."""
+    if value is MISSING or value is None:
+        return True
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    if isinstance(value, (str, list)):
+        return len(value) == 0
+    return False

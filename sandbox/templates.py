@@ -1,0 +1,120 @@
+"""Text templates over state (SPEC §5): ``{path}``, ``{?path}``, ``{path|fallback}``, ``\\{``.
+
+* ``{path}`` inserts the value's text (objects and arrays as compact JSON); when
+  the value is absent (missing or null) the whole template does not render
+  (:func:`render_template` returns ``None``) until it appears.
+* ``{?path}`` inserts ``""`` when the value is absent.
+* ``{path|fallback}`` inserts the fallback when the value is absent or ``""``;
+  the fallback is itself a template (it may hold ``{other}``).
+* ``\\{`` is a literal ``{`` (and ``\\}`` a literal ``}``).
+
+Malformed templates (an unclosed brace, a bad path) raise :class:`TemplateError`
+naming the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SandboxError
+from .paths import path_problem
+from .projection import MISSING, format_text, get_path
+
+
+class TemplateError(SandboxError):
+    pass
+
+
+@dataclass(frozen=True)
+class _Slot:
+    path: str
+    optional: bool
+    fallback: tuple | None  # parsed fallback template, or None
+
+
+def _parse(text: str, start: int = 0, *, nested: bool = False) -> tuple[tuple, int]:
+    """Parse from ``start``; in a fallback stop at the closing ``}``. Returns (parts, end index)."""
+    parts: list[str | _Slot] = []
+    literal: list[str] = []
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}\\":
+            literal.append(text[i + 1])
+            i += 2
+            continue
+        if ch == "}" and nested:
+            break
+        if ch != "{":
+            literal.append(ch)
+            i += 1
+            continue
+        if literal:
+            parts.append("".join(literal))
+            literal = []
+        j = i + 1
+        optional = text.startswith("?", j)
+        j += optional
+        end = j
+        while end < len(text) and text[end] not in "|}":
+            end += 1
+        if end >= len(text):
+            raise TemplateError(f"column {i + 1}: '{{' is never closed (write \\{{ for a literal brace)")
+        path = text[j:end]
+        if (why := path_problem(path)) is not None:
+            raise TemplateError(f"column {j + 1}: bad path {path!r}: {why}")
+        fallback = None
+        if text[end] == "|":
+            fallback, end = _parse(text, end + 1, nested=True)
+            if end >= len(text):
+                raise TemplateError(f"column {i + 1}: '{{' is never closed (write \\{{ for a literal brace)")
+        parts.append(_Slot(path, optional, fallback))
+        i = end + 1
+    if literal:
+        parts.append("".join(literal))
+    return tuple(parts), i
+
+
+def template_paths(template: str) -> list[str]:
+    """Every path the template reads, fallbacks included, in order, without duplicates."""
+    seen: dict[str, None] = {}
+
+    def walk(parts: tuple) -> None:
+        for part in parts:
+            if isinstance(part, _Slot):
+                seen.setdefault(part.path)
+                if part.fallback:
+                    walk(part.fallback)
+
+    walk(_parse(template)[0])
+    return list(seen)
+
+
+def render_template(template: str, state: Any) -> str | None:
+    """The rendered text, or ``None`` while a required ``{path}`` is absent."""
+
+    def render(parts: tuple) -> str | None:
+        out: list[str] = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            value = get_path(state, part.path)
+            absent = value is MISSING or value is None
+            if part.fallback is not None:
+                if absent or value == "":
+                    text = render(part.fallback)
+                    if text is None:
+                        return None
+                    out.append(text)
+                else:
+                    out.append(format_text(value))
+            elif absent:
+                if not part.optional:
+                    return None
+            else:
+                out.append(format_text(value))
+        return "".join(out)
+
+    return render(_parse(template)[0])

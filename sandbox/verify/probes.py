@@ -1,0 +1,292 @@
+"""The attack-probe catalogue: the format (pydantic models) and the loader.
+
+A probe is one JSON file under ``fixtures/probes/`` (``<id>.json``); its author
+source is either the ``source`` key or a file ``<id>.html`` beside it. The
+source and the host-side scripts are templates: ``{{name}}`` is replaced at run
+time by one of :data:`TEMPLATE_VARS` (the servers' URLs, the run's token, the
+secrets the host page holds).
+
+A probe says what it *detects*: observations made from outside the block (server
+logs, host-page checks, browser events). If any fires, the attack got through
+("allowed"); if none fires, it was "blocked". Its *requirements* (by default: the
+block's ``alive`` beacon reached the canary) prove the probe actually ran; a run
+that misses one is "invalid", never a pass. ``expect`` gives the expected
+outcome per engine; ``allowed`` and ``timeout`` need a ``why``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..engines import ENGINE_NAMES
+from ..errors import SandboxError
+
+PROBES_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "probes"
+
+#: Secrets the host page holds during a run (each unique to the run).
+SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "location", "hidden_state", "geolocation", "host_origin")
+
+#: Names a template may use.
+TEMPLATE_VARS = frozenset(
+    {"token", "canary", "canary_http", "host", "host_http", "tap", "udp_port", "host_nonce", "alive"}
+    | {f"secret_{s}" for s in SECRETS}
+)
+
+CATEGORIES = (
+    "host", "storage", "network", "loading", "forms", "navigation", "ui", "exfiltration",
+    "dns", "webrtc", "base", "credentials", "messaging", "bridge", "leakage", "breakout", "host-csp", "dos",
+)
+
+_TEMPLATE = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+_ID = re.compile(r"[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+\Z")
+
+
+class ProbeError(SandboxError):
+    """A probe file is not valid; the message names the file and the problem."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ------------------------------------------------------------------------- observations
+
+
+class RequestSeen(_Model):
+    """A server logged a request whose path or query contains ``path`` (and, if given, carried one of ``cookies``)."""
+
+    kind: Literal["request"]
+    server: Literal["any", "canary", "canary_http", "host", "host_http"] = "any"
+    path: str = "{{token}}/"
+    cookies: list[str] = []
+
+
+class Leak(_Model):
+    """A host secret appeared in any logged request (path, query, body or headers other than Cookie)."""
+
+    kind: Literal["leak"]
+    secrets: list[Literal[SECRETS]]  # type: ignore[valid-type]
+
+
+class HostCheck(_Model):
+    """A JavaScript function run in the host page after the observation window; truthy = reached."""
+
+    kind: Literal["host"]
+    script: str
+    what: str
+
+
+class FrameCheck(_Model):
+    """A JavaScript function run by the harness inside block ``block`` (0 = the probe's block)."""
+
+    kind: Literal["frame"]
+    script: str
+    what: str
+    block: int = 0
+
+
+class Event(_Model):
+    """A browser event: a popup/new window, a dialog, a download, a navigation of the top page."""
+
+    kind: Literal["popup", "dialog", "download", "top_navigated"]
+
+
+class Tap(_Model):
+    """A bare TCP connection or a UDP datagram reached this run's tap ports."""
+
+    kind: Literal["tap"]
+    proto: Literal["tcp", "udp"]
+
+
+class Unresponsive(_Model):
+    """The host page's 50 ms ticker stalled for more than ``max_gap_ms``, or the host stopped answering."""
+
+    kind: Literal["unresponsive"]
+    max_gap_ms: int = Field(1500, ge=200)
+
+
+Observation = Annotated[Union[RequestSeen, Leak, HostCheck, FrameCheck, Event, Tap, Unresponsive], Field(discriminator="kind")]
+
+ALIVE = RequestSeen(kind="request", server="canary", path="{{token}}/alive")
+
+
+# ------------------------------------------------------------------------- expectations
+
+Outcome = Literal["blocked", "allowed", "timeout"]
+
+
+class Expect(_Model):
+    outcome: Outcome
+    why: str = ""
+
+    @model_validator(mode="after")
+    def _why(self) -> "Expect":
+        if self.outcome != "blocked" and not self.why.strip():
+            raise ValueError(f"an expected outcome {self.outcome!r} needs a 'why' (the reason, or the evidence)")
+        return self
+
+
+def _expect(value: Any) -> Any:
+    return {"outcome": value} if isinstance(value, str) else value
+
+
+class Block(_Model):
+    """A block of the host page: its source (a template), fields, state, theme."""
+
+    source: str
+    block_id: str = "probe"
+    fields: list[str] = []
+    state: dict[str, Any] | None = None
+    theme: dict[str, Any] | None = None
+
+
+class Probe(_Model):
+    id: str
+    title: str
+    category: Literal[CATEGORIES]  # type: ignore[valid-type]
+    #: What the attack tries and what would be harmed if it worked.
+    attack: str
+    block: Block
+    #: Other blocks mounted beside it (siblings), e.g. the victim of a spoofed message.
+    siblings: list[Block] = []
+    #: Mount the blocks with the host module bridge/flow-ui-host.js instead of static iframes.
+    bridge: bool = False
+    host_scheme: Literal["https", "http"] = "https"
+    #: Extra HTML in the host page (a template), and headers of the host page (e.g. a CSP).
+    host_html: str = ""
+    host_headers: dict[str, str] = {}
+    #: A JavaScript function ``async (host) => …`` run in the host page once the blocks are up
+    #: (``host.handles[i]`` are the bridge handles), e.g. to push a state.
+    host_script: str | None = None
+    #: A CSS selector inside the block that the harness clicks for real (a user gesture).
+    click: str | None = None
+    #: Seconds to watch after the page is up (and after the click).
+    wait: float = Field(1.2, gt=0, le=10)
+    #: Grant the host page's context these permissions first (Playwright engines), e.g. geolocation.
+    grant: list[str] = []
+    detect: list[Observation] = Field(min_length=1)
+    require: list[Observation] = [ALIVE]
+    expect: dict[str, Expect]
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError(f"id {value!r} must be dotted lower-case words, e.g. 'network.fetch'")
+        return value
+
+    @field_validator("expect", mode="before")
+    @classmethod
+    def _expects(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError("expect must be an object: {\"default\": …, \"chromium\": …}")
+        unknown = set(value) - {"default", *ENGINE_NAMES}
+        if unknown:
+            raise ValueError(f"expect: unknown key(s) {sorted(unknown)}; use 'default' or {', '.join(ENGINE_NAMES)}")
+        return {k: _expect(v) for k, v in value.items()}
+
+    @model_validator(mode="after")
+    def _complete(self) -> "Probe":
+        missing = [e for e in ENGINE_NAMES if e not in self.expect and "default" not in self.expect]
+        if missing:
+            raise ValueError(f"expect: no outcome for {', '.join(missing)} (give them or a 'default')")
+        return self
+
+    def expected(self, engine: str) -> Expect:
+        return self.expect.get(engine) or self.expect["default"]
+
+    @property
+    def engine_dependent(self) -> bool:
+        return len({self.expected(e).outcome for e in ENGINE_NAMES}) > 1
+
+    def templates(self) -> list[str]:
+        """Every string of the probe that is a template."""
+        texts = [self.host_html, self.host_script or "", *self.host_headers.values()]
+        for block in (self.block, *self.siblings):
+            texts.append(block.source)
+            texts.append(json.dumps(block.state or {}))
+        for obs in (*self.detect, *self.require):
+            texts += [getattr(obs, "path", ""), getattr(obs, "script", "")]
+        return texts
+
+
+def render(template: str, values: dict[str, str]) -> str:
+    """``template`` with every ``{{name}}`` replaced (names were checked at load time)."""
+    return _TEMPLATE.sub(lambda m: values[m.group(1)], template)
+
+
+def render_json(value: Any, values: dict[str, str]) -> Any:
+    """A JSON value with templates replaced in every string."""
+    if isinstance(value, str):
+        return render(value, values)
+    if isinstance(value, list):
+        return [render_json(v, values) for v in value]
+    if isinstance(value, dict):
+        return {k: render_json(v, values) for k, v in value.items()}
+    return value
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def load_probe(path: Path) -> Probe:
+    """One probe from ``path`` (``.json``); a ProbeError names the file and every problem."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProbeError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ProbeError(f"{path}: not JSON: {exc.msg} (line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise ProbeError(f"{path}: expected a JSON object")
+    html = path.with_suffix(".html")
+    block = data.get("block")
+    if html.exists() and isinstance(block, dict):
+        if "source" in block:
+            raise ProbeError(f"{path}: both block.source and {html.name} give the source; keep one")
+        data = {**data, "block": {**block, "source": html.read_text(encoding="utf-8")}}
+    try:
+        probe = Probe.model_validate(data)
+    except ValidationError as exc:
+        raise ProbeError(f"{path}: {_describe(exc)}") from None
+    if probe.id != path.stem:
+        raise ProbeError(f"{path}: id {probe.id!r} must equal the file name {path.stem!r}")
+    for text in probe.templates():
+        for name in _TEMPLATE.findall(text):
+            if name not in TEMPLATE_VARS:
+                raise ProbeError(f"{path}: unknown template variable {{{{{name}}}}}; known: {', '.join(sorted(TEMPLATE_VARS))}")
+    return probe
+
+
+def load_catalogue(directory: Path = PROBES_DIR) -> list[Probe]:
+    """Every probe of ``directory``, sorted by id; all bad files are reported at once."""
+    if not directory.is_dir():
+        raise ProbeError(f"{directory}: no probe directory")
+    probes, problems = [], []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            probes.append(load_probe(path))
+        except ProbeError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ProbeError("\n".join(problems))
+    if not probes:
+        raise ProbeError(f"{directory}: no probes (*.json)")
+    return sorted(probes, key=lambda p: p.id)
+
+
+__all__ = [
+    "Probe", "Block", "Expect", "ProbeError", "Observation", "RequestSeen", "Leak", "HostCheck", "FrameCheck",
+    "Event", "Tap", "Unresponsive", "ALIVE", "SECRETS", "TEMPLATE_VARS", "CATEGORIES", "PROBES_DIR",
+    "load_probe", "load_catalogue", "render", "render_json",
+]

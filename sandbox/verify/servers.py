@@ -1,0 +1,211 @@
+"""The servers `verify` runs the probes against: all on 127.0.0.1, free ports, started and stopped by the harness.
+
+* **host** (``https://127.0.0.1:P`` and ``http://127.0.0.1:Q``): serves the host pages
+  (``/host/<key>``, which also set the host's cookies), the bridge files, and the
+  host's API (``/api/...``) that logs every request with the cookies it carried.
+* **canary** (``https://localhost:R`` and ``http://localhost:S``): stands for the
+  attacker's server, on another *site* than the host (``localhost`` vs
+  ``127.0.0.1``), so host cookies never reach it by themselves. It logs every
+  request (``/log/...``, ``/dl/...`` answers as an attachment) and serves pages.
+* **taps**, made per probe run: a raw TCP listener (a preconnect shows up as a bare
+  connection with no HTTP request) and a UDP socket (WebRTC STUN, WebTransport/QUIC),
+  each on its own port so a connection is attributed to exactly one probe run.
+
+The certificates are made at run time with trustme (one CA, one leaf for
+``127.0.0.1`` and ``localhost``). Playwright's browsers are launched with
+``ignore_https_errors``; WebKitGTK over WebDriver needs the ``acceptInsecureCerts``
+capability (see docs/THREATS.md, "Harness").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import web
+
+from ..server import LocalServer, LoggedRequest
+
+#: The host's cookies: name -> (SameSite, HttpOnly). ``None`` needs ``Secure``, so HTTPS only.
+HOST_COOKIES = {
+    "fs_none": ("None", False),
+    "fs_none_httponly": ("None", True),
+    "fs_lax": ("Lax", False),
+    "fs_lax_httponly": ("Lax", True),
+    "fs_strict": ("Strict", False),
+    "fs_strict_httponly": ("Strict", True),
+}
+
+
+def cookie_value(name: str, token: str) -> str:
+    """The secret a host cookie holds during one probe run (unique, so a leak names its run)."""
+    return f"{name.replace('_', '-')}-{token}"
+
+
+class Origin(LocalServer):
+    """A :class:`LocalServer` that is one origin of the harness: host pages with cookies, an API, downloads.
+
+    ``public_host`` is the name browsers use in URLs (``localhost`` for the canary);
+    the socket is always bound to 127.0.0.1.
+    """
+
+    def __init__(self, label: str, *, ssl_context: ssl.SSLContext | None = None, public_host: str = "127.0.0.1"):
+        super().__init__(ssl_context=ssl_context)
+        self.label = label
+        self.public_host = public_host
+        self.cookie_tokens: dict[str, str] = {}  # host page key -> token of its cookies
+        self.app.router.add_get("/host/{id}", self._host_page)
+        self.app.router.add_route("*", "/api/{tail:.*}", self._api)
+        self.app.router.add_route("*", "/dl/{tail:.*}", self._download)
+
+    @property
+    def base_url(self) -> str:
+        scheme = "https" if self.ssl_context else "http"
+        return f"{scheme}://{self.public_host}:{self.port}"
+
+    def add_host_page(self, html: str, *, token: str, headers: dict[str, str] | None = None) -> str:
+        """Serve a host page that also sets the host cookies (values made from ``token``)."""
+        url = self.add_page(html, headers=headers, name=token)
+        self.cookie_tokens[token] = token
+        return url.replace("/p/", "/host/", 1)
+
+    def forget(self, token: str) -> None:
+        self.pages.pop(token, None)
+        self.cookie_tokens.pop(token, None)
+
+    def _record(self, request: web.Request, body: bytes) -> None:
+        self.requests.append(
+            LoggedRequest(request.method, request.path, request.query_string, dict(request.headers), dict(request.cookies), body)
+        )
+
+    async def _host_page(self, request: web.Request) -> web.Response:
+        key = request.match_info["id"]
+        response = await self._page(request)
+        if key in self.cookie_tokens:
+            for name, (samesite, httponly) in HOST_COOKIES.items():
+                if samesite == "None" and not self.ssl_context:
+                    continue  # browsers refuse SameSite=None without Secure
+                response.set_cookie(
+                    name, cookie_value(name, self.cookie_tokens[key]), path="/", samesite=samesite,
+                    httponly=httponly, secure=bool(self.ssl_context),
+                )
+        return response
+
+    async def _api(self, request: web.Request) -> web.Response:
+        # A realistic API: JSON with a secret, no CORS headers (a cross-origin reader gets nothing).
+        self._record(request, await request.read())
+        return web.json_response({"secret": "api-secret", "cookies": sorted(request.cookies)})
+
+    async def _download(self, request: web.Request) -> web.Response:
+        self._record(request, await request.read())
+        return web.Response(
+            body=b"flowui verify download\n", content_type="application/octet-stream",
+            headers={"Content-Disposition": 'attachment; filename="flowui-probe.bin"', "Access-Control-Allow-Origin": "*"},
+        )
+
+
+@dataclass
+class TapEvent:
+    kind: str  # "tcp" | "udp"
+    peer: str
+    data: bytes
+    at: float = field(default_factory=time.time)
+
+
+class Taps:
+    """A raw TCP listener and a UDP socket on fresh ports, for one probe run."""
+
+    def __init__(self) -> None:
+        self.events: list[TapEvent] = []
+        self.tcp_port: int | None = None
+        self.udp_port: int | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._udp: asyncio.DatagramTransport | None = None
+
+    async def start(self) -> "Taps":
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            peer = str(writer.get_extra_info("peername"))
+            try:
+                data = await asyncio.wait_for(reader.read(512), 1.0)
+            except (asyncio.TimeoutError, ConnectionError):
+                data = b""
+            self.events.append(TapEvent("tcp", peer, data))
+            writer.close()
+
+        self._server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        self.tcp_port = self._server.sockets[0].getsockname()[1]
+        taps = self
+
+        class _Udp(asyncio.DatagramProtocol):
+            def datagram_received(self, data: bytes, addr) -> None:
+                taps.events.append(TapEvent("udp", str(addr), data[:512]))
+
+        loop = asyncio.get_running_loop()
+        self._udp, _ = await loop.create_datagram_endpoint(_Udp, local_addr=("127.0.0.1", 0))
+        self.udp_port = self._udp.get_extra_info("sockname")[1]
+        return self
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._udp is not None:
+            self._udp.close()
+            self._udp = None
+
+
+class Servers:
+    """The four origins of a verify run; ``async with Servers() as s:``."""
+
+    def __init__(self) -> None:
+        import trustme
+
+        self.ca = trustme.CA()
+        leaf = self.ca.issue_cert("127.0.0.1", "localhost")
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        leaf.configure_cert(context)
+        self._tmp = tempfile.TemporaryDirectory(prefix="flowui-verify-")
+        #: The run's CA certificate (PEM), for a browser that must trust it instead of ignoring errors.
+        self.ca_file = Path(self._tmp.name) / "flowui-verify-ca.pem"
+        self.ca.cert_pem.write_to_path(str(self.ca_file))
+        self.host = Origin("host", ssl_context=context)
+        self.host_http = Origin("host_http")
+        self.canary = Origin("canary", ssl_context=context, public_host="localhost")
+        self.canary_http = Origin("canary_http", public_host="localhost")
+
+    @property
+    def origins(self) -> tuple[Origin, ...]:
+        return (self.host, self.host_http, self.canary, self.canary_http)
+
+    async def start(self) -> "Servers":
+        for origin in self.origins:
+            await origin.start()
+        return self
+
+    async def stop(self) -> None:
+        for origin in self.origins:
+            await origin.stop()
+        self._tmp.cleanup()
+
+    async def __aenter__(self) -> "Servers":
+        return await self.start()
+
+    async def __aexit__(self, *exc) -> None:
+        await self.stop()
+
+    def requests_for(self, token: str) -> list[tuple[str, LoggedRequest]]:
+        """Every request any origin logged whose path, query, headers or body mention ``token``
+        (host page loads excluded), labelled with the origin."""
+        found = []
+        for origin in self.origins:
+            for r in origin.requests:
+                if token in r.path or token in r.query or token in r.body.decode("utf-8", "replace"):
+                    found.append((origin.label, r))
+        return found
+
+
+__all__ = ["Servers", "Origin", "Taps", "TapEvent", "HOST_COOKIES", "cookie_value"]

@@ -1,0 +1,162 @@
+// The runtime's pure functions (bridge/contract.js `core`, copied from flow-ui-runtime.js) and the
+// host's (projection, patching, validation, theme) against the same fixtures/ JSON as pytest.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { core, LIMITS, THEME } from '../../bridge/contract.js';
+import { project, scriptJson, applyPatch, validateBlockMessage, parseTheme, diffProjection, heightController } from '../../bridge/flow-ui-host.js';
+
+const fixture = (name) => JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8'));
+
+test('format: data-bind text (fixtures/format.json)', () => {
+  for (const c of fixture('format.json')) {
+    const value = core.lookup(c.state, c.path);
+    assert.equal(value !== undefined, c.found, `${c.name}: found`);
+    assert.equal(core.formatValue(value), c.text, c.name);
+  }
+});
+
+test('emptiness: data-show (fixtures/emptiness.json)', () => {
+  for (const c of fixture('emptiness.json')) {
+    assert.equal(core.isEmpty(core.lookup(c.state, c.path)), c.empty, c.name);
+  }
+});
+
+test('projection and its script JSON (fixtures/projection.json)', () => {
+  for (const c of fixture('projection.json')) {
+    const p = project(c.state, c.paths);
+    assert.deepEqual(p, c.projection, c.name);
+    assert.equal(JSON.stringify(p), c.json, `${c.name}: json`);
+    assert.equal(scriptJson(p), c.script_json, `${c.name}: script_json`);
+    for (const path of c.paths) {
+      assert.deepEqual(core.lookup(p, path), core.lookup(c.state, path), `${c.name}: ${path} reads the same in the projection`);
+    }
+  }
+});
+
+test('lookup uses own properties only', () => {
+  const state = JSON.parse('{"a": {"__proto__": {"x": 1}}, "l": [1, 2]}');
+  assert.equal(core.lookup(state, 'a.constructor'), undefined);
+  assert.equal(core.lookup(state, 'l.length'), undefined);
+  assert.equal(core.lookup({}, 'to_string'), undefined);
+  assert.equal(core.lookup(state, 'l.1'), 2);
+});
+
+test('JSON Patch (fixtures/bridge/patch.json)', () => {
+  for (const c of fixture('bridge/patch.json')) {
+    const before = JSON.stringify(c.state);
+    if (c.error) {
+      assert.throws(() => applyPatch(c.state, c.patch), (e) => e.name === 'PatchError' && e.message.includes(c.error), c.name);
+    } else {
+      assert.deepEqual(applyPatch(c.state, c.patch), c.result, c.name);
+    }
+    assert.equal(JSON.stringify(c.state), before, `${c.name}: the input is not modified`);
+  }
+});
+
+test('block message validation (fixtures/bridge/messages.json)', () => {
+  for (const c of fixture('bridge/messages.json')) {
+    const v = validateBlockMessage(c.message, { fields: c.fields });
+    assert.equal(v.ok ? null : v.reason, c.reason, `${c.name}: ${v.message}`);
+  }
+});
+
+test('validation: size, depth, non-JSON values, and never a throw', () => {
+  let deep = 1;
+  for (let i = 0; i < LIMITS.maxMessageDepth; i++) deep = [deep];
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: deep }).reason, 'too-deep');
+  const big = 'x'.repeat(LIMITS.maxMessageChars);
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: big }).reason, 'too-large');
+  const justFits = 'x'.repeat(LIMITS.maxMessageChars - JSON.stringify({ type: 'send', id: 1, action: 'a', payload: '' }).length);
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: justFits }).ok, true);
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: [1, NaN] }).reason, 'not-json');
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: new Date() }).reason, 'not-json');
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: new Map() }).reason, 'not-json');
+  const cyclic = { type: 'send', id: 1, action: 'a', payload: {} };
+  cyclic.payload.self = cyclic.payload;
+  assert.equal(validateBlockMessage(cyclic).reason, 'too-deep');
+  const wide = new Array(1_000_000).fill(0);
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: wide }).reason, 'too-large');
+  for (const junk of [undefined, 0, '', true, Symbol('s'), () => 1, new ArrayBuffer(8), Object.create(null)]) {
+    assert.equal(validateBlockMessage(junk).ok, false);
+  }
+  assert.equal(validateBlockMessage({ type: 'send', id: 1, action: 'a', payload: 1 }, { fields: ['x'] }).id, undefined);
+  assert.equal(validateBlockMessage({ type: 'send', id: 7, action: 'Bad' }).id, 7, 'a refusal names the request to answer');
+});
+
+test('path and action problems are author-readable', () => {
+  assert.equal(core.pathProblem('customer.name'), null);
+  assert.match(core.pathProblem('Customer'), /segment 1 "Customer" must be snake_case/);
+  assert.match(core.pathProblem('a..b'), /segment 2 is empty/);
+  assert.match(core.pathProblem(5), /must be a string .* not the number 5/);
+  assert.match(core.pathProblem('a.'.repeat(40) + 'a'), /at most 32/);
+  assert.match(core.actionProblem('Go'), /snake_case/);
+  assert.equal(core.actionProblem('add_to_cart'), null);
+});
+
+test('setIn copies along the path and leaves the input alone', () => {
+  const state = Object.freeze({ a: Object.freeze({ b: 1 }), c: Object.freeze([1, 2]) });
+  assert.deepEqual(core.setIn(state, 'a.b', 2), { a: { b: 2 }, c: [1, 2] });
+  assert.deepEqual(core.setIn(state, 'x.y', 1), { a: { b: 1 }, c: [1, 2], x: { y: 1 } });
+  assert.deepEqual(core.setIn(state, 'c.1', 9), { a: { b: 1 }, c: [1, 9] });
+  assert.equal(core.setIn(state, 'x.y', 1).c, state.c, 'untouched branches are shared');
+  assert.deepEqual(core.setIn(state, 'a', undefined), { c: [1, 2] });
+});
+
+test('diffProjection: nothing when no projection path changed, top-level keys otherwise', () => {
+  const paths = ['order.total', 'customer'];
+  const held = { order: { total: 1 }, customer: { name: 'A' } };
+  assert.deepEqual(diffProjection(held, { order: { total: 1 }, customer: { name: 'A' } }, paths).changed, []);
+  const d = diffProjection(held, { order: { total: 2 }, customer: { name: 'A' } }, paths);
+  assert.deepEqual(d, { changed: ['order.total'], set: { order: { total: 2 } }, unset: [] });
+  const gone = diffProjection(held, { order: { total: 1 } }, paths);
+  assert.deepEqual(gone, { changed: ['customer'], set: {}, unset: ['customer'] });
+});
+
+test('theme: defaults, merge, and refusals that name the token and the value', () => {
+  const light = parseTheme(null);
+  assert.deepEqual(light.json, THEME.defaults.light);
+  const dark = parseTheme({ 'color-scheme': 'dark', accent: 'rgb(1 2 3 / 50%)' });
+  assert.equal(dark.json.accent, 'rgb(1 2 3 / 50%)');
+  assert.equal(dark.json.text, THEME.defaults.dark.text);
+  assert.ok(dark.css.startsWith(':root{color-scheme:dark;--flow-ui-text:'));
+  for (const [token, value] of [['accent', 'red;}body{display:none'], ['accent', '</style>'], ['radius', '1px)'], ['accent', 'url(https://x/)'], ['radius', 'calc(1px)'], ['accent', 5]]) {
+    assert.throws(() => parseTheme({ [token]: value }), (e) => e.name === 'ThemeError' && e.message.includes(token), `${token}=${value}`);
+  }
+  assert.throws(() => parseTheme({ nope: 'red' }), /unknown token "nope"/);
+  assert.throws(() => parseTheme({ 'color-scheme': 'blue' }), /color-scheme/);
+  assert.throws(() => parseTheme({ accent: 'rgb(\u0661,2,3)' }), /not a color/, 'ASCII digits only');
+});
+
+test('auto-height: bounds, 1px jitter, content that follows its frame, A-B-A', () => {
+  const h = heightController({ min: 24, max: 1000, jitter: 1, loopLimit: 2 });
+  assert.equal(h.report(10, 150), 24, 'min bound');
+  assert.equal(h.report(5000, 24), 1000, 'max bound');
+  const j = heightController({ min: 0, max: 1000, jitter: 1, loopLimit: 2 });
+  assert.equal(j.report(100, 150), 100);
+  assert.equal(j.report(101, 100), 101);
+  assert.equal(j.report(100, 101), null, 'a 1px shrink is ignored');
+  assert.equal(j.report(101, 101), null);
+  const vh = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2 });
+  let frame = 150;
+  const sizes = [];
+  for (let i = 0; i < 20; i++) {
+    const next = vh.report(frame + 16, frame); // height: 100vh plus body margins
+    if (next === null) break;
+    frame = next;
+    sizes.push(next);
+  }
+  assert.ok(sizes.length <= 3, `stops growing (${sizes})`);
+  assert.equal(vh.frozen, 'grows-with-frame');
+  const flip = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2 });
+  frame = 150;
+  const seen = [];
+  for (let i = 0; i < 20; i++) {
+    const next = flip.report(frame > 200 ? 150 : 250, frame); // small in a big frame, big in a small one
+    if (next === null) break;
+    frame = next;
+    seen.push(next);
+  }
+  assert.ok(seen.length <= 4, `stops oscillating (${seen})`);
+  assert.equal(frame, 250, 'settles on the larger height');
+});

@@ -1,0 +1,217 @@
+"""sandbox.extract: the conformance fixtures, the error reports, bad input and the CLI.
+
+Parity with real browsers is proven in tests/browser/test_parity.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import sandbox
+from sandbox import extract
+from sandbox.cli import main
+from sandbox.errors import SandboxError
+from sandbox.extract import ExtractionError, Problem, extract_paths
+
+FIXTURES = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "extraction.json").read_text(encoding="utf-8"))
+POSITION_FIELDS = ("line", "column", "element", "attribute", "value")
+
+
+@pytest.mark.parametrize("case", FIXTURES, ids=[c["name"] for c in FIXTURES])
+def test_fixture(case):
+    assert ("paths" in case) != ("errors" in case), "a case has either paths or errors"
+    frozen = case.get("frozen", ())
+    if "paths" in case:
+        assert extract_paths(case["source"], frozen=frozen) == case["paths"]
+        return
+    with pytest.raises(ExtractionError) as info:
+        extract_paths(case["source"], frozen=frozen)
+    got = [{k: getattr(p, k) for k in POSITION_FIELDS} for p in info.value.problems]
+    assert got == case["errors"]
+
+
+def test_fixtures_include_the_spec_case():
+    spec = next(c for c in FIXTURES if c["name"] == "bind_and_show_in_order")
+    assert spec["paths"] == ["order", "order.total", "customer.name"]
+    assert len({c["name"] for c in FIXTURES}) == len(FIXTURES)
+
+
+def test_lazy_exports():
+    assert sandbox.extract_paths is extract_paths
+    assert sandbox.ExtractionError is ExtractionError
+    assert issubclass(ExtractionError, SandboxError)
+
+
+def test_error_message_names_element_attribute_and_position():
+    source = '<ul>\n  <li data-bind="items.0"></li>\n  <li data-show="Items.1"></li>\n</ul>'
+    with pytest.raises(ExtractionError) as info:
+        extract_paths(source)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.column, problem.element, problem.attribute, problem.value) == (3, 3, "li", "data-show", "Items.1")
+    assert "snake_case" in problem.reason
+    message = str(info.value)
+    assert message.splitlines()[0] == "source: 1 problem"
+    assert '3:3: <li data-show="Items.1">: segment 1 "Items"' in message
+
+
+def test_all_problems_in_one_error_frozen_included():
+    source = '<b data-bind="Bad"></b><i data-bind="state.x"></i><u data-show="a..b"></u><s data-bind="fine"></s>'
+    with pytest.raises(ExtractionError) as info:
+        extract_paths(source, frozen=["state"])
+    assert [p.value for p in info.value.problems] == ["Bad", "state.x", "a..b"]
+    assert "frozen system field" in info.value.problems[1].reason
+    assert str(info.value).count("\n") == 3
+
+
+def test_frozen_accepts_any_iterable():
+    assert extract_paths('<b data-bind="ok.x"></b>', frozen=iter(["state"])) == ["ok.x"]
+    with pytest.raises(ExtractionError):
+        extract_paths('<b data-bind="state"></b>', frozen=(f for f in ["state"]))
+
+
+def test_position_not_found_is_said_honestly():
+    (problem,) = extract._locate("<p>nothing here</p>", [("b", "data-bind", "Zed", "a reason")])
+    assert problem.line is None and problem.column is None
+    assert "could not be found" in str(problem)
+
+
+def test_positions_count_cr_lf_as_the_html_input_stream_does():
+    assert extract._position("a\r\nb\rc\nd", 7) == (4, 1)
+    assert extract._position("ab\r\ncd", 5) == (2, 2)
+
+
+def test_position_skips_lookalikes_in_raw_text_and_attribute_values():
+    source = '<i title=\'<b data-bind="Bad">\'></i><textarea><b data-bind="Bad"></textarea>\n<b data-bind="Bad"></b>'
+    with pytest.raises(ExtractionError) as info:
+        extract_paths(source)
+    assert [(p.line, p.column) for p in info.value.problems] == [(2, 1)]
+
+
+def test_script_escape_states_are_followed_when_locating():
+    source = '<script><!--<script></script><b data-bind="Bad"></b>--></script><b data-bind="Bad"></b>'
+    with pytest.raises(ExtractionError) as info:
+        extract_paths(source)
+    assert [(p.line, p.column) for p in info.value.problems] == [(1, 65)]
+
+
+# ------------------------------------------------------------------------ bad input
+
+
+def test_not_a_string():
+    with pytest.raises(ExtractionError, match="must be a str, not bytes"):
+        extract_paths(b"<b data-bind=a></b>")
+
+
+def test_nul_and_surrogates_are_refused_with_their_position():
+    with pytest.raises(ExtractionError) as info:
+        extract_paths('<b data-bind="a">\n x\0y\0</b>\ud83d')
+    nul, surrogate = info.value.problems
+    assert (nul.line, nul.column) == (2, 3) and "NUL" in nul.reason and "1 more" in nul.reason
+    assert (surrogate.line, surrogate.column) == (2, 10) and "U+D83D" in surrogate.reason
+
+
+def test_crlf_and_cr_become_lf_in_values_as_in_the_dom():
+    with pytest.raises(ExtractionError) as info:
+        extract_paths('<b data-bind="a\r\nb"></b><i data-bind="c\rd"></i>')
+    assert [p.value for p in info.value.problems] == ["a\nb", "c\nd"]
+
+
+def test_size_limit():
+    limit = extract.MAX_SOURCE_BYTES
+    with pytest.raises(ExtractionError, match=r"4,194,305 bytes of UTF-8; at most 4,194,304 \(4 MiB\)"):
+        extract_paths("x" * (limit + 1))
+    # counted in UTF-8 bytes, not characters
+    with pytest.raises(ExtractionError, match="bytes of UTF-8"):
+        extract_paths("é" * (limit // 2 + 1))
+
+
+def test_100k_levels_of_nesting_end_in_a_clear_error():
+    with pytest.raises(ExtractionError) as info:
+        extract_paths('<div data-bind="a">' * 100_000)
+    (problem,) = info.value.problems
+    assert "CPU time" in problem.reason and "nesting depth" in problem.reason
+
+
+def test_large_sources_parse_in_a_child_with_the_same_result():
+    block = '<section data-show="order"><b data-bind="order.total">1</b><i data-bind="c.n">&amp;</i></section>\n'
+    source = block * (extract.GUARD_THRESHOLD // len(block) + 10) + '<p data-bind="last"></p>'
+    assert len(source) > extract.GUARD_THRESHOLD
+    assert extract.raw_values(source) == extract._collect(extract._encode(source, allow_nul=False))
+    assert extract_paths(source) == ["order", "order.total", "c.n", "last"]
+
+
+def test_large_source_errors_are_located_too():
+    source = "<p>filler</p>\n" * 5000 + '<b data-bind="Bad"></b>'
+    with pytest.raises(ExtractionError) as info:
+        extract_paths(source)
+    assert [(p.line, p.column) for p in info.value.problems] == [(5001, 1)]
+
+
+def test_moderate_nesting_is_answered():
+    source = '<div data-bind="top">' + "<div>" * 2000 + '<b data-bind="deep"></b>'
+    assert extract_paths(source) == ["top", "deep"]
+
+
+def test_problem_to_json():
+    problem = Problem(1, 2, "b", "data-bind", "X", "why")
+    assert problem.to_json() == {"line": 1, "column": 2, "element": "b", "attribute": "data-bind", "value": "X", "reason": "why"}
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def _write(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return str(path)
+
+
+def test_cli_one_file(tmp_path, capsys):
+    f = _write(tmp_path, "a.html", '<b data-bind="x"></b><i data-show="y.z"></i>')
+    assert main(["paths", f]) == 0
+    assert capsys.readouterr().out == "x\ny.z\n"
+
+
+def test_cli_several_files_and_json(tmp_path, capsys):
+    a = _write(tmp_path, "a.html", '<b data-bind="x"></b>')
+    b = _write(tmp_path, "b.html", "\ufeff<i data-show=\"y\"></i>")
+    assert main(["paths", a, b]) == 0
+    assert capsys.readouterr().out == f"==> {a} <==\nx\n==> {b} <==\ny\n"
+    assert main(["paths", "--json", a, b]) == 0
+    assert json.loads(capsys.readouterr().out) == {a: ["x"], b: ["y"]}
+
+
+def test_cli_errors_name_the_file_and_exit_2(tmp_path, capsys):
+    good = _write(tmp_path, "good.html", '<b data-bind="ok"></b>')
+    bad = _write(tmp_path, "bad.html", '<b data-bind="state.x"></b>\n<i data-bind="Nope"></i>')
+    assert main(["paths", "--frozen", "state, other", good, bad]) == 2
+    out, err = capsys.readouterr()
+    assert "ok" in out
+    assert f"{bad}: 2 problems" in err
+    assert "1:1: <b data-bind=\"state.x\">" in err and "2:1: <i data-bind=\"Nope\">" in err
+    assert "Traceback" not in err
+
+
+def test_cli_undecodable_bytes(tmp_path, capsys):
+    f = _write(tmp_path, "latin1.html", b'<b data-bind="x">\n caf\xe9</b>')
+    assert main(["paths", f]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}:2:5: not UTF-8 (byte 0xE9 at offset 22)" in err
+    assert "Traceback" not in err
+
+
+def test_cli_missing_file_and_oversize(tmp_path, capsys):
+    assert main(["paths", str(tmp_path / "nope.html")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    big = _write(tmp_path, "big.html", b"x" * (extract.MAX_SOURCE_BYTES + 1))
+    assert main(["paths", big]) == 2
+    assert "at most 4,194,304 (4 MiB)" in capsys.readouterr().err
+
+
+def test_cli_nul(tmp_path, capsys):
+    nul = _write(tmp_path, "nul.html", "<b>\0</b>")
+    assert main(["paths", nul]) == 2
+    assert f"{nul}: 1 problem\n  1:4: a NUL character" in capsys.readouterr().err
