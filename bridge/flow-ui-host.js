@@ -406,13 +406,19 @@ export function validateBlockMessage(data, { fields = [] } = {}) {
 // * shrinking by at most `jitter` px is ignored (1 px jitter settles);
 // * content that grows exactly as its frame grows (height: 100vh and the like) is detected
 //   after `loopLimit` such steps and the height is frozen;
-// * a return to a height applied two changes ago (A, B, A) freezes at the larger one.
-export function heightController({ min = LIMITS.heightMin, max = LIMITS.heightMax, jitter = LIMITS.heightJitter, loopLimit = LIMITS.heightLoopLimit } = {}) {
+// * three changes of direction within a second (content that is tall in a short frame and
+//   short in a tall one) freeze the height at the larger value. A user toggling an accordion
+//   changes direction far more slowly, and keeps working.
+export function heightController({
+  min = LIMITS.heightMin, max = LIMITS.heightMax, jitter = LIMITS.heightJitter, loopLimit = LIMITS.heightLoopLimit,
+  now = () => performance.now(),
+} = {}) {
   let applied = null;
   let last = null;
   let follows = 0;
   let frozen = null;
-  const history = [];
+  let direction = 0;
+  let reversals = [];
   return {
     get frozen() { return frozen; },
     get height() { return applied; },
@@ -429,27 +435,29 @@ export function heightController({ min = LIMITS.heightMin, max = LIMITS.heightMa
       } else if (prev) {
         follows = 0;
       }
-      if (applied === null) { applied = target; history.push(target); return target; }
+      if (applied === null) { applied = target; return target; }
       if (target === applied) return null;
       if (target < applied && applied - target <= jitter) return null;
-      if (history.length >= 2 && history[history.length - 2] === target) {
-        frozen = 'oscillates';
-        const top = Math.max(target, applied);
-        if (top === applied) return null;
-        applied = top;
-        return top;
+      const dir = Math.sign(target - applied);
+      if (direction && dir !== direction) {
+        const t = now();
+        reversals = reversals.filter((r) => t - r < 1000);
+        reversals.push(t);
+        if (reversals.length >= 3) {
+          frozen = 'oscillates';
+          if (target <= applied) return null;
+          applied = target;
+          return target;
+        }
       }
+      direction = dir;
       applied = target;
-      history.push(target);
-      if (history.length > 4) history.shift();
       return target;
     },
   };
 }
 
 // ------------------------------------------------------------------------------ mounting
-
-let mounted = 0;
 
 // Mounts a block into `container` and returns its handle (see PROTOCOL.md for every option).
 export function mountHtmlBlock(container, options = {}) {
@@ -493,6 +501,7 @@ export function mountHtmlBlock(container, options = {}) {
   const onLog = options.onLog;
   const autoHeight = options.autoHeight !== false;
   const height = heightController({ min: options.minHeight, max: options.maxHeight });
+  let heightLoopReported = false;
   const bucket = { tokens: LIMITS.rateBurst, at: performance.now(), dropped: 0 };
 
   const iframe = document.createElement('iframe');
@@ -504,7 +513,6 @@ export function mountHtmlBlock(container, options = {}) {
   iframe.style.border = '0';
   iframe.style.display = 'block';
   iframe.srcdoc = srcdoc;
-  mounted += 1;
 
   function log(level, code, message, detail) {
     if (!onLog) return;
@@ -643,8 +651,8 @@ export function mountHtmlBlock(container, options = {}) {
     if (!autoHeight) return;
     const next = height.report(m.height, m.viewport);
     if (next !== null) iframe.style.height = `${next}px`;
-    if (height.frozen && !handleHeight.reported) {
-      handleHeight.reported = true;
+    if (height.frozen && !heightLoopReported) {
+      heightLoopReported = true;
       log('warn', 'height-loop', height.frozen === 'grows-with-frame'
         ? `the block's content grows with its frame (e.g. height: 100vh); its height stays at ${height.height}px`
         : `the block's height oscillates; it stays at ${height.height}px`);
@@ -769,7 +777,6 @@ export function mountHtmlBlock(container, options = {}) {
       iframe.removeEventListener('load', onLoad);
       if (port) { port.onmessage = null; port.close(); port = null; }
       iframe.remove();
-      mounted -= 1;
     },
   };
   return handle;

@@ -26,12 +26,16 @@ import re
 import select
 import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from html import unescape
+from operator import itemgetter
 from pathlib import Path
+
+from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 
 from .errors import SandboxError, UsageError
 from .paths import MAX_LENGTH, MAX_SEGMENTS, PATH_PATTERN, path_problem
@@ -40,7 +44,7 @@ from .paths import MAX_LENGTH, MAX_SEGMENTS, PATH_PATTERN, path_problem
 #: builder cares: it is "in body" with frameset-ok off when the source begins.
 EXTRACTION_PREFIX = "<!DOCTYPE html><html><head></head><body>"
 SELECTOR = "[data-bind],[data-show]"
-ATTRIBUTES = ("data-bind", "data-show")
+ATTRIBUTES = frozenset(("data-bind", "data-show"))
 
 #: Largest source accepted, counted in UTF-8 bytes. A block travels inline (in the
 #: A2A message and again, escaped, in the iframe's srcdoc) and is parsed by the
@@ -110,21 +114,14 @@ def extract_paths(source: str, *, frozen: Iterable[str] = ()) -> list[str]:
     """
     frozen = frozenset(frozen)
     found = _raw_values(source, allow_nul=False)
-    paths: list[str] = []
-    seen: set[str] = set()
-    bad: list[tuple[str, str, str, str]] = []
-    for tag, attribute, value in found:
-        if value in seen:
-            continue
-        if _VALID_PATH.match(value) and len(value) <= MAX_LENGTH and value.count(".") < MAX_SEGMENTS \
-                and value.partition(".")[0] not in frozen:
-            seen.add(value)
-            paths.append(value)
-        else:  # every occurrence, so each element is named
-            bad.append((tag, attribute, value, path_problem(value, frozen) or "invalid path"))
-    if bad:
-        raise ExtractionError(_locate(source, bad))
-    return paths
+    unique = dict.fromkeys(map(itemgetter(2), found))  # first occurrence wins
+    if all(_VALID_PATH.match(v) and len(v) <= MAX_LENGTH and v.count(".") < MAX_SEGMENTS
+           and v.partition(".")[0] not in frozen for v in unique):
+        return list(unique)
+    # Every occurrence of an invalid value, so each element is named.
+    bad = [(tag, attribute, value, reason) for tag, attribute, value in found
+           if (reason := path_problem(value, frozen)) is not None]
+    raise ExtractionError(_locate(source, bad))
 
 
 # The grammar of sandbox.paths as one match (the fast path); path_problem says why not.
@@ -148,23 +145,36 @@ def _raw_values(source: str, *, allow_nul: bool) -> list[tuple[str, str, str]]:
 
 def _collect(document: bytes) -> list[tuple[str, str, str]]:
     """Parse the UTF-8 block document with lexbor and read what querySelectorAll finds."""
-    from selectolax.lexbor import LexborHTMLParser
-
     tree = LexborHTMLParser(document, scripting=True)
     out: list[tuple[str, str, str]] = []
+    append = out.append
     seen: set[int] = set()
-    for node in tree.css(SELECTOR):
+    for node in _selector().find(SELECTOR, tree.root):
         key = node.mem_id
         if key in seen:  # lexbor yields an element once per selector it matches
             continue
         seen.add(key)
-        tag = node.tag
-        if tag == "template" and _attaches_shadow_root(node):
+        attributes = node.attributes
+        if node.tag_id == _TEMPLATE and _attaches_shadow_root(node):
             continue
-        for name, value in node.attributes.items():
-            if name == "data-bind" or name == "data-show":
-                out.append((tag, name, "" if value is None else value))
+        tag = node.tag
+        for name, value in attributes.items():
+            if name in ATTRIBUTES:
+                append((tag, name, value or ""))  # a valueless attribute is None here, "" in the DOM
     return out
+
+
+_local = threading.local()
+_TEMPLATE = LexborHTMLParser(b"<template></template>").css_first("template").tag_id
+
+
+def _selector() -> LexborCSSSelector:
+    """One CSS engine per thread, reused: selectolax would set one up for every parse."""
+    try:
+        return _local.selector
+    except AttributeError:
+        _local.selector = LexborCSSSelector()
+        return _local.selector
 
 
 # ------------------------------------------------------------- declarative shadow DOM

@@ -29,7 +29,7 @@ from ..errors import SandboxError
 PROBES_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "probes"
 
 #: Secrets the host page holds during a run (each unique to the run).
-SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "location", "hidden_state", "geolocation", "host_origin")
+SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "location", "hidden_state", "host_origin")
 
 #: Names a template may use.
 TEMPLATE_VARS = frozenset(

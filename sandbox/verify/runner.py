@@ -52,7 +52,7 @@ ALWAYS: tuple[Observation, ...] = (
         " if (window.__pwned !== undefined || document.body.dataset.pwned !== undefined) bad.push('marker planted');"
         " return bad.join('; '); }",
     ),
-    Leak(kind="leak", secrets=[s for s in SECRETS if s != "geolocation"]),
+    Leak(kind="leak", secrets=list(SECRETS)),
 )
 
 
@@ -306,7 +306,6 @@ def make_values(servers: Servers, token: str, taps: Taps, https: bool) -> dict[s
         "secret_title": f"title-secret-{token}",
         "secret_location": f"loc-secret-{token}",
         "secret_hidden_state": f"hidden-secret-{token}",
-        "secret_geolocation": "",
         "secret_host_origin": host.base_url,
     }
     values["alive"] = f"new Image().src='{values['canary']}/log/{token}/alive.gif'"
@@ -392,18 +391,21 @@ class Pages:
         slot.watch = Watch()
         return slot
 
-    async def release(self, slot: Slot) -> None:
+    async def release(self, slot: Slot, *, reuse: bool = True) -> None:
+        """Give the page back; ``reuse=False`` closes it (user activation, for one, outlives a navigation)."""
         if self.session.engine.driver != "playwright":
             await slot.page.close()
             return
         raw = slot.page.raw  # type: ignore[attr-defined]
         try:
+            if not reuse:
+                raise RuntimeError("not reusable")
             for other in raw.context.pages:
                 if other is not raw:
                     await other.close()
             await raw.context.clear_cookies()
             await raw.context.clear_permissions()
-            await slot.page.goto("about:blank", timeout=10)
+            # No trip to about:blank: the next run's goto replaces the document anyway.
         except Exception:
             self.all.remove(slot)
             try:
@@ -450,7 +452,9 @@ async def _watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
 def _request_line(label: str, r) -> str:
     cookies = f" cookies={','.join(sorted(r.cookies))}" if r.cookies else ""
     query = f"?{r.query}" if r.query else ""
-    return f"{label} {r.method} {r.path}{query}{cookies}"[:400]
+    # What a server could check to refuse a cross-site request.
+    extra = "".join(f" {h}={r.headers[h]}" for h in ("Origin", "Sec-Fetch-Site") if h in r.headers and r.path.startswith("/api/"))
+    return f"{label} {r.method} {r.path}{query}{cookies}{extra}"[:400]
 
 
 class Run:
@@ -521,7 +525,8 @@ class Run:
             await taps.stop()
             if slot is not None:
                 try:
-                    await asyncio.wait_for(self.pages.release(slot), 20)
+                    reuse = not (probe.click or probe.grant or probe.category == "dos")
+                    await asyncio.wait_for(self.pages.release(slot, reuse=reuse), 20)
                 except Exception:
                     pass
 

@@ -128,7 +128,7 @@ test('theme: defaults, merge, and refusals that name the token and the value', (
   assert.throws(() => parseTheme({ accent: 'rgb(\u0661,2,3)' }), /not a color/, 'ASCII digits only');
 });
 
-test('auto-height: bounds, 1px jitter, content that follows its frame, A-B-A', () => {
+test('auto-height: bounds, 1px jitter, content that follows its frame, fast oscillation', () => {
   const h = heightController({ min: 24, max: 1000, jitter: 1, loopLimit: 2 });
   assert.equal(h.report(10, 150), 24, 'min bound');
   assert.equal(h.report(5000, 24), 1000, 'max bound');
@@ -148,15 +148,24 @@ test('auto-height: bounds, 1px jitter, content that follows its frame, A-B-A', (
   }
   assert.ok(sizes.length <= 3, `stops growing (${sizes})`);
   assert.equal(vh.frozen, 'grows-with-frame');
-  const flip = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2 });
+  let clock = 0;
+  const flip = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
   frame = 150;
   const seen = [];
   for (let i = 0; i < 20; i++) {
+    clock += 60; // each report follows the resize by a frame or so
     const next = flip.report(frame > 200 ? 150 : 250, frame); // small in a big frame, big in a small one
     if (next === null) break;
     frame = next;
     seen.push(next);
   }
-  assert.ok(seen.length <= 4, `stops oscillating (${seen})`);
+  assert.ok(seen.length <= 5, `stops oscillating (${seen})`);
+  assert.equal(flip.frozen, 'oscillates');
   assert.equal(frame, 250, 'settles on the larger height');
+  const accordion = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
+  for (let i = 0; i < 10; i++) {
+    clock += 1500; // a user opening and closing a section
+    assert.equal(accordion.report(i % 2 ? 100 : 300, i % 2 ? 300 : 100), i % 2 ? 100 : 300);
+  }
+  assert.equal(accordion.frozen, null);
 });

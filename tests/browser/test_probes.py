@@ -1,0 +1,66 @@
+"""The whole attack-probe catalogue on every engine, and proof that the probes can fail.
+
+One test per engine runs every probe (through sandbox.verify's runner, on the session's
+browser) and fails listing each UNEXPECTED outcome. The weakened-generator tests run a
+few probes against generators that drop one protection each: the probes must catch it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+import pytest
+
+from sandbox.verify.probes import load_catalogue
+from sandbox.verify.runner import CommandGenerator, Generator, run_engine
+from sandbox.verify.servers import Servers
+
+
+@pytest.fixture(scope="module")
+def servers(portal):
+    s = portal.run(Servers().start())
+    yield s
+    portal.run(s.stop())
+
+
+def _run(portal, _browsers, engine, servers, probes, generator):
+    session = _browsers.session(engine.name)
+    return portal.run(run_engine(session, probes, servers, generator), timeout=1200)
+
+
+@pytest.mark.timeout(1500)
+def test_the_catalogue_holds(engine, portal, _browsers, servers):
+    results = _run(portal, _browsers, engine, servers, load_catalogue(), Generator())
+    bad = [f"{r.probe}: observed {r.status}: {r.reason} | {'; '.join(r.evidence[:2])}" for r in results if r.verdict == "UNEXPECTED"]
+    assert not bad, f"{len(bad)} unexpected outcome(s) on {engine.name}:\n" + "\n".join(bad)
+
+
+# Each weakened generator is our generator with one protection removed.
+WEAKENED = {
+    "allow-same-origin": "h = h.replace('sandbox=\"allow-scripts\"', 'sandbox=\"allow-scripts allow-same-origin\"')",
+    "no-csp": "h = h.replace('Content-Security-Policy', 'X-Dropped')",
+}
+
+
+def weakened(kind: str) -> CommandGenerator:
+    code = (
+        "import sys; from sandbox.generator import build_iframe; "
+        "h = build_iframe(sys.stdin.read(), block_id='probe'); " + WEAKENED[kind] + "; sys.stdout.write(h)"
+    )
+    return CommandGenerator(shlex.join([sys.executable, "-c", code]))
+
+
+@pytest.mark.parametrize("kind, probe_ids", [
+    ("allow-same-origin", ["host.dom_read", "host.cookie_read", "host.dom_write"]),
+    ("no-csp", ["network.fetch", "loading.script_src", "loading.eval"]),
+])
+def test_a_weakened_generator_is_caught(engine, portal, _browsers, servers, kind, probe_ids):
+    probes = [p for p in load_catalogue() if p.id in probe_ids]
+    results = _run(portal, _browsers, engine, servers, probes, weakened(kind))
+    by_id = {r.probe: r for r in results}
+    for pid in probe_ids:
+        r = by_id[pid]
+        assert r.verdict == "UNEXPECTED", (pid, r.status, r.reason)
+        # Not only the static check: the browser showed the attack getting through.
+        assert r.status == "allowed" and r.evidence, (pid, r.status, r.reason, r.observed.get("why"))

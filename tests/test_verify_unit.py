@@ -1,0 +1,262 @@
+"""The verify harness without a browser: the probe loader, the generator-output check, verdicts, the report, the CLI's errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox.cli import main
+from sandbox.generator import build_iframe
+from sandbox.policy import CSP
+from sandbox.verify import report
+from sandbox.verify.probes import CATEGORIES, ProbeError, load_catalogue, load_probe
+from sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
+from sandbox.verify.probes import Expect
+
+MINIMAL = {
+    "id": "demo.probe", "title": "t", "category": "network", "attack": "a",
+    "block": {"source": "<script>{{alive}}</script>"},
+    "detect": [{"kind": "request", "path": "{{token}}/x"}],
+    "expect": {"default": "blocked"},
+}
+
+
+def write(tmp_path: Path, data: dict, name: str = "demo.probe") -> Path:
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------------------ catalogue
+
+
+def test_the_catalogue_loads_and_is_large_enough():
+    probes = load_catalogue()
+    assert len(probes) >= 60
+    assert len({p.id for p in probes}) == len(probes)
+
+
+def test_the_catalogue_covers_every_area_of_the_issue():
+    ids = {p.id for p in load_catalogue()}
+    cats = {p.category for p in load_catalogue()}
+    assert set(CATEGORIES) <= cats, f"categories without a probe: {set(CATEGORIES) - cats}"
+    for needed in [
+        "host.dom_read", "host.cookie_read", "host.local_storage", "host.title_write", "host.location_read",
+        "storage.local_storage", "storage.indexeddb", "network.fetch", "network.xhr", "network.websocket",
+        "network.eventsource", "network.send_beacon", "network.ping", "network.prefetch", "network.webtransport",
+        "loading.script_src", "loading.stylesheet", "loading.iframe", "loading.object", "loading.worker_blob",
+        "loading.wasm", "loading.eval", "forms.submit_get", "navigation.popup_click", "navigation.top_script",
+        "navigation.self", "navigation.meta_refresh", "navigation.history_back", "ui.alert", "ui.fullscreen",
+        "ui.pointer_lock", "ui.download_link", "ui.clipboard_write", "ui.geolocation", "exfiltration.img_https",
+        "exfiltration.font", "exfiltration.media", "exfiltration.css_background", "dns.preconnect", "dns.dns_prefetch",
+        "webrtc.stun", "base.relative_image", "credentials.img_host_api", "bridge.sibling_spoof",
+        "bridge.window_message_spoof", "bridge.setvalue_outside_fields", "bridge.oversize_message", "bridge.flood",
+        "bridge.openurl_javascript", "bridge.prototype_path", "leakage.hidden_state", "leakage.change_timing",
+        "breakout.close_srcdoc", "breakout.state_value", "breakout.theme_value", "host-csp.img_blocked", "dos.busy_loop",
+    ]:
+        assert needed in ids, needed
+
+
+def test_every_allowed_outcome_says_why():
+    for probe in load_catalogue():
+        for engine in ("chromium", "firefox", "webkit"):
+            expected = probe.expected(engine)
+            assert expected.outcome == "blocked" or len(expected.why) > 20, (probe.id, engine)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"kind": "nope"}, "kind"),
+        ({"id": "Bad Id"}, "dotted lower-case"),
+        ({"expect": {"default": "allowed"}}, "needs a 'why'"),
+        ({"expect": {"chromium": "blocked"}}, "no outcome for firefox, webkit"),
+        ({"expect": {"default": "blocked", "opera": "blocked"}}, "unknown key"),
+        ({"block": {"source": "{{nope}}"}}, "unknown template variable {{nope}}"),
+        ({"detect": []}, "detect"),
+        ({"extra": 1}, "extra"),
+    ],
+)
+def test_a_bad_probe_is_refused_naming_the_file_and_the_problem(tmp_path, change, message):
+    data = {**MINIMAL, **change}
+    if "kind" in change:
+        data = {**MINIMAL, "detect": [change]}
+    with pytest.raises(ProbeError) as info:
+        load_probe(write(tmp_path, data))
+    assert "demo.probe.json" in str(info.value) and message in str(info.value)
+
+
+def test_the_id_must_match_the_file_name_and_json_must_parse(tmp_path):
+    with pytest.raises(ProbeError, match="must equal the file name"):
+        load_probe(write(tmp_path, MINIMAL, name="other.name"))
+    bad = tmp_path / "broken.json"
+    bad.write_text("{", encoding="utf-8")
+    with pytest.raises(ProbeError, match=r"broken.json: not JSON.*line 1"):
+        load_probe(bad)
+
+
+def test_all_bad_files_are_reported_at_once(tmp_path):
+    write(tmp_path, {**MINIMAL, "id": "a.one"}, "a.one")
+    write(tmp_path, {**MINIMAL, "id": "b.two", "category": "nowhere"}, "b.two")
+    write(tmp_path, {**MINIMAL, "id": "c.three", "expect": {}}, "c.three")
+    with pytest.raises(ProbeError) as info:
+        load_catalogue(tmp_path)
+    assert "b.two.json" in str(info.value) and "c.three.json" in str(info.value)
+
+
+def test_a_source_may_live_in_an_html_file_beside(tmp_path):
+    data = {**MINIMAL, "block": {}}
+    path = write(tmp_path, data)
+    (tmp_path / "demo.probe.html").write_text("<p>from the file</p>", encoding="utf-8")
+    assert load_probe(path).block.source == "<p>from the file</p>"
+
+
+# ---------------------------------------------------------------------- generator output
+
+
+def ours(source: str = "<p>x</p>") -> str:
+    return build_iframe(source, block_id="probe")
+
+
+def test_our_generator_passes_the_static_check():
+    assert check_iframe(ours()) == []
+
+
+@pytest.mark.parametrize(
+    "weaken, problem",
+    [
+        (lambda h: h.replace('sandbox="allow-scripts"', 'sandbox="allow-scripts allow-same-origin"'), "sandbox is 'allow-scripts allow-same-origin'"),
+        (lambda h: h.replace(' sandbox="allow-scripts"', ""), "sandbox is None"),
+        (lambda h: h.replace('referrerpolicy="no-referrer"', ""), "referrerpolicy"),
+        (lambda h: h.replace("Content-Security-Policy", "X-Nothing"), "not the Content-Security-Policy meta"),
+        (lambda h: h.replace("default-src &#x27;none&#x27;", "default-src *").replace("default-src 'none'", "default-src *"), "must be the fixed policy"),
+        (lambda h: h.replace("<iframe ", '<iframe allow="clipboard-write" '), "'allow' attribute"),
+        (lambda h: h + "<script>alert(1)</script>", "elements beside the iframe: <script>"),
+    ],
+)
+def test_a_weakened_generator_output_is_flagged(weaken, problem):
+    html = weaken(ours())
+    assert html != ours()
+    assert any(problem in p for p in check_iframe(html)), check_iframe(html)
+
+
+@pytest.mark.parametrize("html, message", [
+    ("<p>no frame</p>", "exactly one <iframe>, found 0"),
+    (ours() + ours(), "exactly one <iframe>, found 2"),
+    ('<iframe sandbox="allow-scripts"></iframe>', "no srcdoc"),
+])
+def test_an_unusable_generator_output_is_an_error(html, message):
+    with pytest.raises(GeneratorOutputError, match=message):
+        check_iframe(html)
+
+
+def test_a_command_generator_is_run_with_the_source_on_stdin(tmp_path):
+    script = tmp_path / "gen.py"
+    script.write_text(
+        "import sys\nfrom sandbox.generator import build_iframe\n"
+        "sys.stdout.write(build_iframe(sys.stdin.read(), block_id='probe'))\n", encoding="utf-8")
+    gen = CommandGenerator(f"{sys.executable} {script}")
+    gen.preflight()
+    html = gen.run("<b>hi</b>")
+    assert check_iframe(html) == [] and "&lt;b&gt;hi&lt;/b&gt;" in html
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+BLOCKED = Expect(outcome="blocked")
+ALLOWED = Expect(outcome="allowed", why="by design, because the policy says so")
+
+
+@pytest.mark.parametrize("status, expected, problems, verdict", [
+    ("blocked", BLOCKED, [], "held"),
+    ("allowed", ALLOWED, [], "allowed"),
+    ("allowed", BLOCKED, [], "UNEXPECTED"),
+    ("blocked", ALLOWED, [], "UNEXPECTED"),
+    ("invalid", BLOCKED, [], "UNEXPECTED"),
+    ("error", BLOCKED, [], "UNEXPECTED"),
+    ("timeout", BLOCKED, [], "UNEXPECTED"),
+    ("blocked", BLOCKED, ["sandbox is wrong"], "UNEXPECTED"),
+    ("n/a", BLOCKED, [], "n/a"),
+])
+def test_verdicts(status, expected, problems, verdict):
+    assert judge(status, expected, problems) == verdict
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def sample_runs() -> tuple[list, list[EngineRun]]:
+    probes = load_catalogue()[:2]
+    evil = "<script>alert('x')</script>"
+    runs = [
+        EngineRun("chromium", [
+            Result(probes[0].id, "chromium", "blocked", BLOCKED),
+            Result(probes[1].id, "chromium", "allowed", BLOCKED, evidence=[f"request seen: {evil}"], observed={"self_report": evil}),
+        ]),
+    ]
+    return probes, runs
+
+
+def test_the_text_matrix_lists_unexpected_outcomes_with_their_evidence():
+    probes, runs = sample_runs()
+    text = report.text_matrix(probes, runs, 1.5)
+    assert "UNEXPECTED" in text and "held" in text
+    assert f"{probes[1].id} [chromium] observed allowed: expected blocked, observed allowed" in text
+    assert "evidence: request seen:" in text
+    assert report.unexpected(runs)[0].probe == probes[1].id
+
+
+def test_the_html_report_escapes_everything():
+    probes, runs = sample_runs()
+    page = report.to_html(probes, runs, generator="<b>gen</b>", wall=1.0)
+    assert "<script>alert" not in page and "&lt;script&gt;alert" in page
+    assert "<b>gen</b>" not in page
+    assert page.count("<script") == 0
+
+
+def test_the_json_report_round_trips():
+    probes, runs = sample_runs()
+    data = json.loads(json.dumps(report.to_json(probes, runs, generator="ours", wall=2.0)))
+    assert data["summary"] == {"held": 1, "allowed": 0, "UNEXPECTED": 1, "n/a": 0}
+    assert data["policy"]["csp"] == CSP
+    assert {r["verdict"] for r in data["results"]} == {"held", "UNEXPECTED"}
+
+
+# -------------------------------------------------------------------------- CLI errors
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["verify", "--engine", "opera"], "unknown engine 'opera'"),
+    (["verify", "--generator", "/no/such/generator"], "no such command '/no/such/generator'"),
+    (["verify", "--generator", f"{sys.executable} -c print(1)"], "exactly one <iframe>, found 0"),
+    (["verify", "--generator", f"{sys.executable} -c import\\ sys;\\ sys.exit(3)"], "exited with status 3"),
+    (["verify", "--generator", "'unbalanced"], "cannot split"),
+    (["verify", "--json", "/no/such/dir/out.json"], "does not exist"),
+    (["verify", "--probe", "nothing.like.this"], "no probe id starts with that"),
+])
+def test_verify_usage_errors_exit_2_with_a_clear_message(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_missing_engine_is_a_usage_error(monkeypatch, capsys):
+    import sandbox.engines as engines
+
+    monkeypatch.setattr(engines, "find_engines", lambda: [])
+    assert main(["verify", "--engine", "webkit"]) == 2
+    assert "engine 'webkit' is not installed" in capsys.readouterr().err
+
+
+def test_threats_md_cites_every_probe_and_only_real_ones():
+    import re
+
+    ids = {p.id for p in load_catalogue()}
+    text = (Path(__file__).resolve().parent.parent / "docs" / "THREATS.md").read_text(encoding="utf-8")
+    cited = set(re.findall(r"\[([a-z][a-z0-9_-]*\.[a-z0-9_.-]+)\]", text))
+    assert cited <= ids, f"THREATS.md cites unknown probes: {sorted(cited - ids)}"
+    assert ids <= cited, f"probes THREATS.md does not discuss: {sorted(ids - cited)}"
