@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,14 +13,17 @@ keeps it out of the tree, as the DOM does). ``<selectedcontent>`` gets a copy of
 selected option's content in lexbor as in the browser.
 
 Bad input (docs/PARSER.md, "Limits"): a source over :data:`MAX_SOURCE_BYTES`, NUL
-characters, unpaired surrogates and nesting that would make the parse slow are
-refused with an :class:`ExtractionError` that says where.
+characters and unpaired surrogates are refused with an :class:`ExtractionError`
+that says where; a source over :data:`GUARD_THRESHOLD` is parsed in a forked child
+that is stopped when nesting makes the parse slow.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import marshal
 import os
 import re
 import select
@@ -48,20 +51,23 @@ ATTRIBUTES = frozenset(("data-bind", "data-show"))
 
 #: Largest source accepted, counted in UTF-8 bytes. A block travels inline (in the
 #: A2A message and again, escaped, in the iframe's srcdoc) and is parsed by the
-#: browser on every mount; 4 MiB is far above any hand-written block and parses in
-#: well under 100 ms here, which keeps the worst case inside the 2 s budget.
+#: browser on every mount; 4 MiB is far above any hand-written block (the generator
+#: has its own, lower limit) and a benign 4 MiB source parses in about 0.1-0.5 s
+#: here, well inside the CPU budget below.
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 #: lexbor's tree builder walks the stack of open elements for scope checks, so its
 #: cost grows with tags x nesting depth: 20,000 nested <div> take about 1 s, 1,000
 #: nested <span> followed by 200,000 stray end tags take 1 s, 100,000 nested <div>
-#: 13 s. Up to this many characters no input gets near that (about 0.1 s at worst,
-#: see bench/extraction.py), so the source is parsed in-process; a larger one is
-#: parsed in a forked child limited to PARSE_CPU_SECONDS of CPU time.
+#: 13 s. Up to this many bytes no input gets near that (0.1-0.2 s at worst, see
+#: bench/extraction.py), so the document is parsed in-process; a larger one is
+#: parsed in a forked child stopped after PARSE_CPU_SECONDS of CPU time (docs/PARSER.md).
 GUARD_THRESHOLD = 32 * 1024
-PARSE_CPU_SECONDS = 1
-#: The child's wall-clock limit, for a child starved of CPU by a loaded machine.
-PARSE_WALL_SECONDS = 10.0
+PARSE_CPU_SECONDS = 1.5
+#: The child's wall-clock limit: an answer or an error within 2 s, even when a loaded
+#: machine starves the child of CPU (then a large source may be refused: the message
+#: says why).
+PARSE_WALL_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -112,16 +118,22 @@ def extract_paths(source: str, *, frozen: Iterable[str] = ()) -> list[str]:
     first segment is in ``frozen`` (with element, attribute and line:column), or the
     reason the source itself is refused.
     """
-    frozen = frozenset(frozen)
-    found = _raw_values(source, allow_nul=False)
-    unique = dict.fromkeys(map(itemgetter(2), found))  # first occurrence wins
+    document = _encode(source, allow_nul=False)
+    paths, bad = _run(_check_paths, document, frozenset(frozen))
+    if bad:
+        raise ExtractionError(_locate(source, bad))
+    return paths
+
+
+def _check_paths(document: bytes, frozen: frozenset[str]) -> tuple[list[str], list[tuple[str, str, str, str]]]:
+    """The unique values, and every occurrence of an invalid one (so each element is named)."""
+    found = _collect(document)
+    unique = list(dict.fromkeys(map(itemgetter(2), found)))  # first occurrence wins
     if all(_VALID_PATH.match(v) and len(v) <= MAX_LENGTH and v.count(".") < MAX_SEGMENTS
            and v.partition(".")[0] not in frozen for v in unique):
-        return list(unique)
-    # Every occurrence of an invalid value, so each element is named.
-    bad = [(tag, attribute, value, reason) for tag, attribute, value in found
-           if (reason := path_problem(value, frozen)) is not None]
-    raise ExtractionError(_locate(source, bad))
+        return unique, []
+    return unique, [(tag, attribute, value, reason) for tag, attribute, value in found
+                    if (reason := path_problem(value, frozen)) is not None]
 
 
 # The grammar of sandbox.paths as one match (the fast path); path_problem says why not.
@@ -133,14 +145,14 @@ def raw_values(source: str) -> list[tuple[str, str, str]]:
     value)`` for every data-bind/data-show attribute in DOM order, nothing validated
     or deduplicated. Unlike :func:`extract_paths` it accepts NUL characters, as a
     browser given the document as a string does."""
-    return _raw_values(source, allow_nul=True)
+    return _run(_collect, _encode(source, allow_nul=True))
 
 
-def _raw_values(source: str, *, allow_nul: bool) -> list[tuple[str, str, str]]:
-    document = _encode(source, allow_nul=allow_nul)
+def _run(fn, document: bytes, *args):
+    """``fn(document, *args)``, in a CPU-limited child when the document is large."""
     if len(document) > GUARD_THRESHOLD and hasattr(os, "fork"):
-        return _parse_isolated(document)
-    return _collect(document)
+        return _isolated(fn, document, *args)
+    return fn(document, *args)
 
 
 def _collect(document: bytes) -> list[tuple[str, str, str]]:
@@ -443,34 +455,41 @@ def _find(candidates, start: int, tag: str, attribute: str, value: str) -> int |
 
 # --------------------------------------------------------------- large sources
 
-def _parse_isolated(document: bytes) -> list[tuple[str, str, str]]:
-    """:func:`_collect` in a forked child that may use :data:`PARSE_CPU_SECONDS` of CPU.
+def _isolated(fn, *args):
+    """``fn(*args)`` in a forked child that may use :data:`PARSE_CPU_SECONDS` of CPU;
+    its result (strings, lists and tuples) comes back through a pipe.
 
     lexbor's cost grows with tags x nesting depth and a parse cannot be interrupted,
-    so a large source is parsed where the kernel can stop it (RLIMIT_CPU, then a
-    wall-clock kill). The child runs only lexbor and os.write, then os._exit: no
-    lock another thread may hold is touched, so forking a threaded process is safe.
+    so a large source is parsed where the kernel can stop it (a CPU-time timer,
+    then a wall-clock kill). The child runs only ``fn`` (lexbor and a little Python),
+    marshal and os.write, then os._exit: no lock another thread may hold is
+    touched, so forking a threaded process is safe.
     """
     read, write = os.pipe()
     with warnings.catch_warnings():  # Python 3.12+ warns about fork() with threads running
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
+        status = 1
         try:
-            import resource
-
+            gc.disable()  # a collection would touch (and so copy) every page of the parent
             os.close(read)
-            resource.setrlimit(resource.RLIMIT_CPU, (PARSE_CPU_SECONDS, PARSE_CPU_SECONDS + 1))
-            data = _SEP.join(_SEP.join(item) for item in _collect(document)).encode("utf-8")
-            view = memoryview(data)
+            # SIGPROF after PARSE_CPU_SECONDS of CPU time; its default action ends the
+            # child even inside lexbor (no Python handler runs there).
+            signal.signal(signal.SIGPROF, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_PROF, PARSE_CPU_SECONDS)
+            view = memoryview(marshal.dumps(fn(*args)))
             while view:
                 view = view[os.write(write, view):]
+            status = 0
         finally:
-            os._exit(0)
+            os._exit(status)
     os.close(write)
     chunks: list[bytes] = []
     deadline = time.monotonic() + PARSE_WALL_SECONDS
     killed = False
+    poller = select.poll()  # not select.select: it fails on descriptors above 1023
+    poller.register(read, select.POLLIN)
     try:
         while True:
             left = deadline - time.monotonic()
@@ -478,29 +497,34 @@ def _parse_isolated(document: bytes) -> list[tuple[str, str, str]]:
                 os.kill(pid, signal.SIGKILL)
                 killed = True
                 break
-            ready, _, _ = select.select([read], [], [], left)
-            if ready:
+            if poller.poll(left * 1000):
                 chunk = os.read(read, 1 << 20)
                 if not chunk:
                     break
                 chunks.append(chunk)
+    except BaseException:  # e.g. KeyboardInterrupt: do not leave the child running
+        os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         os.close(read)
         _, status = os.waitpid(pid, 0)
-    if killed or os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0:
+    if killed:
+        raise ExtractionError([Problem(None, None, None, None, None, _TOO_LATE)])
+    if os.WIFSIGNALED(status):
         raise ExtractionError([Problem(None, None, None, None, None, _TOO_SLOW)])
-    if not chunks:
-        return []
-    parts = b"".join(chunks).decode("utf-8").split(_SEP)
-    return list(zip(parts[0::3], parts[1::3], parts[2::3]))
+    if os.WEXITSTATUS(status) != 0:
+        raise ExtractionError([Problem(None, None, None, None, None, "the HTML parser failed on this source (out of memory?)")])
+    return marshal.loads(b"".join(chunks))
 
 
-# NUL is refused in sources and lexbor turns any other NUL into U+FFFD: a safe separator.
-_SEP = "\0"
 _TOO_SLOW = (
     f"the HTML parser needed more than {PARSE_CPU_SECONDS} s of CPU time for this source and was stopped: "
     "its cost grows with the number of tags times the nesting depth; browsers stop nesting elements "
     "at depth 512, so keep the markup far shallower"
+)
+_TOO_LATE = (
+    f"the HTML parser did not finish within {PARSE_WALL_SECONDS:g} s and was stopped: either the machine is "
+    "overloaded or the markup is nested too deeply (browsers stop nesting elements at depth 512)"
 )
 
 

@@ -132,7 +132,8 @@ def test_100k_levels_of_nesting_end_in_a_clear_error():
     with pytest.raises(ExtractionError) as info:
         extract_paths('<div data-bind="a">' * 100_000)
     (problem,) = info.value.problems
-    assert "CPU time" in problem.reason and "nesting depth" in problem.reason
+    # the CPU-time limit, or on a loaded machine the wall-clock one: both say why
+    assert "was stopped" in problem.reason and "nest" in problem.reason
 
 
 def test_large_sources_parse_in_a_child_with_the_same_result():

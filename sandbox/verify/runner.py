@@ -741,7 +741,8 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
     async def one(probe: Probe) -> Result:
         nonlocal done
         async with limit:
-            for attempt in (1, 2):
+            earlier: list[dict[str, str]] = []
+            for attempt in (1, 2, 3):
                 run = Run(probe, pages, servers, generator)
                 try:
                     result = await run.execute()
@@ -750,12 +751,12 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
                 except Exception as exc:  # one broken run must not hide the others
                     result = run.result("error", why=f"harness error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
                 # A run that did not exercise the probe (a lost click, a page too slow to load on a
-                # busy machine) is retried once; the second verdict stands and the first is kept.
-                if result.status not in ("invalid", "error") or attempt == 2:
+                # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
+                if result.status not in ("invalid", "error") or attempt == 3:
                     break
-                first = result
-            if attempt == 2:
-                result.observed["first_attempt"] = {"status": first.status, "reason": first.reason}
+                earlier.append({"status": result.status, "reason": result.reason})
+            if earlier:
+                result.observed["earlier_attempts"] = earlier
         done += 1
         if progress:
             progress(result, done, len(probes))

@@ -11,7 +11,7 @@ import json
 import time
 from pathlib import Path
 
-from bridge.protocol import HEIGHT_MAX, RATE_BURST
+from bridge.protocol import HEIGHT_MAX, RATE_BURST, RATE_PER_SECOND
 from sandbox.generator import build_srcdoc
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -320,7 +320,7 @@ def test_errors_and_csp_violations_reach_the_host_log(page, server):
     host.no_host_errors()
 
 
-OPENER_SOURCE = """<button id="open" onclick="flowUi.openUrl('https://127.0.0.1:9/opened').then(
+OPENER_SOURCE = """<button id="open" onclick="flowUi.openUrl(flowUi.get('target')).then(
   function () { window.opened = 'ok'; }, function (e) { window.opened = e.reason; })">open</button>
 <script>
   // Without a user gesture the host refuses. The call waits out any transient activation the
@@ -337,27 +337,51 @@ def _windows(page) -> int:
     return len(raw.context.pages) if page.engine.driver == "playwright" else len(raw.window_handles)
 
 
-def test_open_url_needs_a_gesture_and_opens_with_noopener(page, server):
-    host = Host(page, server)
-    host.mount("opener", OPENER_SOURCE, open=True)
-    time.sleep(6.5)  # no driver call meanwhile: the block's timer runs without any activation
-    assert host.wait_block("opener", "() => window.late !== 'pending' && window.late") == "no-gesture"
-    assert "no-gesture" in host.codes("opener")
-    before = _windows(page)
-    page.click("#open", frame=frame("opener"))
-    assert host.wait_block("opener", "() => window.opened") == "ok"
-    # A click in the block activates the host page too (user activation reaches the ancestors),
-    # measured in every engine: the host opens the window only while it holds that activation.
-    urls = host.js("() => T.urls.opener")
-    assert urls == [{"url": "https://127.0.0.1:9/opened", "activation": True}]
-    assert "open-url" in host.codes("opener")
-    if page.engine.driver == "playwright":  # WebKitGTK's MiniBrowser under WebDriver shows no new window
-        for _ in range(50):
-            if _windows(page) > before:
-                break
-            time.sleep(0.1)
-        assert _windows(page) == before + 1, "the new tab opened"
-    host.no_host_errors()
+def _https_server(portal):
+    import ssl
+
+    import trustme
+
+    from sandbox.server import LocalServer
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    trustme.CA().issue_cert("127.0.0.1").configure_cert(context)
+    return portal.run(LocalServer(ssl_context=context).start())
+
+
+def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, server, portal):
+    target = _https_server(portal)
+    try:
+        url = f"{target.base_url}/log/opened.html"
+        host = Host(page, server)
+        host.mount("opener", OPENER_SOURCE, fields=["target"], state={"target": url}, open=True)
+        time.sleep(6.5)  # no driver call meanwhile: the block's timer runs without any activation
+        assert host.wait_block("opener", "() => window.late !== 'pending' && window.late") == "no-gesture"
+        assert "no-gesture" in host.codes("opener")
+        before = _windows(page)
+        page.click("#open", frame=frame("opener"))
+        assert host.wait_block("opener", "() => window.opened") == "ok"
+        # A click in the block activates the host page too (user activation reaches the ancestors),
+        # measured in every engine: the host opens the window only while it holds that activation.
+        assert host.js("() => T.urls.opener") == [{"url": url, "activation": True}]
+        assert "open-url" in host.codes("opener")
+        # WebKit's popup blocker refuses the host's window.open here (see PROTOCOL.md): no window.
+        if page.name != "webkit":
+            for _ in range(100):
+                if target.logged("/log/opened.html") and _windows(page) > before:
+                    break
+                time.sleep(0.1)
+            assert _windows(page) == before + 1, "the new tab opened"
+            request = target.logged("/log/opened.html")[0]
+            assert "referer" not in {k.lower() for k in request.headers}, "noreferrer"
+            popup = page.async_page.raw.context.pages[-1]
+            assert portal.run(popup.evaluate("() => window.opener === null")), "noopener"
+        else:
+            time.sleep(1)
+            assert _windows(page) == before, "WebKit blocked it until now: if this fails, update PROTOCOL.md"
+        host.no_host_errors()
+    finally:
+        portal.run(target.stop())
 
 
 # -------------------------------------------------------------------------- refusals
@@ -418,7 +442,8 @@ def test_a_flood_is_dropped_and_reported_once(page, server):
     host.wait_block("flood", "() => raw.filter((m) => m.type === 'reply').length === 500")
     replies = host.block("flood", "() => raw.filter((m) => m.type === 'reply').map((m) => m.ok ? 'ok' : m.reason)")
     accepted = replies.count("ok")
-    assert RATE_BURST <= accepted < RATE_BURST + 40 and replies.count("rate-limited") == 500 - accepted
+    # The burst, plus what the bucket refills while the flood is handled (a few seconds at most).
+    assert RATE_BURST <= accepted < RATE_BURST + 5 * RATE_PER_SECOND and replies.count("rate-limited") == 500 - accepted
     assert host.codes("flood").count("rate-limited") == 1
     assert host.js("() => T.actions.flood.length") == accepted
     host.no_host_errors()
