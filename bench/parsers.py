@@ -149,7 +149,7 @@ async def browser_answers(engine_name: str, sources: list[str]):
     try:
         page = await session.new_page()
         await page.goto(server.add_page("<!DOCTYPE html><title>parity host</title><body></body>"))
-        answers = await page.evaluate(parity.BATCH_SCRIPT, {"prefix": parity.SRCDOC_PREFIX, "sources": sources, "parallel": 6}, timeout=300)
+        answers = await page.evaluate(parity.BATCH_SCRIPT, {"prefix": parity.SRCDOC_PREFIX, "sources": sources, "parallel": 12}, timeout=300)
         await page.close()
     finally:
         await session.close()

@@ -47,6 +47,9 @@ from .paths import MAX_LENGTH, MAX_SEGMENTS, PATH_PATTERN, path_problem
 #: builder cares: it is "in body" with frameset-ok off when the source begins.
 EXTRACTION_PREFIX = "<!DOCTYPE html><html><head></head><body>"
 SELECTOR = "[data-bind],[data-show]"
+#: The same elements, each once: lexbor's css() yields an element once per selector
+#: of a list it matches, querySelectorAll once.
+_UNIQUE_SELECTOR = "[data-bind],[data-show]:not([data-bind])"
 ATTRIBUTES = frozenset(("data-bind", "data-show"))
 
 #: Largest source accepted, counted in UTF-8 bytes. A block travels inline (in the
@@ -160,12 +163,7 @@ def _collect(document: bytes) -> list[tuple[str, str, str]]:
     tree = LexborHTMLParser(document, scripting=True)
     out: list[tuple[str, str, str]] = []
     append = out.append
-    seen: set[int] = set()
-    for node in _selector().find(SELECTOR, tree.root):
-        key = node.mem_id
-        if key in seen:  # lexbor yields an element once per selector it matches
-            continue
-        seen.add(key)
+    for node in _selector().find(_UNIQUE_SELECTOR, tree.root):
         attributes = node.attributes
         if node.tag_id == _TEMPLATE and _attaches_shadow_root(node):
             continue

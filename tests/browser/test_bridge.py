@@ -518,6 +518,14 @@ def test_theme_pushes_apply_without_reload_and_bad_values_never_arrive(page, ser
     assert after["themes"] == ["#123456", "rgb(255 0 0)"], "the refused theme never reached the block"
     assert after["marker"] == before["marker"] and host.js("() => T.handles.themed.loads") == 1, "no reload"
     assert "bad-theme" in host.codes("themed")
+
+    # Pushed before the block connected: kept, and the latest sent once it connects.
+    source = THEME_SOURCE + "<b id='v' data-bind='v'></b>"
+    spec = {"blockId": "early", "srcdoc": build_srcdoc(source, block_id="early", state={"v": 1}), "state": {"v": 1}}
+    assert host.js("""(spec) => { const error = T.mount(spec); const h = T.handles.early;
+      h.setState({ v: 2 }); h.setState({ v: 3 }); h.setTheme({ accent: '#00ff00' }); return [error, h.status]; }""", spec) == [None, "loading"]
+    host.wait("() => T.handles.early.status === 'connected'")
+    host.wait_block("early", "() => document.getElementById('v').textContent === '3' && flowUi.theme.accent === '#00ff00'")
     host.no_host_errors()
 
 
