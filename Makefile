@@ -38,8 +38,10 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/flowui-sandbox engines
 	$(VENV)/bin/flowui-sandbox paths examples/starter.html
-	$(VENV)/bin/flowui-sandbox build examples/starter.html --state examples/starter.state.json --page -o out/starter.html
+	$(VENV)/bin/flowui-sandbox build examples/starter.html --state examples/starter.state.json \
+	  --fields order.items,draft.email,draft.agree --block-id starter --page -o out/starter.html
 	@echo "wrote out/starter.html (open it in a browser)"
+	$(VENV)/bin/flowui-sandbox verify --html out/verify.html --json out/verify.json
 
 test: setup
 	node --test tests/js/
@@ -50,6 +52,8 @@ test-fast: python
 
 bench: setup
 	$(PY) bench/extraction.py
+	$(PY) bench/bridge.py
+	$(PY) bench/verify.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis

@@ -41,7 +41,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 
 from .errors import SandboxError, UsageError
-from .paths import MAX_LENGTH, MAX_SEGMENTS, PATH_PATTERN, path_problem
+from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, path_problem
 
 #: What precedes the author source in the block document, as far as the tree
 #: builder cares: it is "in body" with frameset-ok off when the source begins.
@@ -132,15 +132,17 @@ def _check_paths(document: bytes, frozen: frozenset[str]) -> tuple[list[str], li
     """The unique values, and every occurrence of an invalid one (so each element is named)."""
     found = _collect(document)
     unique = list(dict.fromkeys(map(itemgetter(2), found)))  # first occurrence wins
-    if all(_VALID_PATH.match(v) and len(v) <= MAX_LENGTH and v.count(".") < MAX_SEGMENTS
-           and v.partition(".")[0] not in frozen for v in unique):
+    if all(map(_VALID_PATH.match, unique)) and not (frozen and any(v.partition(".")[0] in frozen for v in unique)):
         return unique, []
     return unique, [(tag, attribute, value, reason) for tag, attribute, value in found
                     if (reason := path_problem(value, frozen)) is not None]
 
 
-# The grammar of sandbox.paths as one match (the fast path); path_problem says why not.
-_VALID_PATH = re.compile(rf"(?:{PATH_PATTERN})\Z")
+# The grammar of sandbox.paths, limits included, as one match (the fast path);
+# path_problem says why a value fails.
+_VALID_PATH = re.compile(
+    rf"(?=.{{1,{MAX_LENGTH}}}\Z)(?:{SEGMENT_PATTERN})(?:\.(?:{SEGMENT_PATTERN})){{0,{MAX_SEGMENTS - 1}}}\Z"
+)
 
 
 def raw_values(source: str) -> list[tuple[str, str, str]]:

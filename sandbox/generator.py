@@ -212,27 +212,69 @@ def build_iframe(source: str, *, block_id: str, title: str | None = None, **opti
 
 
 def build_page(source: str, *, block_id: str, title: str | None = None, **options: Any) -> str:
-    """A whole host page showing the block: the iframe and a little CSS, nothing loaded from the network.
+    """A whole host page that mounts the block with the bridge's host module, and shows the bridge log.
+
+    The page is one self-contained file (it works from ``file://``): the host module and
+    ``contract.js`` are inlined as ``data:`` modules through an import map, so nothing is
+    loaded from the network. Actions, value writes and URL requests are accepted and
+    logged on the page, so an author can try every bridge call.
 
     The page has no CSP of its own on purpose: a srcdoc iframe inherits its
     parent's policy, and the block's fixed policy must be the one that applies.
     """
     theme = check_theme(options.get("theme"))
-    iframe = build_iframe(source, block_id=block_id, title=title, **options)
+    srcdoc = build_srcdoc(source, block_id=block_id, **options)
+    title = check_text(f"html block {block_id}" if title is None else title, "title")
     t = theme.tokens
     css = (
         f"html{{color-scheme:{theme.color_scheme}}}"
         f"body{{margin:0;padding:24px;background:{t['page-background']};color:{t['text']};font:16px system-ui,sans-serif}}"
-        f"iframe{{display:block;box-sizing:border-box;width:100%;min-height:360px;border:1px solid {t['border']};"
-        f"border-radius:{t['radius-md']};background:{t['surface']}}}"
+        f"#block{{border:1px solid {t['border']};border-radius:{t['radius-md']};background:{t['surface']};overflow:hidden}}"
+        f"h2{{font-size:14px;color:{t['muted']};margin:24px 0 8px}}"
+        f"#log{{font:12px ui-monospace,monospace;margin:0;padding-left:20px;color:{t['muted']}}}"
     )
-    heading = escape_attribute(title if title is not None else f"html block {block_id}")
+    config = {"srcdoc": srcdoc, "title": title}
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{heading}</title><style>{css}</style></head>"
-        f"<body><main>{iframe}</main></body></html>"
+        f"<title>{escape_attribute(title)}</title><style>{css}</style>"
+        f'<script type="importmap">{script_json({"imports": _inlined_host_modules()}, "import map")}</script>'
+        f'<script type="application/json" id="flow-ui-page">{script_json(config, "page")}</script>'
+        f"</head><body><main><div id=\"block\"></div><h2>Bridge log</h2><ol id=\"log\"></ol></main>"
+        f'<script type="module">{_PAGE_SCRIPT}</script></body></html>'
     )
+
+
+# The page's own script: mount the block, accept what it asks, log every bridge event.
+_PAGE_SCRIPT = (
+    "import { mountHtmlBlock } from 'flowui-host';"
+    "const config = JSON.parse(document.getElementById('flow-ui-page').textContent);"
+    "const list = document.getElementById('log');"
+    "const show = (entry) => { const li = document.createElement('li');"
+    " li.textContent = `${entry.level} ${entry.code}: ${entry.message}`; list.append(li); };"
+    "window.flowUiHandle = mountHtmlBlock(document.getElementById('block'), {"
+    " srcdoc: config.srcdoc, title: config.title, onLog: show,"
+    " onAction: (action) => ({ received: action.action }), onValue: () => true, onOpenUrl: () => true });"
+)
+
+
+def _inlined_host_modules() -> dict[str, str]:
+    """The import map entries: the host module and contract.js as data: URLs."""
+    import base64
+
+    from bridge import BRIDGE_DIR, HOST_MODULE_FILE
+
+    host = HOST_MODULE_FILE.read_text(encoding="utf-8")
+    specifier = "from './contract.js';"
+    if host.count(specifier) != 1:
+        raise GeneratorError(f"bridge/flow-ui-host.js must import contract.js exactly once as {specifier!r}")
+    host = host.replace(specifier, "from 'flowui-contract';")
+    contract = (BRIDGE_DIR / "contract.js").read_text(encoding="utf-8")
+
+    def data_url(js: str) -> str:
+        return "data:text/javascript;base64," + base64.b64encode(js.encode("utf-8")).decode("ascii")
+
+    return {"flowui-host": data_url(host), "flowui-contract": data_url(contract)}
 
 
 # --- the `build` command ----------------------------------------------------------

@@ -2,8 +2,8 @@
 
 Everything that needs the Content-Security-Policy or the iframe's sandbox
 value (generator, host module, review, verify) reads it from here. The
-JavaScript host module receives these values through `bridge/policy.json`,
-which is generated from this module and checked by a test.
+JavaScript reads these values from `bridge/contract.js`, which is generated
+from this module (`flowui-sandbox contract --write`) and checked by a test.
 """
 
 from __future__ import annotations
@@ -37,7 +37,3 @@ FORBIDDEN_SANDBOX_TOKENS = (
 #: The iframe's referrer policy: the block learns nothing of the host's URL.
 REFERRER_POLICY = "no-referrer"
 
-
-def as_dict() -> dict[str, object]:
-    """The policy as the JSON the host module reads (bridge/policy.json)."""
-    return {"csp": CSP, "sandbox": SANDBOX, "referrerPolicy": REFERRER_POLICY}

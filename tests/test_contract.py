@@ -87,7 +87,6 @@ def test_javascript_grammars_match_python():
     assert not differ, f"JavaScript and Python disagree on {differ}"
 
 
-@pytest.mark.xfail(strict=True, reason="theme/grammar.py compiles without re.ASCII: Python accepts Unicode digits and spaces")
 def test_javascript_grammars_match_python_beyond_ascii():
     differ = _disagreements(UNICODE_SAMPLES)
     assert not differ, f"JavaScript and Python disagree on {differ}"

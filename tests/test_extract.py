@@ -216,3 +216,17 @@ def test_cli_nul(tmp_path, capsys):
     nul = _write(tmp_path, "nul.html", "<b>\0</b>")
     assert main(["paths", nul]) == 2
     assert f"{nul}: 1 problem\n  1:4: a NUL character" in capsys.readouterr().err
+
+
+def test_fast_path_check_agrees_with_the_path_grammar():
+    """extract's one-regex check must accept exactly what sandbox.paths accepts."""
+    import random
+
+    from sandbox.paths import MAX_LENGTH, MAX_SEGMENTS, path_problem
+
+    rng = random.Random(7)
+    samples = ["a" * MAX_LENGTH, "a" * (MAX_LENGTH + 1), ".".join("a" * MAX_SEGMENTS), ".".join("a" * (MAX_SEGMENTS + 1)),
+               "0", "01", "a.0.b", "a\n", "é", ""]
+    samples += ["".join(rng.choice("ab0_.1Z-\n ") for _ in range(rng.randrange(12))) for _ in range(20_000)]
+    for value in samples:
+        assert bool(extract._VALID_PATH.match(value)) == (path_problem(value) is None), repr(value)

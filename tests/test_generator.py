@@ -265,14 +265,19 @@ def test_iframe_for_a_given_document():
     assert iframe_for(srcdoc, block_id="b") == build_iframe("<p>x</p>", block_id="b", paths=[])
 
 
-def test_page_shows_the_block_and_loads_nothing():
+def test_page_mounts_the_block_and_loads_nothing():
     page = build_page("<p>hi</p>", block_id="b", paths=[], theme={"color-scheme": "dark"}, title="Demo <1>")
     tree = parse(page)
-    iframes = list(tree.iter(f"{NS}iframe"))
-    assert len(iframes) == 1 and iframes[0].get("srcdoc") == build_srcdoc("<p>hi</p>", block_id="b", paths=[], theme={"color-scheme": "dark"})
     assert tree.find(f"{NS}head/{NS}title").text == "Demo <1>"
+    scripts = {s.get("type"): s for s in tree.iter(f"{NS}script")}
+    assert set(scripts) == {"importmap", "application/json", "module"}
+    config = json.loads(scripts["application/json"].text)
+    assert config["srcdoc"] == build_srcdoc("<p>hi</p>", block_id="b", paths=[], theme={"color-scheme": "dark"})
+    imports = json.loads(scripts["importmap"].text)["imports"]
+    assert set(imports) == {"flowui-host", "flowui-contract"}
+    assert all(url.startswith("data:text/javascript;base64,") for url in imports.values())
     for element in tree.iter():
-        assert element.tag.removeprefix(NS) not in ("script", "link", "img", "object", "embed")
+        assert element.tag.removeprefix(NS) not in ("iframe", "link", "img", "object", "embed")
         assert not {"src", "href"} & set(element.attrib), element.tag
     assert "color-scheme:dark" in page
 

@@ -45,8 +45,9 @@ LENGTH_PATTERN = rf"0|{_NUM}(?:px|rem|em|%)"
 #: Longest value accepted for any token (a generous bound on the grammars above).
 MAX_VALUE_LENGTH = 64
 
-_COLOR = re.compile(rf"(?:{COLOR_PATTERN})\Z")
-_LENGTH = re.compile(rf"(?:{LENGTH_PATTERN})\Z")
+# re.ASCII: \d and \s mean what they mean in JavaScript (no Unicode digits or spaces).
+_COLOR = re.compile(rf"(?:{COLOR_PATTERN})\Z", re.ASCII)
+_LENGTH = re.compile(rf"(?:{LENGTH_PATTERN})\Z", re.ASCII)
 
 
 def color_problem(value: str) -> str | None:

@@ -558,9 +558,10 @@ class Run:
     async def click(self, page: Page, selector: str) -> None:
         frame = FRAME.format(i=0)
         if self.engine.driver == "playwright":
-            # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends.
+            # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
+            # force: Firefox's hit test inside a sandboxed frame timed out now and then on a loaded machine.
             locator = page.raw.frame_locator(frame).locator(selector).first  # type: ignore[attr-defined]
-            await locator.click(timeout=10000, no_wait_after=True)
+            await locator.click(timeout=10000, no_wait_after=True, force=True)
         else:
             await page.click(selector, frame=frame, timeout=10)
 
