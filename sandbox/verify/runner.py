@@ -595,7 +595,7 @@ class Run:
         def fired(obs: Observation) -> str:
             return self.check(obs, watch, taps, host, host_alive, frames, checks)
 
-        evidence = [hit for obs in (*probe.detect, *ALWAYS) if (hit := fired(obs))]
+        evidence = list(dict.fromkeys(hit for obs in (*probe.detect, *ALWAYS) if (hit := fired(obs))))
         if evidence:
             return self.result("allowed", evidence)
         if not host_alive:
