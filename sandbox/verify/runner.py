@@ -30,8 +30,7 @@ from .probes import (
 )
 from .servers import HOST_COOKIES, Servers, Taps, cookie_value
 
-#: Pages open at once per engine (the machine has 2 cores; WebKit pages are whole MiniBrowsers).
-# Pages per engine. The 2-core machine is CPU-bound with three browsers (no idle CPU during a run):
+#: Pages open at once per engine (WebKit pages are whole MiniBrowsers). The 2-core machine is CPU-bound with three browsers (no idle CPU during a run):
 # 3 pages each gave the same wall time as 6 (160 s against 169 s) with fewer pages lost to timeouts.
 CONCURRENCY = {"chromium": 3, "firefox": 3, "webkit": 3}
 #: Seconds a probe run may take beyond its observation window before it counts as timed out.
