@@ -230,3 +230,19 @@ def test_fast_path_check_agrees_with_the_path_grammar():
     samples += ["".join(rng.choice("ab0_.1Z-\n ") for _ in range(rng.randrange(12))) for _ in range(20_000)]
     for value in samples:
         assert bool(extract._VALID_PATH.match(value)) == (path_problem(value) is None), repr(value)
+
+
+def test_hot_path_reads_what_the_browser_proven_path_reads():
+    """extract_paths reads values only (_values); the parity test proves _collect against the
+    browsers. Both must agree on the whole parity corpus."""
+    import importlib.util
+
+    here = Path(__file__).resolve().parent / "browser" / "parity"
+    spec = importlib.util.spec_from_file_location("parity_generate", here / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cases = json.loads((here / "traps.json").read_text(encoding="utf-8")) + module.generate()
+    assert len(cases) >= 300
+    for case in cases:
+        document = extract._encode(case["source"], allow_nul=True)
+        assert extract._values(document) == [v for _, _, v in extract._collect(document)], case["name"]
