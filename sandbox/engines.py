@@ -26,7 +26,6 @@ import tempfile
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 ENGINE_NAMES = ("chromium", "firefox", "webkit")

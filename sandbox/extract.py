@@ -28,18 +28,17 @@ import os
 import re
 import select
 import signal
-import sys
 import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from html import unescape
-from pathlib import Path
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 
 from .errors import SandboxError, UsageError
+from .files import read_text
 from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, path_problem
 
 #: What precedes the author source in the block document, as far as the tree
@@ -565,7 +564,7 @@ def _paths_command(args: argparse.Namespace) -> int:
     errors: list[str] = []
     for name in args.files:
         try:
-            results[name] = extract_paths(_read_source(name), frozen=frozen)
+            results[name] = extract_paths(read_text(name, limit=MAX_SOURCE_BYTES), frozen=frozen)
         except ExtractionError as exc:
             errors.append(str(ExtractionError(exc.problems, name=name)))
         except UsageError as exc:
@@ -581,26 +580,6 @@ def _paths_command(args: argparse.Namespace) -> int:
     if errors:
         raise UsageError("\n".join(errors))
     return 0
-
-
-def _read_source(name: str) -> str:
-    path = Path(name)
-    try:
-        data = sys.stdin.buffer.read() if name == "-" else path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_SOURCE_BYTES:
-        raise UsageError(f"{name}: {len(data):,} bytes; at most {MAX_SOURCE_BYTES:,} (4 MiB) are accepted")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        head = data[: exc.start]
-        line = head.count(b"\n") + 1
-        column = len(head[head.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
-        raise UsageError(f"{name}:{line}:{column}: not UTF-8 (byte 0x{data[exc.start]:02X} at offset {exc.start}); "
-                         "save the file as UTF-8") from None
 
 
 __all__ = ["extract_paths", "ExtractionError", "Problem", "EXTRACTION_PREFIX", "MAX_SOURCE_BYTES"]

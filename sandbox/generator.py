@@ -56,6 +56,7 @@ from bridge import runtime_source
 from theme import Theme
 
 from .errors import SandboxError, UsageError
+from .files import read_text
 from .extract import MAX_SOURCE_BYTES, extract_paths
 from .jsonjs import check_json, script_json
 from .paths import path_problem
@@ -293,28 +294,12 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     command("build")(_build_command)
 
 
-def _read_text(name: str) -> str:
-    path = Path(name)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{name}: is a directory, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"{name}: cannot read: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{name}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
-
-
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
 def _read_json(name: str) -> Any:
-    text = _read_text(name)
+    text = read_text(name, limit=MAX_SOURCE_BYTES)
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
@@ -340,7 +325,7 @@ def _build_command(args: argparse.Namespace) -> int:
     fields = checked("--fields", check_paths, _split(args.fields), "fields", frozen)
     state = checked(args.state, check_state, _read_json(args.state)) if args.state else None
     theme = checked(args.theme, check_theme, _read_json(args.theme)) if args.theme else None
-    source = _read_text(args.file)
+    source = read_text(args.file, limit=MAX_SOURCE_BYTES)
     build = build_page if args.page else build_iframe
     html = checked(args.file, lambda: build(source, block_id=args.block_id, fields=fields, state=state, theme=theme, frozen=frozen))
     if args.output:

@@ -20,7 +20,6 @@ import ssl
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
@@ -52,8 +51,10 @@ class LoggedRequest:
 class LocalServer:
     """An aiohttp server on 127.0.0.1; ``await start()``, then use :attr:`base_url`."""
 
-    def __init__(self, *, ssl_context: ssl.SSLContext | None = None, host: str = "127.0.0.1"):
+    def __init__(self, *, ssl_context: ssl.SSLContext | None = None, host: str = "127.0.0.1", public_host: str | None = None):
         self.host = host
+        #: The name browsers use in URLs (e.g. ``localhost`` for a second site); the socket binds ``host``.
+        self.public_host = public_host or host
         self.ssl_context = ssl_context
         self.app = web.Application(client_max_size=8 * 1024 * 1024)
         self.pages: dict[str, tuple[bytes, dict[str, str]]] = {}
@@ -69,7 +70,7 @@ class LocalServer:
     @property
     def base_url(self) -> str:
         scheme = "https" if self.ssl_context else "http"
-        return f"{scheme}://{self.host}:{self.port}"
+        return f"{scheme}://{self.public_host}:{self.port}"
 
     async def start(self) -> "LocalServer":
         self._runner = web.AppRunner(self.app, access_log=None)
@@ -102,11 +103,13 @@ class LocalServer:
         body, headers = entry
         return web.Response(body=body, headers=headers)
 
-    async def _log(self, request: web.Request) -> web.StreamResponse:
-        body = await request.read()
+    def _record(self, request: web.Request, body: bytes) -> None:
         self.requests.append(
             LoggedRequest(request.method, request.path, request.query_string, dict(request.headers), dict(request.cookies), body)
         )
+
+    async def _log(self, request: web.Request) -> web.StreamResponse:
+        self._record(request, await request.read())
         suffix = Path(request.path).suffix
         payload, ctype = _BODIES.get(suffix, (b"", "text/plain"))
         return web.Response(body=payload, content_type=ctype, headers={"Access-Control-Allow-Origin": "*"})

@@ -7,8 +7,6 @@ import json
 import re
 import subprocess
 
-import pytest
-
 from bridge import runtime_source
 from sandbox import contract
 

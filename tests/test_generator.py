@@ -343,7 +343,7 @@ def test_build_page_to_a_file(capsys, files):
     "setup, argv, message",
     [
         (None, ["missing.html"], "missing.html: no such file"),
-        (("block.html", b"<p>\xff\xfe</p>"), ["block.html"], "block.html: not UTF-8 (byte 0xff at offset 3)"),
+        (("block.html", b"<p>\xff\xfe</p>"), ["block.html"], "block.html:1:4: not UTF-8 (byte 0xFF at offset 3)"),
         (("s.json", b"{nope"), ["ok.html", "--state", "s.json"], "s.json: not JSON: Expecting property name enclosed in double quotes (line 1 column 2)"),
         (("s.json", b'{"a": NaN}'), ["ok.html", "--state", "s.json"], "s.json: not JSON: NaN is not JSON"),
         (("s.json", b"[1]"), ["ok.html", "--state", "s.json"], "s.json: state: expected a JSON object at the top, got list"),

@@ -54,33 +54,22 @@ class Origin(LocalServer):
     """
 
     def __init__(self, label: str, *, ssl_context: ssl.SSLContext | None = None, public_host: str = "127.0.0.1"):
-        super().__init__(ssl_context=ssl_context)
+        super().__init__(ssl_context=ssl_context, public_host=public_host)
         self.label = label
-        self.public_host = public_host
-        self.cookie_tokens: dict[str, str] = {}  # host page key -> token of its cookies
+        self.cookie_tokens: set[str] = set()  # host pages (by token) that set the host cookies
         self.app.router.add_get("/host/{id}", self._host_page)
         self.app.router.add_route("*", "/api/{tail:.*}", self._api)
         self.app.router.add_route("*", "/dl/{tail:.*}", self._download)
 
-    @property
-    def base_url(self) -> str:
-        scheme = "https" if self.ssl_context else "http"
-        return f"{scheme}://{self.public_host}:{self.port}"
-
     def add_host_page(self, html: str, *, token: str, headers: dict[str, str] | None = None) -> str:
         """Serve a host page that also sets the host cookies (values made from ``token``)."""
         url = self.add_page(html, headers=headers, name=token)
-        self.cookie_tokens[token] = token
+        self.cookie_tokens.add(token)
         return url.replace("/p/", "/host/", 1)
 
     def forget(self, token: str) -> None:
         self.pages.pop(token, None)
-        self.cookie_tokens.pop(token, None)
-
-    def _record(self, request: web.Request, body: bytes) -> None:
-        self.requests.append(
-            LoggedRequest(request.method, request.path, request.query_string, dict(request.headers), dict(request.cookies), body)
-        )
+        self.cookie_tokens.discard(token)
 
     async def _host_page(self, request: web.Request) -> web.Response:
         key = request.match_info["id"]
@@ -90,7 +79,7 @@ class Origin(LocalServer):
                 if samesite == "None" and not self.ssl_context:
                     continue  # browsers refuse SameSite=None without Secure
                 response.set_cookie(
-                    name, cookie_value(name, self.cookie_tokens[key]), path="/", samesite=samesite,
+                    name, cookie_value(name, key), path="/", samesite=samesite,
                     httponly=httponly, secure=bool(self.ssl_context),
                 )
         return response

@@ -461,7 +461,7 @@ def test_messages_from_anything_but_the_blocks_own_frame_are_ignored(page, serve
     }""")
     # The host page itself (or any other script) posting a hello on its own window.
     host.js("() => { window.postMessage({ type: 'flow-ui:hello', v: 1 }, '*'); return true; }")
-    host.wait(f"() => T.codes('b').includes('hello-refused')")
+    host.wait("() => T.codes('b').includes('hello-refused')")
     assert host.codes("a").count("connected") == 1 and host.codes("b").count("connected") == 1
     assert "hello-refused" not in host.codes("a")
     assert host.js("() => T.actions.a.length + T.actions.b.length") == 0
