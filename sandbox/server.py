@@ -20,8 +20,12 @@ import ssl
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
+
+if TYPE_CHECKING:  # pragma: no cover
+    import trustme
 
 BRIDGE_DIR = Path(__file__).resolve().parent.parent / "bridge"
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
@@ -115,6 +119,17 @@ class LocalServer:
         return web.Response(body=payload, content_type=ctype, headers={"Access-Control-Allow-Origin": "*"})
 
 
+def tls_context(*hosts: str) -> tuple[trustme.CA, ssl.SSLContext]:
+    """A CA made at run time (trustme) and a server context with a leaf for ``hosts``
+    (default 127.0.0.1): HTTPS on 127.0.0.1 without touching the system's trust store."""
+    import trustme
+
+    ca = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(*(hosts or ("127.0.0.1",))).configure_cert(context)
+    return ca, context
+
+
 async def wait_until(predicate, timeout: float = 5, interval: float = 0.05) -> bool:
     """Poll ``predicate()`` until it is truthy or ``timeout`` passes; return the last result."""
     loop = asyncio.get_running_loop()
@@ -126,4 +141,4 @@ async def wait_until(predicate, timeout: float = 5, interval: float = 0.05) -> b
         await asyncio.sleep(interval)
 
 
-__all__ = ["LocalServer", "LoggedRequest", "wait_until"]
+__all__ = ["LocalServer", "LoggedRequest", "tls_context", "wait_until"]

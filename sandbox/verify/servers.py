@@ -28,7 +28,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..server import LocalServer, LoggedRequest
+from ..server import LocalServer, LoggedRequest, tls_context
 
 #: The host's cookies: name -> (SameSite, HttpOnly). ``None`` needs ``Secure``, so HTTPS only.
 HOST_COOKIES = {
@@ -151,12 +151,7 @@ class Servers:
     """The four origins of a verify run; ``async with Servers() as s:``."""
 
     def __init__(self) -> None:
-        import trustme
-
-        self.ca = trustme.CA()
-        leaf = self.ca.issue_cert("127.0.0.1", "localhost")
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        leaf.configure_cert(context)
+        self.ca, context = tls_context("127.0.0.1", "localhost")
         self._tmp = tempfile.TemporaryDirectory(prefix="flowui-verify-")
         #: The run's CA certificate (PEM), for a browser that must trust it instead of ignoring errors.
         self.ca_file = Path(self._tmp.name) / "flowui-verify-ca.pem"

@@ -338,15 +338,9 @@ def _windows(page) -> int:
 
 
 def _https_server(portal):
-    import ssl
+    from sandbox.server import LocalServer, tls_context
 
-    import trustme
-
-    from sandbox.server import LocalServer
-
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    trustme.CA().issue_cert("127.0.0.1").configure_cert(context)
-    return portal.run(LocalServer(ssl_context=context).start())
+    return portal.run(LocalServer(ssl_context=tls_context()[1]).start())
 
 
 def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, server, portal):
