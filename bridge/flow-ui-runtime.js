@@ -6,7 +6,7 @@
   'use strict';
 
   // @generated-constants-begin: written by `flowui-sandbox contract --write` from
-  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"}};
+  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"}};
   // @generated-constants-end
 
   // @core-begin: pure functions, shared with the host module (contract.py copies this
@@ -389,11 +389,24 @@
   var sentHeight = -1;
   var lastReport = 0;
   var heightTimer = 0;
+  // The viewport as of the last resize event. A timer can run after the host resized the frame
+  // but before its resize event, where author code refits: the report waits for that event (at
+  // most heightResizeWaitMs, the event may never come for a frame that is not rendered).
+  var resizedViewport = window.innerHeight;
+  var resizeWaitSince = 0;
   function reportHeight() {
     heightTimer = 0;
-    lastReport = Date.now();
+    var now = Date.now();
+    var viewport = window.innerHeight;
+    if (viewport !== resizedViewport) {
+      if (!resizeWaitSince) resizeWaitSince = now;
+      if (now - resizeWaitSince < C.heightResizeWaitMs) { heightTimer = setTimeout(reportHeight, C.heightReportMs); return; }
+      resizedViewport = viewport;
+    }
+    resizeWaitSince = 0;
+    lastReport = now;
     var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
-    if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: window.innerHeight }); }
+    if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: viewport }); }
   }
   function scheduleHeight() {
     if (heightTimer) return;
@@ -402,6 +415,7 @@
   // Engines skip rendering work (ResizeObserver included) for cross-origin frames outside the
   // viewport; the load events still come, so a block below the fold reports its height too.
   if (typeof ResizeObserver === 'function') new ResizeObserver(scheduleHeight).observe(document.documentElement);
+  window.addEventListener('resize', function () { resizedViewport = window.innerHeight; scheduleHeight(); });
   document.addEventListener('DOMContentLoaded', scheduleHeight);
   window.addEventListener('load', scheduleHeight);
 

@@ -52,6 +52,10 @@ HEIGHT_JITTER = 1
 HEIGHT_LOOP_LIMIT = 3
 #: The runtime reports its height at most once per this many milliseconds (trailing edge).
 HEIGHT_REPORT_MS = 50
+#: After the frame is resized, the runtime holds its report until the frame's resize event has
+#: run (author code refits there), at most this many milliseconds: a report in between would pair
+#: the new viewport with the old content and read as a change of direction.
+HEIGHT_RESIZE_WAIT_MS = 500
 
 #: The mediaType of the ui-action data part (SPEC §3).
 UI_ACTION_MEDIA_TYPE = "application/vnd.platform.ui-action+json"
@@ -96,6 +100,7 @@ def limits() -> dict[str, Any]:
         "heightJitter": HEIGHT_JITTER,
         "heightLoopLimit": HEIGHT_LOOP_LIMIT,
         "heightReportMs": HEIGHT_REPORT_MS,
+        "heightResizeWaitMs": HEIGHT_RESIZE_WAIT_MS,
         "uiActionMediaType": UI_ACTION_MEDIA_TYPE,
         "reasons": REASONS,
     }

@@ -61,7 +61,8 @@ def runtime_constants() -> dict:
         "maxPathLength": paths.MAX_LENGTH,
         "maxPathSegments": paths.MAX_SEGMENTS,
         **{k: limits[k] for k in ("protocolVersion", "maxMessageChars", "maxMessageDepth", "actionPattern",
-                                  "actionMaxLength", "urlMaxLength", "queueLimit", "heightReportMs", "reasons")},
+                                  "actionMaxLength", "urlMaxLength", "queueLimit", "heightReportMs",
+                                  "heightResizeWaitMs", "reasons")},
     }
 
 
