@@ -79,7 +79,7 @@ def runtime_text(current: str | None = None) -> str:
 
 def contract_text(runtime: str) -> str:
     from bridge import protocol
-    from theme import DARK, LIGHT, TOKENS
+    from theme import DARK, LIGHT, TOKEN_TABLE, TOKENS
     from theme import grammar
     from theme.tokens import COLOR_SCHEMES, CSS_PREFIX
 
@@ -110,6 +110,7 @@ def contract_text(runtime: str) -> str:
         "THEME": {
             "prefix": CSS_PREFIX,
             "tokens": dict(TOKENS),
+            "purposes": {t.name: t.purpose for t in TOKEN_TABLE},
             "colorSchemes": list(COLOR_SCHEMES),
             "colorPattern": _js_regex(grammar.COLOR_PATTERN),
             "lengthPattern": _js_regex(grammar.LENGTH_PATTERN),
