@@ -268,6 +268,11 @@ class Flow:
                         self._bind(text(base), frozenset((STATE, l[1], False) if l[0] == STATE else l for l in labels))
             elif kind == "call_expression":
                 self._call(node)
+                arguments = node.child_by_field_name("arguments")
+                for arg in arguments.named_children if arguments is not None else ():
+                    self.labels(arg)  # records the reads of arguments no assignment holds
+            elif kind == "expression_statement" and node.named_child_count:
+                self.labels(node.named_children[0])
             elif kind == "return_statement":
                 function = _enclosing_function(node)
                 if function is not None and node.named_child_count:
@@ -530,6 +535,10 @@ _DECODERS = frozenset(("atob", "String.fromCharCode", "String.fromCodePoint", "u
 _COMPUTED_ROOTS = frozenset(("window", "document", "globalThis", "self", "top", "parent", "frames", "navigator", "location"))
 _TRUE = frozenset(("true", "1", "!0", "!false"))
 _ENCODED_MIN = 80
+#: Namespace names are identifiers, never loaded (createElementNS, setAttributeNS).
+XML_NAMESPACES = frozenset(("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
+                            "http://www.w3.org/1998/Math/MathML", "http://www.w3.org/XML/1998/namespace",
+                            "http://www.w3.org/2000/xmlns"))
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _FUNCTIONS = frozenset(("function_declaration", "function_expression", "arrow_function", "method_definition", "function",
@@ -776,8 +785,10 @@ class Inspector:
         else:
             pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
         for piece, value in pieces:
-            stripped = value.strip()
-            if absolute_url(stripped):
+            found = [u for u in urls_in_text(value) if u.rstrip("/") not in XML_NAMESPACES]
+            if value.strip().startswith("//") and absolute_url(value.strip()):
+                found.insert(0, value.strip())
+            for stripped in found:
                 verdict = classify(stripped, "string")
                 host = host_of(stripped)
                 if verdict.status == "external":
@@ -787,7 +798,7 @@ class Inspector:
                     self.emit("url.blocked-scheme", script, piece,
                               f"{verdict.scheme}: URL in a script string ({_shorten(stripped)}): blocked by the policy; only https leaves",
                               hosts=[host] if host else [], evidence={"url": stripped, "use": "script"})
-            elif len(value) >= _ENCODED_MIN and " " not in value:
+            if not found and len(value) >= _ENCODED_MIN and " " not in value:
                 chars = set(value)
                 raw = text(piece)
                 escapes = raw.count("\\x") + raw.count("\\u")
