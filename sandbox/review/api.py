@@ -15,7 +15,6 @@ from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
 from .static import analyse
 
-DEFAULT_TIME_LIMIT = 10.0
 
 
 def tool_version() -> str:
@@ -42,12 +41,13 @@ def expand(paths: Iterable[str]) -> list[str]:
 
 def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str] = (), state: dict[str, Any] | None = None,
            theme: dict[str, Any] | None = None, engines: Sequence[str] | None = None, static_only: bool = False,
-           sensitive: Sequence[str] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
+           sensitive: Sequence[str] | None = None, time_limit: float | None = None,
            progress: Callable[[str], None] | None = None, baseline: dict[str, str] | None = None,
            fail_on: str = "high") -> ReviewReport:
     """Review blocks (file names, directories, or :class:`BlockInput`) and return the report.
 
-    ``fields``/``state``/``theme`` apply to blocks given as file names. ``baseline`` maps
+    ``time_limit`` is the per-block limit in each engine (None: the in-browser layer's
+    default). ``fields``/``state``/``theme`` apply to blocks given as file names. ``baseline`` maps
     fingerprints to justifications: those findings are moved to ``report.suppressed``.
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
     """
@@ -75,12 +75,13 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     if not static_only:
         from .browser import run_browser_layer  # the in-browser layer (sandbox/review/browser.py)
 
-        results = run_browser_layer(blocks, list(engines) if engines else None, time_limit=time_limit, progress=progress)
+        limit = {} if time_limit is None else {"time_limit": time_limit}  # None: the browser layer's default
+        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, **limit)
         for report, result in zip(reports, results):
             report.browser = result
             report.findings = merge(report.findings, result.findings)
-            for f in result.findings:
-                used_engines.extend(e for e in f.engines if e not in used_engines)
+            seen = [*result.screenshots, *result.timed_out, *(e for f in result.findings for e in f.engines)]
+            used_engines.extend(e for e in seen if e not in used_engines)
         if engines:
             used_engines = list(engines)
     suppressed: dict[str, str] = {}

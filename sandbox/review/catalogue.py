@@ -66,10 +66,20 @@ def _load(text: str, disabled: frozenset[str]) -> dict[str, Rule]:
     return rules
 
 
+@functools.cache
+def _catalogue_text(mtime_ns: int) -> str:
+    return RULES_FILE.read_text(encoding="utf-8")
+
+
+@functools.cache
+def _disabled(value: str) -> frozenset[str]:
+    return frozenset(x.strip() for x in value.split(",") if x.strip())
+
+
 def load_rules() -> dict[str, Rule]:
-    """Every enabled rule by id, in catalogue order."""
-    disabled = frozenset(x.strip() for x in os.environ.get("FLOWUI_REVIEW_DISABLE", "").split(",") if x.strip())
-    return _load(RULES_FILE.read_text(encoding="utf-8"), disabled)
+    """Every enabled rule by id, in catalogue order (re-read when rules.toml changes)."""
+    disabled = _disabled(os.environ.get("FLOWUI_REVIEW_DISABLE", ""))
+    return _load(_catalogue_text(RULES_FILE.stat().st_mtime_ns), disabled)
 
 
 def rule(rule_id: str) -> Rule:

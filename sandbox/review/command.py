@@ -31,7 +31,7 @@ def add_cli(sub, command) -> None:
     p.add_argument("--baseline", metavar="F", help="a baseline: findings whose fingerprint it lists (with a justification) are suppressed")
     p.add_argument("--write-baseline", metavar="F", help="write the findings as a baseline to F (justifications to fill in)")
     p.add_argument("--sensitive", metavar="w,w", help="comma-separated words that make a path sensitive (replaces the default list)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="S", help="per-block time limit in the browser, seconds (default: 10)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S", help="per-block time limit in each engine, seconds (default: the in-browser layer's, 15)")
     p.add_argument("--list-rules", action="store_true", help="print the rule catalogue (Markdown) and exit")
     command("review")(_review_command)
 
@@ -39,7 +39,7 @@ def add_cli(sub, command) -> None:
 def _review_command(args: argparse.Namespace) -> int:
     from ..generator import _read_json, _split, check_paths, check_state, check_theme
     from . import render
-    from .api import DEFAULT_TIME_LIMIT, baseline_document, failing, load_baseline, review
+    from .api import baseline_document, failing, load_baseline, review
 
     if args.list_rules:
         _write(args.output, render.rules_markdown())
@@ -63,7 +63,7 @@ def _review_command(args: argparse.Namespace) -> int:
     progress = _progress() if sys.stderr.isatty() else None
     report = review(args.files, fields=fields, state=state if isinstance(state, dict) else None,
                     theme=theme.to_json() if hasattr(theme, "to_json") else theme, engines=args.engine,
-                    static_only=args.static, sensitive=sensitive, time_limit=args.time_limit or DEFAULT_TIME_LIMIT,
+                    static_only=args.static, sensitive=sensitive, time_limit=args.time_limit,
                     progress=progress, baseline=baseline, fail_on=args.fail_on)
     if progress is not None:
         sys.stderr.write("\r\x1b[K")

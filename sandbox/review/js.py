@@ -73,6 +73,8 @@ class Script:
     kind: str                                 # "script" or "handler:onclick" etc.
     tree: object = None
     data: bytes = b""
+    nodes: list = field(default_factory=list)
+    flow_nodes: list = field(default_factory=list)
 
     def position(self, node: Node) -> tuple[int, int]:
         return self.at(len(self.data[:node.start_byte].decode("utf-8", "replace")))
@@ -90,6 +92,7 @@ class Event:
     hosts: list[str] = field(default_factory=list)
     evidence: dict = field(default_factory=dict)
     context: str = ""
+    once: bool = False
 
 
 def text(node: Node | None) -> str:
@@ -138,14 +141,40 @@ def walk(node: Node):
         stack.extend(reversed(current.children))
 
 
-def parse(script: Script) -> Script:
+_FLOW_TYPES = frozenset(("variable_declarator", "assignment_expression", "augmented_assignment_expression", "call_expression",
+                         "return_statement", "arrow_function", "for_in_statement", "expression_statement"))
+
+
+def parse(script: Script, cache: dict | None = None) -> Script:
+    """Parse ``script`` (``cache``: code -> an already parsed Script of the same text)."""
+    if cache is not None:
+        done = cache.get(script.code)
+        if done is not None:
+            script.data, script.tree, script.nodes, script.flow_nodes = done.data, done.tree, done.nodes, done.flow_nodes
+            return script
+        cache[script.code] = script
     script.data = script.code.encode("utf-8", "surrogatepass")
     script.tree = _parser().parse(script.data)
+    # One walk: every pass below reads these lists.
+    script.nodes = list(walk(script.tree.root_node))
+    script.flow_nodes = [n for n in script.nodes if n.type in _FLOW_TYPES]
     return script
+
+
 
 
 def callee_name(node: Node) -> str:
     """``a.b.c`` for a member chain of identifiers (window./globalThis. dropped), else ""."""
+    if node is None:
+        return ""
+    if node.type == "identifier":
+        return text(node)
+    if node.type not in ("member_expression", "parenthesized_expression", "this"):
+        return ""
+    return _callee_name(node)
+
+
+def _callee_name(node: Node) -> str:
     parts = []
     while node is not None:
         if node.type == "identifier" or node.type == "this":
@@ -171,6 +200,9 @@ class Flow:
 
     def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str]):
         self.scripts = scripts
+        # The flow is name-based and flow-insensitive, so a script repeated verbatim (the same
+        # handler on every row) adds nothing: each distinct text is analysed once.
+        self.unique = list({script.code: script for script in scripts}.values())
         self.select = select                  # CSS selector -> data-bind paths of matching elements
         self.markup_paths = markup_paths
         self.vars: dict[str, frozenset] = {}
@@ -180,17 +212,19 @@ class Flow:
         self.reads: dict[str, Node] = {}     # state paths read -> first node
         self.changed = True
         self._collect_functions()
+        self._memo: dict[int, frozenset] = {}
         for _ in range(8):                    # to a fixed point (8 is far more than real blocks need)
             self.changed = False
-            for script in scripts:
-                self._propagate(script.tree.root_node)
+            self._memo = {}
+            for script in self.unique:
+                self._propagate(script.flow_nodes)
             if not self.changed:
                 break
 
     # -- set-up -----------------------------------------------------------------------
     def _collect_functions(self) -> None:
-        for script in self.scripts:
-            for node in walk(script.tree.root_node):
+        for script in self.unique:
+            for node in script.nodes:
                 if node.type in ("function_declaration", "generator_function_declaration"):
                     name = node.child_by_field_name("name")
                     self.functions.setdefault(text(name), []).append(node)
@@ -242,8 +276,8 @@ class Flow:
         params = function.child_by_field_name("parameters")
         return list(params.named_children) if params is not None else []
 
-    def _propagate(self, root: Node) -> None:
-        for node in walk(root):
+    def _propagate(self, nodes: list[Node]) -> None:
+        for node in nodes:
             kind = node.type
             if kind == "variable_declarator":
                 value = node.child_by_field_name("value")
@@ -356,9 +390,16 @@ class Flow:
         return labels
 
     def labels(self, node: Node | None) -> frozenset:
+        """Labels of ``node``, memoised for the current pass (the last pass changes nothing,
+        so what it memoises is final)."""
         if node is None:
             return frozenset()
-        return self._labels(node)
+        key = node.id
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        labels = memo[key] = self._labels(node)
+        return labels
 
     def _read(self, path: str, node: Node) -> None:
         self.reads.setdefault(path, node)
@@ -380,7 +421,7 @@ class Flow:
             for child in node.named_children:
                 if child.type == "template_substitution":
                     for inner in child.named_children:
-                        out |= self._labels(inner)
+                        out |= self.labels(inner)
                 elif child.type == "string_fragment" and absolute_url(text(child)):
                     out.add((URL, text(child)))
             return frozenset(out)
@@ -442,7 +483,7 @@ class Flow:
                 out |= self._member(self._labels(function.child_by_field_name("object")), None)
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
-                    out |= self._labels(arg)
+                    out |= self.labels(arg)
             return frozenset((STATE, l[1], False) if l[0] == STATE else l for l in out)
         if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
@@ -454,7 +495,7 @@ class Flow:
                 compare = op is not None and text(op) in ("===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in")
             condition = node.child_by_field_name("condition") if kind == "ternary_expression" else None
             for child in node.named_children:
-                labels = self._labels(child)  # always computed: it records the reads
+                labels = self.labels(child)  # always computed: it records the reads
                 if not compare and child != condition:
                     out |= labels
             return out
@@ -462,11 +503,11 @@ class Flow:
             out = frozenset()
             for child in node.named_children:
                 if child.type == "pair":
-                    out |= self._labels(child.child_by_field_name("value"))
+                    out |= self.labels(child.child_by_field_name("value"))
                 elif child.type == "shorthand_property_identifier":
                     out |= self.vars.get(text(child), frozenset())
                 elif child.type == "spread_element":
-                    out |= self._labels(child)
+                    out |= self.labels(child)
             return out
         if kind in ("assignment_expression", "augmented_assignment_expression"):
             return self._labels(node.child_by_field_name("right"))
@@ -553,8 +594,18 @@ class Inspector:
         self.fields = fields
         self.events: list[Event] = []
         self._seen: set[tuple[str, str]] = set()
+        copies: dict[str, list[Script]] = {}
         for script in flow.scripts:
+            copies.setdefault(script.code, []).append(script)
+        for script in flow.unique:
+            start = len(self.events)
             self._script(script)
+            # A verbatim copy has the same findings at its own position (once-per-block ones excepted).
+            found = self.events[start:]
+            for other in copies[script.code]:
+                if other is not script:
+                    self.events.extend(Event(e.rule, other, e.node, e.message, e.paths, e.hosts, e.evidence, e.context)
+                                       for e in found if not e.once)
 
     def emit(self, rule: str, script: Script, node: Node, message: str, **extra) -> None:
         extra.setdefault("context", text(node)[:200])
@@ -565,7 +616,7 @@ class Inspector:
         if (rule, key) in self._seen:
             return
         self._seen.add((rule, key))
-        self.emit(rule, script, node, message, **extra)
+        self.emit(rule, script, node, message, once=True, **extra)
 
     # -- a sink -----------------------------------------------------------------------
     def sink(self, script: Script, node: Node, value: Node | None, sink: str, kind: str, *, html: bool = False) -> None:
@@ -597,7 +648,7 @@ class Inspector:
                       f" does not parse near {text(bad)[:40]!r}: the browser drops the whole script",
                       context=script.code[:200])
         aliases = self.flow.aliases
-        for node in walk(root):
+        for node in script.nodes:
             kind = node.type
             if kind == "assignment_expression" or kind == "augmented_assignment_expression":
                 self._assignment(script, node)

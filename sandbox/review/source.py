@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ..extract import _ATTRIBUTE, _FOREIGN_NAMES, EXTRACTION_PREFIX, _tags
+from ..extract import _ATTRIBUTE, _FOREIGN_NAMES, _LOWER, _RAW_TEXT, _TOKEN, EXTRACTION_PREFIX, _raw_text_end
 
 
 class Positions:
@@ -74,42 +74,47 @@ class Document:
         return self.positions.at(max(0, offset))
 
     def _locate(self) -> None:
-        source = self.source
-        queues: dict[str, list] = {}
-        foreign = [False]
-        depth = 0
-        for tag in _tags(source, foreign):
-            if tag.name in _FOREIGN_NAMES:
-                depth = max(0, depth + (-1 if tag.end else 0 if tag.self_closing else 1))
-                foreign[0] = depth > 0
-            if not tag.end:
-                queues.setdefault(tag.name, []).append(tag)
-        used: dict[str, int] = {}
+        """Match the elements that need a position to their start tags, by tag name and
+        ordinal (the n-th <button> of the DOM is the n-th <button> start tag, except where
+        the tree builder moves or copies elements: then by attribute names)."""
         body = self.tree.body
         if body is None:
             return
+        wanted: list[tuple[object, str, int, dict]] = []
+        ordinal: dict[str, int] = {}
         for node in body.traverse(include_text=False):
             if node is body:
                 continue
             name = node.tag
+            index = ordinal.get(name, 0)
+            ordinal[name] = index + 1
             attributes = node.attributes
-            element = Element(node, name, -1)
-            candidates = queues.get(name.lower(), ())
-            start = used.get(name, 0)
-            hit = None
-            names = set(attributes)
-            for index in range(start, len(candidates)):
-                if set(_attr_names(candidates[index].attrs)) == names:
-                    hit = index
+            if name in INTERESTING_TAGS:
+                wanted.append((node, name, index, attributes))
+                continue
+            for a in attributes:
+                if a[:2] == "on" or a in INTERESTING_ATTRIBUTES:
+                    wanted.append((node, name, index, attributes))
                     break
-            if hit is None and start < len(candidates):
-                hit = start
+        if not wanted:
+            return
+        queues = _start_tags(self.source, {name for _, name, _, _ in wanted})
+        source = self.source
+        for node, name, index, attributes in wanted:
+            element = Element(node, name, -1)
+            candidates = queues.get(name, ())
+            names = set(attributes)
+            hit = None
+            if index < len(candidates) and set(_attr_names(candidates[index].group("attrs"))) == names:
+                hit = index
+            else:
+                hit = next((i for i in range(len(candidates)) if set(_attr_names(candidates[i].group("attrs"))) == names),
+                           index if index < len(candidates) else None)
             if hit is not None:
-                used[name] = hit + 1
                 tag = candidates[hit]
-                element.offset = tag.offset
-                attrs_at = tag.offset + 1 + len(tag.name)
-                for match in _ATTRIBUTE.finditer(tag.attrs):
+                element.offset = tag.start()
+                attrs_at = tag.start("attrs")
+                for match in _ATTRIBUTE.finditer(tag.group("attrs")):
                     attr_name = match.group(1).lower()
                     if attr_name in element.attrs or attr_name not in attributes:
                         continue
@@ -118,12 +123,57 @@ class Document:
                     element.attrs[attr_name] = Attr(attr_name, attributes[attr_name] or "", at,
                                                     match.group(group) if group else None)
                 if name in ("script", "style"):
-                    close = source.find(">", attrs_at + len(tag.attrs))
+                    close = source.find(">", tag.end("attrs"))
                     element.content_offset = close + 1 if close >= 0 else -1
             for attr_name, value in attributes.items():
                 if attr_name not in element.attrs:
                     element.attrs[attr_name] = Attr(attr_name, value or "", max(element.offset, 0))
             self.elements.append(element)
+
+
+def _start_tags(source: str, names: set[str]) -> dict[str, list]:
+    """The start tags (regex matches of extract.py's tokenizer) of the tag ``names``, in
+    source order. The same scan as extract.py's ``_tags`` (comments, bogus comments and
+    raw text skipped; svg/math content has no raw text), keeping only what is asked for."""
+    queues: dict[str, list] = {name: [] for name in names}
+    search = _TOKEN.search
+    length = len(source)
+    pos = 0
+    depth = 0
+    while True:
+        match = search(source, pos)
+        if match is None:
+            break
+        pos = match.end()
+        name = match.group("name")
+        if name is None:
+            continue
+        close = match.group("close")
+        if close == "":
+            break
+        name = name.translate(_LOWER)
+        end = match.group("end") == "/"
+        if name in _FOREIGN_NAMES:
+            depth = max(0, depth + (-1 if end else 0 if close == "/>" else 1))
+        if end:
+            continue
+        queue = queues.get(name)
+        if queue is not None:
+            queue.append(match)
+        if depth == 0:
+            if name == "plaintext":
+                break
+            if name in _RAW_TEXT:
+                pos = _raw_text_end(source, pos, name, length)
+    return queues
+
+
+#: Elements and attributes the static layer reports on or reads code from (others get no position).
+INTERESTING_TAGS = frozenset(("script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed",
+                              "portal", "fencedframe", "form", "a", "area", "img", "source", "video", "audio", "track",
+                              "input", "image", "feimage", "button"))
+INTERESTING_ATTRIBUTES = frozenset(("style", "src", "srcset", "href", "xlink:href", "poster", "background", "lowsrc",
+                                    "data", "action", "formaction", "target", "ping"))
 
 
 def _attr_names(text: str) -> list[str]:

@@ -7,6 +7,7 @@ projection (paths received, read, unread, unprojected, sensitive) for the report
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -84,7 +85,8 @@ class _Analysis:
         scripts: list[Script] = []
         for element in self.doc.elements:
             self._element(element, scripts)
-        flow = Flow([parse(s) for s in scripts], self._select, markup)
+        parsed: dict = {}
+        flow = Flow([parse(s, parsed) for s in scripts], self._select, markup)
         inspector = Inspector(flow, self.fields)
         for event in inspector.events:
             line, column = event.script.position(event.node)
@@ -265,12 +267,19 @@ class _Analysis:
         return 1, 1
 
     def _sensitive(self, path: str) -> bool:
-        for segment in path.split("."):
-            words = segment.lower().split("_")
-            for word in self.sensitive:
-                if word == segment.lower() or "_" not in word and word in words or "_" in word and word in segment.lower():
-                    return True
-        return False
+        return _is_sensitive(path, self.sensitive)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_sensitive(path: str, words: tuple[str, ...]) -> bool:
+    """A segment is sensitive when it is one of ``words`` or has one as a whole snake_case
+    word (``card_number``: card); a word with ``_`` (``api_key``) matches inside a segment."""
+    for segment in path.lower().split("."):
+        parts = segment.split("_")
+        for word in words:
+            if word == segment or ("_" in word and word in segment) or word in parts:
+                return True
+    return False
 
 
 def _same_tree(root, node) -> bool:
