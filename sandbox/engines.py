@@ -152,7 +152,7 @@ class Page(ABC):
         """Close a page that may be hung (a block in a busy loop) without waiting on it;
         EngineError when the browser itself did not let go (then close the session)."""
         try:
-            await asyncio.wait_for(self.close(), 5)
+            await asyncio.wait_for(self.close(), 30)
         except Exception as exc:
             raise EngineError(f"{self.engine.name}: a hung page could not be closed ({type(exc).__name__})") from None
 

@@ -27,7 +27,7 @@ from .proxy import HOST_ORIGIN, Seen
 from .run import SETTLE, SLOTS, Lane, Observed, Work
 
 #: A main-thread stall of the host page longer than this is a finding (ms).
-STALL_MS = 1000
+STALL_MS = 3000
 #: More requests than this from one block is a flood.
 FLOOD = 200
 #: Default per-block time limit (s) per engine.
@@ -54,6 +54,7 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
                              progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS) -> list[BrowserResult]:
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-review"))
+    loop.set_exception_handler(_quiet)
     _, context = tls_context("127.0.0.1", "localhost")
     works = [_work(i, b) for i, b in enumerate(blocks)]
     total = len(works) * len(engines)
@@ -72,6 +73,13 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
         per_engine = {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}
         results.append(judge(w, per_engine))
     return results
+
+
+def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A tunnel the browser tore down mid-handshake is no news; anything else is reported as usual."""
+    if isinstance(context.get("exception"), (ConnectionError, OSError, AttributeError)):
+        return
+    loop.default_exception_handler(context)
 
 
 def _work(index: int, block: BlockInput) -> Work:
@@ -209,8 +217,9 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
     for v in host.get("values", []):
         result.bridge.append({"engine": engine, "type": "setValue", "path": v.get("path"), "value": v.get("value")})
         at = locate(src, f"'{v.get('path')}'", f'"{v.get("path")}"')
-        make.add("bridge.set-value", f"setValue({v.get('path')!r}, {_short(v.get('value'))})", at=at,
-                 context=f"setValue {v.get('path')}", paths=[str(v.get("path"))], evidence={"value": _short(v.get("value"))})
+        value = canaries.describe(_short(v.get("value")))
+        make.add("bridge.set-value", f"setValue({v.get('path')!r}, {value})", at=at,
+                 context=f"setValue {v.get('path')}", paths=[str(v.get("path"))], evidence={"value": value})
     for u in host.get("urls", []):
         target = str(u.get("url", ""))
         result.bridge.append({"engine": engine, "type": "openUrl", "url": target})
@@ -276,7 +285,7 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
 
     # ---- CPU, hangs, height
     if obs.timed_out:
-        make.add("browser.timeout", f"the block did not finish its review within the per-block time limit in {engine}; "
+        make.add("browser.timeout", "the block did not finish its review within the per-block time limit; "
                  "its page was closed and the review went on", context="timeout", evidence={"actions": obs.actions[-5:]})
     elif host.get("maxGap", 0) > STALL_MS:
         make.add("browser.main-thread-stall", f"the host page's main thread stalled for {host['maxGap']} ms",

@@ -74,6 +74,13 @@ class Canaries:
             return self.number(path) + 0.5
         return self.string(path)
 
+    def describe(self, text: str) -> str:
+        """``text`` with each string canary shown as the path (or input) it stands for, in «»."""
+        for value, label in self.strings.items():
+            if value in text:
+                text = text.replace(value, f"«{label}»")
+        return text
+
     def find(self, *texts: str) -> dict[str, str]:
         """The labels whose canary appears in any of ``texts`` (after decoding): label -> how it was encoded."""
         found: dict[str, str] = {}

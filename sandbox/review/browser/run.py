@@ -88,8 +88,7 @@ class Lane:
         self.size = slots
         self.on_done = on_done
         self.session: Session | None = None
-        self._relaunch = asyncio.Lock()
-        self.generation = 0
+        self._closing: set[asyncio.Task] = set()
 
     async def run(self, works: list[Work]) -> dict[int, Observed]:
         out: dict[int, Observed] = {}
@@ -135,6 +134,8 @@ class Lane:
         try:
             await asyncio.gather(*(worker(n) for n in range(min(self.size, len(works)) or 1)))
         finally:
+            if self._closing:
+                await asyncio.wait(list(self._closing), timeout=10)
             try:
                 await asyncio.wait_for(self.session.close(), 30)
             except Exception:
@@ -147,17 +148,18 @@ class Lane:
         return page, Slot(page)
 
     async def _drop(self, page: Page) -> None:
-        """Close a page the last block may have hung; relaunch the browser when even that fails."""
-        try:
-            await page.abandon()
-        except EngineError:
-            async with self._relaunch:
-                old = self.session
-                try:
-                    await asyncio.wait_for(old.close(), 10)  # type: ignore[union-attr]
-                except Exception:
-                    pass
-                self.session = await launch(self.engine)
+        """Close a page the last block may have hung, in the background: a busy renderer can take
+        Chromium many seconds to let go of, and the slot's next block needs no wait for it."""
+
+        async def close() -> None:
+            try:
+                await asyncio.wait_for(page.abandon(), 60)
+            except Exception:
+                pass  # the browser goes when the lane ends
+
+        task = asyncio.ensure_future(close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     # ------------------------------------------------------------------ one block
 
