@@ -110,5 +110,26 @@ def test_every_format_writes(hostile, tmp_path):
 
 
 def test_review_md_lists_every_rule():
+    from sandbox.review.docs import table_in
+
     doc = (ROOT / "docs/REVIEW.md").read_text(encoding="utf-8")
-    assert rules_markdown() in doc, "docs/REVIEW.md's rule table is stale: paste `flowui-sandbox review --list-rules`"
+    assert table_in(doc) == rules_markdown(), "docs/REVIEW.md's rule table is stale: run .venv/bin/python -m sandbox.review.docs"
+    assert all(f"`{rule_id}`" in doc for rule_id in load_rules())
+
+
+def test_merge_unions_engines_and_folds_browser_confirmations():
+    from sandbox.review.api import merge
+    from sandbox.review.model import Finding
+
+    static = [Finding.make("exfil.state-to-url", "state order.total flows into img.src", file="b.html", line=4, column=3,
+                           paths=["order.total"], hosts=["evil.example"], evidence={"sink": "img.src"})]
+    seen = [Finding.make("exfil.state-to-url", f"order.total left in {e}", file="b.html", line=1, column=1, layer="browser",
+                         engines=[e], paths=["order.total"], hosts=["evil.example"]) for e in ("webkit", "chromium")]
+    other = Finding.make("browser.request-flood", "many", file="b.html", line=1, column=1, layer="browser", engines=["firefox"])
+    again = other.model_copy(update={"engines": ["chromium"]})
+    merged = merge(static, [*seen, other, again])
+    assert [(f.rule, f.layer, f.engines) for f in merged] == [
+        ("browser.request-flood", "browser", ["chromium", "firefox"]),
+        ("exfil.state-to-url", "static", ["chromium", "webkit"]),
+    ]
+    assert (merged[1].line, merged[1].column) == (4, 3)

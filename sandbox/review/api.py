@@ -138,6 +138,9 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
                 sink = f.evidence.get("sink")
                 if sink and sink not in leak.sinks:
                     leak.sinks.append(sink)
+        if f.rule == "exfil.state-to-url" and f.evidence.get("sink") == "flowUi.openUrl":
+            bridge.append(BridgeCall(kind="openUrl", target=", ".join(f.hosts) or "(computed)", line=f.line, column=f.column,
+                                     dynamic=True, paths=f.paths))
         if f.rule in ("bridge.send", "bridge.set-value", "bridge.open-url", "bridge.open-url-dynamic"):
             ev = f.evidence
             kind = ev.get("kind") or {"bridge.send": "send", "bridge.set-value": "setValue"}.get(f.rule, "openUrl")
