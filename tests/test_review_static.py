@@ -46,7 +46,8 @@ def test_disabling_a_rule_loses_recall(rule_id, monkeypatch):
 
 
 def test_every_static_rule_is_exercised():
-    exercised = set(STATIC_RULES) | {"source.refused"}  # source.refused: test_oversized_source below
+    # source.refused and source.too-complex: the bad-input tests below.
+    exercised = set(STATIC_RULES) | {"source.refused", "source.too-complex"}
     missing = [r.id for r in load_rules().values() if r.layer != "browser" and r.id not in exercised]
     assert not missing, f"rules no corpus block expects: {missing}"
 
@@ -99,3 +100,13 @@ def test_sensitive_words_are_configurable():
     kw = dict(fields=["user.shoe_size"])
     assert not positions("<p data-bind='user.shoe_size'></p>", "projection.sensitive-path", **kw)
     assert positions("<p data-bind='user.shoe_size'></p>", "projection.sensitive-path", sensitive=["shoe_size"], **kw)
+
+
+def test_deep_or_slow_scripts_give_a_finding_not_a_hang():
+    deep = "<script>x = " + "(" * 3000 + "1" + ")" * 3000 + ";</script>"
+    assert [f.rule for f in review_static(deep)] == ["source.too-complex"]
+    long = "<script>" + "var a = flowUi.state.x;\n" * 3000 + "</script>"
+    start = time.monotonic()
+    findings = review_static(long, time_limit=0.01)
+    assert time.monotonic() - start < 5
+    assert [f.rule for f in findings] == ["source.too-complex"] and "time limit" in findings[0].message

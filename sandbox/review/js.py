@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -75,6 +77,7 @@ class Script:
     data: bytes = b""
     nodes: list = field(default_factory=list)
     flow_nodes: list = field(default_factory=list)
+    parents: dict = field(default_factory=dict)
 
     def position(self, node: Node) -> tuple[int, int]:
         return self.at(len(self.data[:node.start_byte].decode("utf-8", "replace")))
@@ -133,6 +136,18 @@ def literal_fragments(node: Node) -> list[str]:
     return out
 
 
+_local = threading.local()
+
+
+class TooComplex(Exception):
+    """The static analysis stopped: out of time, or nesting deeper than Python's recursion."""
+
+
+def parent_of(node: Node) -> Node | None:
+    """The parent of a node of the scripts being analysed (recorded by :func:`parse`)."""
+    return _local.parents.get(node.id)
+
+
 def walk(node: Node):
     stack = [node]
     while stack:
@@ -145,18 +160,33 @@ _FLOW_TYPES = frozenset(("variable_declarator", "assignment_expression", "augmen
                          "return_statement", "arrow_function", "for_in_statement", "expression_statement"))
 
 
-def parse(script: Script, cache: dict | None = None) -> Script:
+def parse(script: Script, cache: dict | None = None, deadline: float = float("inf")) -> Script:
     """Parse ``script`` (``cache``: code -> an already parsed Script of the same text)."""
     if cache is not None:
         done = cache.get(script.code)
         if done is not None:
             script.data, script.tree, script.nodes, script.flow_nodes = done.data, done.tree, done.nodes, done.flow_nodes
+            script.parents = done.parents
             return script
         cache[script.code] = script
     script.data = script.code.encode("utf-8", "surrogatepass")
     script.tree = _parser().parse(script.data)
-    # One walk: every pass below reads these lists.
-    script.nodes = list(walk(script.tree.root_node))
+    # One walk: every pass below reads these lists. Parents are recorded here because
+    # tree-sitter's Node.parent searches down from the root (quadratic in a long script).
+    nodes: list[Node] = []
+    parents: dict[int, Node] = {}
+    stack = [script.tree.root_node]
+    while stack:
+        current = stack.pop()
+        nodes.append(current)
+        if not len(nodes) & 1023 and time.monotonic() > deadline:
+            raise TooComplex("time")
+        children = current.children
+        for child in children:
+            parents[child.id] = current
+        stack.extend(reversed(children))
+    script.nodes = nodes
+    script.parents = parents
     script.flow_nodes = [n for n in script.nodes if n.type in _FLOW_TYPES]
     return script
 
@@ -198,11 +228,14 @@ def _callee_name(node: Node) -> str:
 class Flow:
     """Labels of expressions across all scripts of a block (see the module docstring)."""
 
-    def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str]):
+    def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str],
+                 deadline: float = float("inf")):
+        self.deadline = deadline
         self.scripts = scripts
         # The flow is name-based and flow-insensitive, so a script repeated verbatim (the same
         # handler on every row) adds nothing: each distinct text is analysed once.
         self.unique = list({script.code: script for script in scripts}.values())
+        _local.parents = {k: v for script in self.unique for k, v in script.parents.items()}
         self.select = select                  # CSS selector -> data-bind paths of matching elements
         self.markup_paths = markup_paths
         self.vars: dict[str, frozenset] = {}
@@ -277,7 +310,9 @@ class Flow:
         return list(params.named_children) if params is not None else []
 
     def _propagate(self, nodes: list[Node]) -> None:
-        for node in nodes:
+        for count, node in enumerate(nodes):
+            if not count & 255 and time.monotonic() > self.deadline:
+                raise TooComplex("time")
             kind = node.type
             if kind == "variable_declarator":
                 value = node.child_by_field_name("value")
@@ -517,12 +552,12 @@ class Flow:
 def _outermost(node: Node) -> bool:
     """Whether a member access is the end of its chain (``a.b`` in ``a.b.c`` is not; in
     ``a.b.trim()`` it is: a method call reads the value)."""
-    parent = node.parent
+    parent = parent_of(node)
     if parent is None or parent.type not in ("member_expression", "subscript_expression"):
         return True
     if parent.child_by_field_name("object") != node:
         return True
-    grand = parent.parent
+    grand = parent_of(parent)
     return grand is not None and grand.type == "call_expression" and grand.child_by_field_name("function") == parent
 
 
@@ -545,12 +580,12 @@ def _css_ident(value: str) -> str:
 
 
 def _enclosing_function(node: Node) -> Node | None:
-    node = node.parent
+    node = parent_of(node)
     while node is not None:
         if node.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
                          "function", "generator_function_declaration"):
             return node
-        node = node.parent
+        node = parent_of(node)
     return None
 
 
@@ -558,7 +593,7 @@ def _function_name(function: Node) -> str:
     name = function.child_by_field_name("name")
     if name is not None:
         return text(name)
-    parent = function.parent
+    parent = parent_of(function)
     if parent is not None and parent.type == "variable_declarator":
         return text(parent.child_by_field_name("name"))
     return ""
@@ -648,7 +683,10 @@ class Inspector:
                       f" does not parse near {text(bad)[:40]!r}: the browser drops the whole script",
                       context=script.code[:200])
         aliases = self.flow.aliases
-        for node in script.nodes:
+        deadline = self.flow.deadline
+        for count, node in enumerate(script.nodes):
+            if not count & 255 and time.monotonic() > deadline:
+                raise TooComplex("time")
             kind = node.type
             if kind == "assignment_expression" or kind == "augmented_assignment_expression":
                 self._assignment(script, node)
@@ -670,7 +708,7 @@ class Inspector:
                               f"{name}(): in Firefox and WebKitGTK this moves the host page's history (navigation.history_back)")
             elif kind == "identifier":
                 name = text(node)
-                parent = node.parent
+                parent = parent_of(node)
                 if name in _STORAGE and not (parent is not None and parent.type == "member_expression"
                                              and parent.child_by_field_name("property") == node):
                     self.once("blocked.storage", name, script, node, f"{name}: the block's origin is opaque; storage throws or holds nothing")
@@ -686,8 +724,8 @@ class Inspector:
                 self._string(script, node)
             elif kind in ("while_statement", "do_statement", "for_statement"):
                 self._loop(script, node)
-            elif kind == "import" and node.parent is not None and node.parent.type == "call_expression":
-                self.emit("blocked.eval", script, node.parent, "import(): loads code at run time; script-src refuses it")
+            elif kind == "import" and (up := parent_of(node)) is not None and up.type == "call_expression":
+                self.emit("blocked.eval", script, up, "import(): loads code at run time; script-src refuses it")
 
     def _assignment(self, script: Script, node: Node) -> None:
         left = node.child_by_field_name("left")
@@ -892,11 +930,11 @@ def _has_exit(body: Node, loop: Node) -> bool:
 
 
 def _nearest_breakable(node: Node) -> Node | None:
-    node = node.parent
+    node = parent_of(node)
     while node is not None:
         if node.type in ("while_statement", "do_statement", "for_statement", "for_in_statement", "switch_statement"):
             return node
-        node = node.parent
+        node = parent_of(node)
     return None
 
 

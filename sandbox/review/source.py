@@ -12,6 +12,7 @@ column.
 from __future__ import annotations
 
 import bisect
+import time
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
@@ -63,7 +64,8 @@ class Element:
 class Document:
     """The parsed block: ``tree`` (lexbor), ``elements`` in document order with positions."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, deadline: float = float("inf")):
+        self.deadline = deadline
         self.source = source
         self.positions = Positions(source)
         self.tree = LexborHTMLParser(EXTRACTION_PREFIX + source, scripting=True)
@@ -98,7 +100,7 @@ class Document:
                     break
         if not wanted:
             return
-        queues = _start_tags(self.source, {name for _, name, _, _ in wanted})
+        queues = _start_tags(self.source, {name for _, name, _, _ in wanted}, self.deadline)
         source = self.source
         for node, name, index, attributes in wanted:
             element = Element(node, name, -1)
@@ -131,7 +133,7 @@ class Document:
             self.elements.append(element)
 
 
-def _start_tags(source: str, names: set[str]) -> dict[str, list]:
+def _start_tags(source: str, names: set[str], deadline: float = float("inf")) -> dict[str, list]:
     """The start tags (regex matches of extract.py's tokenizer) of the tag ``names``, in
     source order. The same scan as extract.py's ``_tags`` (comments, bogus comments and
     raw text skipped; svg/math content has no raw text), keeping only what is asked for."""
@@ -140,19 +142,22 @@ def _start_tags(source: str, names: set[str]) -> dict[str, list]:
     length = len(source)
     pos = 0
     depth = 0
+    count = 0
     while True:
         match = search(source, pos)
         if match is None:
             break
+        count += 1
+        if not count & 4095 and time.monotonic() > deadline:
+            raise TimeoutError("the markup took longer than the time limit to read")
         pos = match.end()
-        name = match.group("name")
+        name, close, end_mark = match.group("name", "close", "end")
         if name is None:
             continue
-        close = match.group("close")
         if close == "":
             break
         name = name.translate(_LOWER)
-        end = match.group("end") == "/"
+        end = end_mark == "/"
         if name in _FOREIGN_NAMES:
             depth = max(0, depth + (-1 if end else 0 if close == "/>" else 1))
         if end:

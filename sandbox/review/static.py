@@ -8,13 +8,14 @@ projection (paths received, read, unread, unprojected, sensitive) for the report
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from . import css as csslib
 from .catalogue import load_rules
-from .js import Flow, Inspector, Script, parse
+from .js import Flow, Inspector, Script, TooComplex, parse
 from .model import Finding, Projection
 from .source import Document, Element, Mapper
 from .urls import classify
@@ -36,15 +37,25 @@ class StaticResult:
     markup_paths: list[str] = field(default_factory=list)
 
 
+#: Per-block time limit of the static layer (seconds): a typical block takes about 2 ms.
+STATIC_TIME_LIMIT = 5.0
+
+
 def review_static(source: str, *, file: str = "<block>", fields: Sequence[str] = (),
-                  sensitive: Sequence[str] | None = None) -> list[Finding]:
-    """The static findings of one block source, ordered by position."""
-    return analyse(source, file=file, fields=fields, sensitive=sensitive).findings
+                  sensitive: Sequence[str] | None = None, time_limit: float = STATIC_TIME_LIMIT) -> list[Finding]:
+    """The static findings of one block source, ordered by position.
+
+    A script deeper than the analysis follows, or a block that takes longer than
+    ``time_limit`` seconds, gives a ``source.too-complex`` finding instead of its script findings."""
+    return analyse(source, file=file, fields=fields, sensitive=sensitive, time_limit=time_limit).findings
 
 
 def analyse(source: str, *, file: str = "<block>", fields: Sequence[str] = (),
-            sensitive: Sequence[str] | None = None) -> StaticResult:
-    return _Analysis(source, file, list(dict.fromkeys(fields)), tuple(sensitive if sensitive is not None else SENSITIVE_WORDS)).run()
+            sensitive: Sequence[str] | None = None, time_limit: float = STATIC_TIME_LIMIT) -> StaticResult:
+    analysis = _Analysis(source, file, list(dict.fromkeys(fields)), tuple(sensitive if sensitive is not None else SENSITIVE_WORDS))
+    analysis.time_limit = time_limit
+    analysis.deadline = time.monotonic() + time_limit
+    return analysis.run()
 
 
 class _Analysis:
@@ -81,14 +92,35 @@ class _Analysis:
             if any(p.element is None for p in exc.problems):  # the source itself is refused
                 return StaticResult(self.findings, Projection(fields=self.fields, received=self.fields))
         self.markup = markup
-        self.doc = Document(self.source)
+        try:
+            self.doc = Document(self.source, self.deadline)
+        except TimeoutError:
+            finding = Finding.make("source.too-complex", f"the static review ran out of its {self.time_limit:g} s time limit "
+                                   f"reading {len(self.source):,} characters of markup: nothing in it is reported",
+                                   file=self.file, line=1, column=1, context="too complex")
+            return StaticResult([*self.findings, finding], Projection(fields=self.fields, markup=markup,
+                                                                        received=list(dict.fromkeys(self.fields + markup))), markup)
         scripts: list[Script] = []
         for element in self.doc.elements:
             self._element(element, scripts)
         parsed: dict = {}
-        flow = Flow([parse(s, parsed) for s in scripts], self._select, markup)
-        inspector = Inspector(flow, self.fields)
-        for event in inspector.events:
+        stopped = None
+        events = []
+        try:
+            flow = Flow([parse(s, parsed, self.deadline) for s in scripts], self._select, markup, deadline=self.deadline)
+            inspector = Inspector(flow, self.fields)
+            events = inspector.events
+        except (TooComplex, RecursionError) as exc:
+            stopped = ("the scripts nest deeper than the data flow follows" if isinstance(exc, RecursionError) else
+                       f"the static review ran out of its {self.time_limit:g} s time limit")
+            inspector = None
+        if stopped:
+            self.add("source.too-complex", f"{stopped} ({len(scripts)} scripts, {sum(len(s.code) for s in scripts):,} "
+                     "characters): the scripts' findings are not reported", (1, 1), context="too complex")
+            self.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+            return StaticResult(self.findings, Projection(fields=self.fields, markup=markup,
+                                                          received=list(dict.fromkeys(self.fields + markup))), markup)
+        for event in events:
             line, column = event.script.position(event.node)
             self.add(event.rule, event.message, (line, column), context=event.context, paths=event.paths,
                      hosts=event.hosts, evidence=event.evidence)
@@ -262,7 +294,7 @@ class _Analysis:
 
     def _script_position(self, flow: Flow, node) -> tuple[int, int]:
         for script in flow.scripts:
-            if script.tree.root_node.start_byte <= node.start_byte and _same_tree(script.tree.root_node, node):
+            if node.id in script.parents:
                 return script.position(node)
         return 1, 1
 
@@ -280,12 +312,6 @@ def _is_sensitive(path: str, words: tuple[str, ...]) -> bool:
             if word == segment or ("_" in word and word in segment) or word in parts:
                 return True
     return False
-
-
-def _same_tree(root, node) -> bool:
-    while node.parent is not None:
-        node = node.parent
-    return node == root
 
 
 def _related(field: str, read: str) -> bool:
