@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import time
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -76,10 +77,17 @@ def _disabled(value: str) -> frozenset[str]:
     return frozenset(x.strip() for x in value.split(",") if x.strip())
 
 
+_checked = [0.0, 0]  # when rules.toml's mtime was last looked at, and what it was
+
+
 def load_rules() -> dict[str, Rule]:
-    """Every enabled rule by id, in catalogue order (re-read when rules.toml changes)."""
+    """Every enabled rule by id, in catalogue order (rules.toml is re-read when it changes;
+    its mtime is looked at once a second at most: the static layer calls this per finding)."""
     disabled = _disabled(os.environ.get("FLOWUI_REVIEW_DISABLE", ""))
-    return _load(_catalogue_text(RULES_FILE.stat().st_mtime_ns), disabled)
+    now = time.monotonic()
+    if now - _checked[0] > 1.0:
+        _checked[0], _checked[1] = now, RULES_FILE.stat().st_mtime_ns
+    return _load(_catalogue_text(_checked[1]), disabled)
 
 
 def rule(rule_id: str) -> Rule:
