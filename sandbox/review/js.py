@@ -664,6 +664,18 @@ class Inspector:
         fragments = literal_fragments(value)
         if html and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower()) for f in fragments):
             return
+        bare = value
+        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+            bare = bare.named_children[0]
+        direct = bare.type in ("member_expression", "subscript_expression") or (
+            bare.type == "call_expression" and callee_name(bare.child_by_field_name("function")).rpartition(".")[::2]
+            in {(alias, "get") for alias in self.flow.aliases})
+        # The value is a state read as it is (no concatenation, no variable that may hold one).
+        if direct and not fragments and not any(l[0] == URL for l in labels) and not html:
+            shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
+            self.emit("url.from-state", script, node, f"{sink} loads the URL held by {', '.join(shown)}: the request goes "
+                      "wherever the state points", paths=shown, evidence={"sink": sink, "kind": kind})
+            return
         urls = sorted({l[1] for l in labels if l[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
                       | {f.strip() for f in fragments if absolute_url(f.strip())})
         hosts = sorted({host_of(u.strip()) for u in urls} - {""})
