@@ -107,16 +107,21 @@ class Document:
             candidates = queues.get(name, ())
             names = set(attributes)
             hit = None
-            if index < len(candidates) and set(_attr_names(candidates[index].group("attrs"))) == names:
-                hit = index
-            else:
-                hit = next((i for i in range(len(candidates)) if set(_attr_names(candidates[i].group("attrs"))) == names),
+            parsed = None
+            if index < len(candidates):
+                parsed = _attr_matches(candidates[index])
+                if {m.group(1).lower() for m in parsed} == names:
+                    hit = index
+            if hit is None:
+                hit = next((i for i in range(len(candidates))
+                            if {m.group(1).lower() for m in _attr_matches(candidates[i])} == names),
                            index if index < len(candidates) else None)
+                parsed = _attr_matches(candidates[hit]) if hit is not None else None
             if hit is not None:
                 tag = candidates[hit]
                 element.offset = tag.start()
                 attrs_at = tag.start("attrs")
-                for match in _ATTRIBUTE.finditer(tag.group("attrs")):
+                for match in parsed:
                     attr_name = match.group(1).lower()
                     if attr_name in element.attrs or attr_name not in attributes:
                         continue
@@ -179,6 +184,10 @@ INTERESTING_TAGS = frozenset(("script", "style", "link", "meta", "base", "iframe
                               "input", "image", "feimage", "button"))
 INTERESTING_ATTRIBUTES = frozenset(("style", "src", "srcset", "href", "xlink:href", "poster", "background", "lowsrc",
                                     "data", "action", "formaction", "target", "ping"))
+
+
+def _attr_matches(tag) -> list:
+    return list(_ATTRIBUTE.finditer(tag.group("attrs")))
 
 
 def _attr_names(text: str) -> list[str]:

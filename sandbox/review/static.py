@@ -132,6 +132,12 @@ class _Analysis:
     # -- markup ------------------------------------------------------------------------
     def _select(self, selector: str) -> list[str]:
         """data-bind paths of the elements ``selector`` matches (and of their descendants)."""
+        cache = self.__dict__.setdefault("_selected", {})
+        if selector not in cache:
+            cache[selector] = self._select_uncached(selector)
+        return cache[selector]
+
+    def _select_uncached(self, selector: str) -> list[str]:
         try:
             nodes = self.doc.tree.css(selector)
         except Exception:  # not a selector lexbor accepts: the browser would throw too
