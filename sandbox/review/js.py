@@ -121,6 +121,23 @@ def string_value(node: Node | None) -> str | None:
     return None
 
 
+def _starts_with_literal(node: Node) -> bool:
+    """Whether the value's text begins with a literal (a string, a template's first
+    fragment, or the left end of a concatenation)."""
+    while True:
+        if node.type in ("string",):
+            return True
+        if node.type == "template_string":
+            return bool(node.children) and len(node.children) > 1 and node.children[1].type == "string_fragment"
+        if node.type == "binary_expression":
+            node = node.child_by_field_name("left")
+            continue
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+            continue
+        return False
+
+
 def literal_fragments(node: Node) -> list[str]:
     """The literal parts of a string, template or concatenation (for hosts of a sink)."""
     out: list[str] = []
@@ -664,6 +681,20 @@ class Inspector:
         fragments = literal_fragments(value)
         if html and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower()) for f in fragments):
             return
+        has_url = any(l[0] == URL for l in labels)
+        lowered = [f.lower() for f in fragments]
+        if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
+            return  # a CSS value from the state (a color, a width) loads nothing
+        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
+        if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
+            return  # no request leaves
+        if not has_url and first and not first.startswith("//") and not urls_in_text(first) \
+                and first[:1] in "/.?" + "abcdefghijklmnopqrstuvwxyz0123456789_-" and ":" not in first.split("/")[0]:
+            shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
+            self.emit("url.relative", script, node, f"state {', '.join(shown)} flows into {sink} with the relative URL "
+                      f"{fragments[0].strip()[:40]!r}: requested from the host page's own origin",
+                      paths=shown, evidence={"sink": sink, "kind": kind})
+            return
         bare = value
         while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
             bare = bare.named_children[0]
@@ -758,10 +789,10 @@ class Inspector:
         obj = left.child_by_field_name("object")
         if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style":
             if prop in STYLE_PROPS:
-                self.sink(script, node, right, f"style.{prop}", "img")
+                self.sink(script, node, right, f"style.{prop}", "css")
             return
         if prop == "style":
-            self.sink(script, node, right, "style", "img")
+            self.sink(script, node, right, "style", "css")
         elif prop in URL_PROPS:
             target = "new Image().src" if obj.type == "new_expression" else f"{_short(obj)}.{prop}"
             self.sink(script, node, right, target, URL_PROPS[prop])
@@ -782,9 +813,9 @@ class Inspector:
         if method == "setAttribute" and len(args) >= 2:
             attr = (string_value(args[0]) or "").lower()
             if attr in URL_ATTRS:
-                self.sink(script, node, args[1], f"setAttribute('{attr}')", URL_ATTRS[attr])
+                self.sink(script, node, args[1], f"setAttribute('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
         elif method == "setProperty" and head.endswith("style") and len(args) >= 2:
-            self.sink(script, node, args[1], "style.setProperty", "img")
+            self.sink(script, node, args[1], "style.setProperty", "css")
         elif method in ("insertAdjacentHTML",) and len(args) >= 2:
             self.sink(script, node, args[1], "insertAdjacentHTML", "img", html=True)
         elif name in ("document.write", "document.writeln") and args:
