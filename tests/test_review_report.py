@@ -133,3 +133,13 @@ def test_merge_unions_engines_and_folds_browser_confirmations():
         ("exfil.state-to-url", "static", ["chromium", "webkit"]),
     ]
     assert (merged[1].line, merged[1].column) == (4, 3)
+
+
+def test_review_api_keeps_the_order_and_takes_blocks(hostile):
+    from sandbox.review import BlockInput
+
+    report = review([BlockInput(file="inline.html", source="<p>hi</p>"), str(hostile)], fields=["order.total"],
+                    static_only=True)
+    assert [b.file for b in report.blocks] == ["inline.html", str(hostile)]
+    assert report.blocks[1].summary.leaks[0].path == "order.total"
+    assert report.blocks[1].summary.leaks[0].hosts == ["evil.example"]

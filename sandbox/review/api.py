@@ -53,18 +53,18 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     """
     blocks: list[BlockInput] = []
     errors: list[str] = []
-    names = [b for b in files_or_blocks if isinstance(b, str)]
-    for item in files_or_blocks:
+    for item in files_or_blocks:  # in the order given
         if isinstance(item, BlockInput):
             blocks.append(item)
-    for name in expand(names):
-        try:
-            # Up to 4x the limit is read, so an oversized block is a finding (source.refused) and the run goes on.
-            source = read_text(name, limit=4 * MAX_SOURCE_BYTES)
-        except UsageError as exc:
-            errors.append(str(exc))
             continue
-        blocks.append(BlockInput(file=name, source=source, fields=list(fields), state=dict(state or {}), theme=theme))
+        for name in expand([item]):
+            try:
+                # Up to 4x the limit is read, so an oversized block is a finding (source.refused) and the run goes on.
+                source = read_text(name, limit=4 * MAX_SOURCE_BYTES)
+            except UsageError as exc:
+                errors.append(str(exc))
+                continue
+            blocks.append(BlockInput(file=name, source=source, fields=list(fields), state=dict(state or {}), theme=theme))
     if errors:
         raise UsageError("\n".join(errors))
     reports: list[BlockReport] = []
