@@ -744,8 +744,12 @@ class Inspector:
                 elif name.split(".")[0] in _STORAGE and name.count(".") >= 0 and name.split(".")[0] == name.split(".")[0]:
                     root_name = name.split(".")[0]
                     self.once("blocked.storage", root_name, script, node, f"{root_name}: the block's origin is opaque; storage throws or holds nothing")
-                elif name in ("top.location", "parent.location", "top.document", "parent.document"):
-                    self.once("blocked.top-navigation", name, script, node, f"{name}: the sandbox blocks access to the host page")
+                elif name.split(".")[0] in ("top", "parent", "opener") and name.count(".") == 1 and name.split(".")[1] not in (
+                        "postMessage",):
+                    self.once("blocked.top-navigation", name, script, node, f"{name}: reaches into the host page; the sandbox blocks it")
+                elif name.startswith("WebAssembly.") and name.count(".") == 1:
+                    self.once("blocked.eval", name, script, node, f"{name}: WebAssembly without 'wasm-unsafe-eval' "
+                              "(refused by Chromium and Firefox; WebKitGTK compiles it)")
                 elif name in ("history.back", "history.go", "history.forward"):
                     self.once("blocked.top-navigation", name, script, node,
                               f"{name}(): in Firefox and WebKitGTK this moves the host page's history (navigation.history_back)")
