@@ -1,5 +1,6 @@
 """The JavaScript parser choice for the review's static layer, measured.
 
+    .venv/bin/pip install esprima-fork pyjsparser calmjs.parse   # the peers (not dependencies)
     .venv/bin/python bench/review_js_parsers.py
 
 Correctness: each parser on modern syntax a block may use (each snippet is valid
