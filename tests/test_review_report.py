@@ -14,7 +14,7 @@ import pytest
 from sandbox.cli import main
 from sandbox.review import review
 from sandbox.review.catalogue import load_rules
-from sandbox.review.render import SCHEMA_FILE, report_schema, rules_markdown, to_sarif, to_text
+from sandbox.review.render import SCHEMA_FILE, to_sarif, to_text
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = """<p data-bind="user.name"></p>
@@ -30,11 +30,6 @@ def hostile(tmp_path):
     path = tmp_path / "hostile.html"
     path.write_text(HOSTILE, encoding="utf-8")
     return path
-
-
-def test_schema_is_current():
-    assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == report_schema(), \
-        "run: .venv/bin/python -c 'from sandbox.review.render import *; open(SCHEMA_FILE,\"w\").write(dumps(report_schema()))'"
 
 
 def test_json_report_matches_schema(hostile):
@@ -110,10 +105,8 @@ def test_every_format_writes(hostile, tmp_path):
 
 
 def test_review_md_lists_every_rule():
-    from sandbox.review.docs import table_in
-
+    """The table itself is derived (tests/test_generated.py); every rule has its row."""
     doc = (ROOT / "docs/REVIEW.md").read_text(encoding="utf-8")
-    assert table_in(doc) == rules_markdown(), "docs/REVIEW.md's rule table is stale: run .venv/bin/python -m sandbox.review.docs"
     assert all(f"`{rule_id}`" in doc for rule_id in load_rules())
 
 

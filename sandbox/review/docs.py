@@ -1,11 +1,11 @@
-"""Rewrite docs/REVIEW.md's rule table from the catalogue: ``python -m sandbox.review.docs``."""
+"""The review's derived files, written by ``flowui-sandbox generate``: docs/REVIEW.md's rule
+table (from the catalogue, ``rules.toml``) and ``report.schema.json`` (from the report model)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from .render import rules_markdown
+from .render import SCHEMA_FILE, dumps, report_schema, rules_markdown
 
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "REVIEW.md"
 BEGIN, END = "<!-- rules:begin -->\n", "<!-- rules:end -->"
@@ -19,11 +19,8 @@ def rewritten(text: str) -> str:
     return text[:text.index(BEGIN) + len(BEGIN)] + rules_markdown() + text[text.index(END):]
 
 
-def main() -> int:
-    DOC.write_text(rewritten(DOC.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"{DOC}: rule table rewritten")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def outputs() -> dict[Path, str]:
+    result = {SCHEMA_FILE: dumps(report_schema())}
+    if DOC.exists():  # a source checkout; an installed package has no docs/
+        result[DOC] = rewritten(DOC.read_text(encoding="utf-8"))
+    return result
