@@ -94,7 +94,7 @@ def test_the_id_must_match_the_file_name_and_json_must_parse(tmp_path):
         load_probe(write(tmp_path, MINIMAL, name="other.name"))
     bad = tmp_path / "broken.json"
     bad.write_text("{", encoding="utf-8")
-    with pytest.raises(ProbeError, match=r"broken.json: not JSON.*line 1"):
+    with pytest.raises(ProbeError, match=r"broken.json:1:2: not JSON"):
         load_probe(bad)
 
 
@@ -235,7 +235,7 @@ def test_the_json_report_round_trips():
     (["verify", "--generator", f"{sys.executable} -c print(1)"], "exactly one <iframe>, found 0"),
     (["verify", "--generator", f"{sys.executable} -c import\\ sys;\\ sys.exit(3)"], "exited with status 3"),
     (["verify", "--generator", "'unbalanced"], "cannot split"),
-    (["verify", "--json", "/no/such/dir/out.json"], "does not exist"),
+    (["verify", "--json", "/dev/null/out.json"], "/dev/null is not a folder"),
     (["verify", "--probe", "nothing.like.this"], "no probe id starts with that"),
 ])
 def test_verify_usage_errors_exit_2_with_a_clear_message(argv, message, capsys):

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from ..engines import ENGINE_NAMES, EngineError, select_engines
-from ..errors import UsageError
+from ..errors import OptionError, UsageError
+from ..files import writable_output, write_output
 from .probes import PROBES_DIR, ProbeError, load_catalogue
 
 
@@ -31,36 +32,20 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     command("verify")(_verify)
 
 
-def _writable(name: str | None, flag: str) -> Path | None:
-    if name is None:
-        return None
-    path = Path(name)
-    if path.is_dir():
-        raise UsageError(f"{flag} {name}: is a directory, not a file")
-    if not path.parent.exists():
-        raise UsageError(f"{flag} {name}: the folder {path.parent} does not exist")
-    return path
-
-
-def _write(path: Path, text: str, flag: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{flag} {path}: cannot write: {exc.strerror}") from None
-
-
 def _verify(args: argparse.Namespace) -> int:
     from . import report
     from .runner import CommandGenerator, Generator, run_matrix
 
-    json_out = _writable(args.json, "--json")
-    html_out = _writable(args.html, "--html")
+    json_out = writable_output(args.json) if args.json else None
+    html_out = writable_output(args.html) if args.html else None
     try:
         engines = select_engines(args.engine)
     except EngineError as exc:
-        raise UsageError(str(exc)) from None
+        raise OptionError(f"--engine: {exc}") from None
     if not engines:
-        raise UsageError("no browser engine found (run `make setup`, see README)")
+        raise OptionError("no browser engine found (run `make setup`, see README)")
+    if not Path(args.probes_dir).is_dir():
+        raise OptionError(f"--probes-dir {args.probes_dir}: not a folder")
     try:
         probes = load_catalogue(Path(args.probes_dir))
     except ProbeError as exc:
@@ -68,7 +53,7 @@ def _verify(args: argparse.Namespace) -> int:
     if args.probe:
         probes = [p for p in probes if any(p.id.startswith(prefix) for prefix in args.probe)]
         if not probes:
-            raise UsageError(f"--probe {', '.join(args.probe)}: no probe id starts with that")
+            raise OptionError(f"--probe {', '.join(args.probe)}: no probe id starts with that")
     if args.generator is not None:
         generator = CommandGenerator(args.generator)
         generator.preflight()
@@ -93,7 +78,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     print(report.text_matrix(probes, runs, wall))
     if json_out:
-        _write(json_out, json.dumps(report.to_json(probes, runs, generator=generator.name, wall=wall), indent=1, ensure_ascii=False), "--json")
+        write_output(json_out, json.dumps(report.to_json(probes, runs, generator=generator.name, wall=wall), indent=1, ensure_ascii=False))
     if html_out:
-        _write(html_out, report.to_html(probes, runs, generator=generator.name, wall=wall), "--html")
+        write_output(html_out, report.to_html(probes, runs, generator=generator.name, wall=wall))
     return 1 if report.unexpected(runs) or report.engine_errors(runs) else 0

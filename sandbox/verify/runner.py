@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import Engine, EngineError, Page, Session, launch
-from ..errors import SandboxError, UsageError
+from ..errors import OptionError, SandboxError, UsageError
 from ..policy import CSP, REFERRER_POLICY, SANDBOX
 from .probes import (
     Block, Event, Expect, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, Tap, Unresponsive,
@@ -133,18 +133,18 @@ class CommandGenerator(Generator):
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
-            raise UsageError(f"--generator {command!r}: cannot split into words: {exc}") from None
+            raise OptionError(f"--generator {command!r}: cannot split into words: {exc}") from None
         if not self.argv:
-            raise UsageError("--generator: the command is empty")
+            raise OptionError("--generator: the command is empty")
         self.name = command
 
     def run(self, source: str) -> str:
         try:
             done = subprocess.run(self.argv, input=source.encode("utf-8"), capture_output=True, timeout=20)
         except FileNotFoundError:
-            raise UsageError(f"--generator {self.name!r}: no such command {self.argv[0]!r}") from None
+            raise OptionError(f"--generator {self.name!r}: no such command {self.argv[0]!r}") from None
         except PermissionError:
-            raise UsageError(f"--generator {self.name!r}: {self.argv[0]!r} is not executable") from None
+            raise OptionError(f"--generator {self.name!r}: {self.argv[0]!r} is not executable") from None
         except subprocess.TimeoutExpired:
             raise GeneratorOutputError("the command did not finish within 20 s") from None
         if done.returncode != 0:
@@ -161,7 +161,7 @@ class CommandGenerator(Generator):
             html = self.run("<p>hello</p>")
             check_iframe(html)
         except GeneratorOutputError as exc:
-            raise UsageError(f"--generator {self.name!r}: {exc}") from None
+            raise OptionError(f"--generator {self.name!r}: {exc}") from None
 
     async def build(self, block: Block, source: str, state: Any) -> Built:
         html = await asyncio.to_thread(self.run, source)
