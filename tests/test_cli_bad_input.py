@@ -120,6 +120,8 @@ CASES = [
     ("verify-engine", ["verify", "--engine", "opera"], None, [("option", "--engine: unknown engine 'opera'")]),
     ("verify-json-directory", ["verify", "--json", "dir"], None, [(WHOLE_FILE, "dir: is a directory, not a file")]),
     ("verify-html-under-file", ["verify", "--html", "file/r.html"], None, [(WHOLE_FILE, "file/r.html: cannot write: file is not a folder")]),
+    ("verify-protocol-alone", ["verify", "--generator-protocol", "json"], None, [("option", "--generator-protocol: needs --generator CMD")]),
+    ("verify-protocol-unknown", ["verify", "--generator", "x", "--generator-protocol", "xml"], None, [("option", "argument --generator-protocol: invalid choice: 'xml'")]),
     ("verify-generator-missing", ["verify", "--generator", "no-such-command-xyz"], None, [("option", "no such command 'no-such-command-xyz'")]),
     # the others
     ("engines-option", ["engines", "--nope"], None, [("option", "unrecognized arguments: --nope")]),

@@ -13,6 +13,7 @@ from ..engines import ENGINE_NAMES, EngineError, select_engines
 from ..errors import OptionError, UsageError
 from ..files import writable_output, write_output
 from .probes import PROBES_DIR, ProbeError, load_catalogue
+from .request import GENERATOR_PROTOCOLS
 
 
 def add_cli(sub: argparse._SubParsersAction, command) -> None:
@@ -25,7 +26,12 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     p.add_argument("--engine", action="append", metavar="E", help=f"run on this engine only (repeatable; {', '.join(ENGINE_NAMES)})")
     p.add_argument("--json", metavar="FILE", help="write every result as JSON to FILE")
     p.add_argument("--html", metavar="FILE", help="write an HTML report with the evidence to FILE")
-    p.add_argument("--generator", metavar="CMD", help="verify another generator: CMD reads an author source on stdin and prints the iframe HTML")
+    p.add_argument("--generator", metavar="CMD", help="verify another generator: CMD reads a block on stdin and prints the iframe HTML "
+                   "(exit status 2: it refuses the input)")
+    p.add_argument("--generator-protocol", choices=GENERATOR_PROTOCOLS, default="source",
+                   help="what CMD reads on stdin: 'source' (default) the author source only, so probes needing fields, state, "
+                   "theme or the bridge are n/a; 'json' one JSON object {version, source, block_id, fields, state, theme}, so "
+                   "every probe runs (docs/GENERATORS.md)")
     p.add_argument("--probe", action="append", metavar="ID", help="run only probes whose id starts with ID (repeatable)")
     p.add_argument("--probes-dir", metavar="DIR", default=str(PROBES_DIR), help="the catalogue to run (default: the built-in one)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
@@ -54,8 +60,10 @@ def _verify(args: argparse.Namespace) -> int:
         probes = [p for p in probes if any(p.id.startswith(prefix) for prefix in args.probe)]
         if not probes:
             raise OptionError(f"--probe {', '.join(args.probe)}: no probe id starts with that")
+    if args.generator is None and args.generator_protocol != "source":
+        raise OptionError("--generator-protocol: needs --generator CMD (the built-in generator takes every input)")
     if args.generator is not None:
-        generator = CommandGenerator(args.generator)
+        generator = CommandGenerator(args.generator, args.generator_protocol)
         generator.preflight()
     else:
         generator = Generator()
