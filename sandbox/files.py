@@ -102,6 +102,8 @@ def _constant(token: str) -> Any:
 
 
 def _integer(token: str) -> int:
+    if len(token) < 16:  # at most 15 digits: always safe (the common case, kept cheap)
+        return int(token)
     digits = token.lstrip("-")
     if len(digits) > 16 or int(digits) > MAX_SAFE_INTEGER:
         shown = token if len(token) <= 40 else token[:37] + "..."
@@ -138,6 +140,19 @@ def parse_json(text: str, name: str, *, max_depth: int = MAX_DEPTH) -> Any:
     raise UsageError(f"{name}:{position(text, offset)}: nested deeper than {max_depth} objects and arrays")
 
 
+def _string_end(text: str, start: int) -> int:
+    """The offset of the quote that ends the JSON string opened at ``start`` (or the text's end)."""
+    i = text.find('"', start + 1)
+    while i != -1:
+        k = i - 1
+        while k > start and text[k] == "\\":
+            k -= 1
+        if (i - 1 - k) % 2 == 0:  # an even run of backslashes escapes itself, not the quote
+            return i
+        i = text.find('"', i + 1)
+    return len(text)
+
+
 def position(text: str, offset: int) -> str:
     """``LINE:COL`` (1-based, columns in characters) of ``offset`` in ``text``."""
     line = text.count("\n", 0, offset) + 1
@@ -168,26 +183,32 @@ def _scan(text: str, max_depth: int, token: str | None) -> int:
     """The offset of the first container opened beyond ``max_depth``, or (``token`` given)
     of the first occurrence of that literal outside strings. Runs on the error path only;
     the text is JSON up to the point it finds, so strings and escapes are all it must know.
+    It jumps from one string quote, bracket or brace to the next with ``str.find`` (numbers,
+    commas and blanks are never looked at one by one), so 4 MiB take milliseconds.
     """
     depth = 0
-    i, end = 0, len(text)
-    starts = set() if token is None else {token[0]}
-    while i < end:
-        char = text[i]
-        if char == '"':
-            i += 1
-            while i < end and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif char in "[{":
+    targets = '"[]{}' if token is None else ('"', token)
+    ahead = {t: text.find(t) for t in targets}
+    pos = 0
+    while True:
+        for t, at in ahead.items():
+            if at != -1 and at < pos:
+                ahead[t] = text.find(t, pos)
+        live = [(at, t) for t, at in ahead.items() if at != -1]
+        if not live:
+            return 0
+        i, found = min(live)
+        pos = i + 1
+        if found == '"':
+            pos = _string_end(text, i) + 1
+        elif found in "[{":
             depth += 1
-            if token is None and depth > max_depth:
+            if depth > max_depth:
                 return i
-        elif char in "]}":
+        elif found in "]}":
             depth -= 1
-        elif char in starts and text.startswith(token, i) and not (i and text[i - 1] in "0123456789.eE+-"):
+        elif not (i and text[i - 1] in "0123456789.eE+-"):  # the token itself, not inside a longer number
             return i
-        i += 1
-    return 0
 
 
 def member_positions(text: str) -> dict[str, str]:
@@ -199,9 +220,7 @@ def member_positions(text: str) -> dict[str, str]:
         char = text[i]
         if char == '"':
             start = i
-            i += 1
-            while i < end and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
+            i = _string_end(text, i)
             if depth == 1 and text[i + 1 :].lstrip(" \t\r\n").startswith(":"):
                 found.setdefault(json.loads(text[start : i + 1]), position(text, start))
         elif char in "[{":

@@ -244,13 +244,23 @@ def build_page(source: str, *, block_id: str, title: str | None = None, **option
     )
 
 
-# The page's own script: mount the block, accept what it asks, log every bridge event.
+# The page's own script: mount the block, accept what it asks, log every bridge event with its
+# data (a ui-action's fields and payload, the value written, the URL and the verdict), since
+# that data is what an author previews the block for.
 _PAGE_SCRIPT = (
     "import { mountHtmlBlock } from 'flowui-host';"
     "const config = JSON.parse(document.getElementById('flow-ui-page').textContent);"
     "const list = document.getElementById('log');"
+    "const json = (v) => { const s = JSON.stringify(v === undefined ? null : v);"
+    " return s.length > 4000 ? s.slice(0, 4000) + ` … (${s.length - 4000} more characters)` : s; };"
+    "const data = (e) => { const d = e.detail; if (d === undefined) return '';"
+    " if (e.code === 'action') return ` from ${d.source}: fields ${json(d.fields)}, payload ${json(d.payload)}`;"
+    " if (e.code === 'value') return ` to ${json(d.value)}`;"
+    " if (e.code === 'open-url') return ' (allowed by this page: a new tab, noopener, noreferrer)';"
+    " return ` ${json(d)}`; };"
     "const show = (entry) => { const li = document.createElement('li');"
-    " li.textContent = `${entry.level} ${entry.code}: ${entry.message}`; list.append(li); };"
+    " li.dataset.code = entry.code;"
+    " li.textContent = `${entry.level} ${entry.code}: ${entry.message}${data(entry)}`; list.append(li); };"
     "window.flowUiHandle = mountHtmlBlock(document.getElementById('block'), {"
     " srcdoc: config.srcdoc, title: config.title, onLog: show,"
     " onAction: (action) => ({ received: action.action }), onValue: () => true, onOpenUrl: () => true });"
