@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from bridge import BRIDGE_DIR, RUNTIME_FILE
+from .files import write_output
 
 CONTRACT_FILE = BRIDGE_DIR / "contract.js"
 SCHEMA_FILE = BRIDGE_DIR / "protocol.schema.json"
@@ -157,7 +158,7 @@ def write() -> list[Path]:
     changed = []
     for path, text in outputs().items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+            write_output(path, text)  # a file that cannot be written is one located line
             changed.append(path)
     return changed
 
