@@ -366,7 +366,8 @@ class UserMessage(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    role: Literal["user"]
+    #: ``ROLE_USER`` is the A2A 1.0 wire form (the seed's); ``user`` is the form of A2A 0.x, still accepted.
+    role: Literal["ROLE_USER", "user"]
     parts: list[dict[str, Any]]
 
     @model_validator(mode="after")
@@ -391,7 +392,7 @@ class UserMessage(BaseModel):
 def user_message(action: UiAction, **extra: Any) -> dict[str, Any]:
     """The A2A user message that carries ``action`` (and ``extra`` fields such as messageId)."""
     part = UiActionPart(data=action, mediaType=UI_ACTION_MEDIA_TYPE).model_dump(mode="json")
-    return UserMessage(role="user", parts=[part], **extra).model_dump(mode="json")
+    return UserMessage(role="ROLE_USER", parts=[part], **extra).model_dump(mode="json")
 
 
 # -------------------------------------------------------------------------- parsing

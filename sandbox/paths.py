@@ -65,3 +65,27 @@ def split_path(path: str) -> list[str | int]:
 def _quote(text: str) -> str:
     shown = text if len(text) <= 40 else text[:37] + "..."
     return '"' + shown.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+
+
+def parse_path_list(text: str, option: str, *, frozen: Iterable[str] = (), top_level: bool = False) -> tuple[list[str], list[str]]:
+    """A comma-separated list of paths from the command line (``--fields``, ``--frozen``).
+
+    Returns the paths (in order, duplicates dropped, blanks around commas ignored) and one
+    problem sentence per bad item, each naming ``option``, the item and why. An empty text
+    is the empty list; an empty item between commas is a problem. ``top_level``: each item
+    must be one segment (frozen fields are top-level names: a dotted one would never match).
+    """
+    if text.strip() == "":
+        return [], []
+    paths: dict[str, None] = {}
+    problems = []
+    for number, raw in enumerate(text.split(","), 1):
+        item = raw.strip()
+        why = path_problem(item, frozen)
+        if why is None and top_level and "." in item:
+            why = "a frozen field is a top-level name (one segment); paths under it are frozen with it"
+        if why is not None:
+            problems.append(f"{option}: item {number} {_quote(item)}: {why}")
+        else:
+            paths.setdefault(item)
+    return list(paths), problems

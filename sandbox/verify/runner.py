@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import Engine, EngineError, Page, Session, launch
-from ..errors import SandboxError, UsageError
+from ..errors import OptionError, SandboxError, UsageError
 from ..policy import CSP, REFERRER_POLICY, SANDBOX
 from .probes import (
     Block, Event, Expect, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, Tap, Unresponsive,
     render, render_json, SECRETS,
 )
+from .request import GENERATOR_PROTOCOLS, REFUSED_STATUS, generator_request
 from .servers import HOST_COOKIES, Servers, Taps, cookie_value
 
 #: Pages open at once per engine (WebKit pages are whole MiniBrowsers). The 2-core machine is CPU-bound with three browsers (no idle CPU during a run):
@@ -62,6 +63,10 @@ ALWAYS: tuple[Observation, ...] = (
 
 class GeneratorOutputError(SandboxError):
     """The generator's output is not one usable sandboxed iframe."""
+
+
+class GeneratorRefused(SandboxError):
+    """The generator refused the input (exit status :data:`REFUSED_STATUS`); the message is its reason."""
 
 
 @dataclass
@@ -114,8 +119,12 @@ class Generator:
     """Our generator (sandbox.generator.build_iframe)."""
 
     name = "flowui-sandbox"
-    #: Whether it takes fields, state and theme (an external command gets the source only).
+    #: Whether it takes fields, state and theme (an external command in the source protocol gets the source only).
     full = True
+    #: Whether bridge probes mount the document this generator built (``srcdoc``) instead of letting the
+    #: host module build it from the source. Ours: no, the host module builds the same bytes
+    #: (fixtures/srcdoc golden documents); an external generator's document is what is under test.
+    mounts_own_document = False
 
     async def build(self, block: Block, source: str, state: Any) -> Built:
         from ..generator import build_iframe
@@ -125,47 +134,72 @@ class Generator:
 
 
 class CommandGenerator(Generator):
-    """Another platform's generator: a command that reads an author source on stdin and prints the iframe HTML."""
+    """Another platform's generator: a command that prints the iframe HTML on stdout.
 
-    full = False
+    Protocol ``source``: stdin is the author source (UTF-8), nothing else; probes that need
+    fields, state, theme or the bridge are n/a. Protocol ``json``: stdin is one JSON object,
+    :func:`generator_request`; every probe runs, bridge probes on the srcdoc it built.
+    """
 
-    def __init__(self, command: str):
+    def __init__(self, command: str, protocol: str = "source"):
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
-            raise UsageError(f"--generator {command!r}: cannot split into words: {exc}") from None
+            raise OptionError(f"--generator {command!r}: cannot split into words: {exc}") from None
         if not self.argv:
-            raise UsageError("--generator: the command is empty")
-        self.name = command
+            raise OptionError("--generator: the command is empty")
+        if protocol not in GENERATOR_PROTOCOLS:
+            raise OptionError(f"--generator-protocol {protocol!r}: choose from {', '.join(GENERATOR_PROTOCOLS)}")
+        self.protocol = protocol
+        self.full = self.mounts_own_document = protocol == "json"
+        self.name = command if protocol == "source" else f"{command} (protocol json)"
+        self.command = command
 
-    def run(self, source: str) -> str:
+    def run(self, stdin: str) -> str:
         try:
-            done = subprocess.run(self.argv, input=source.encode("utf-8"), capture_output=True, timeout=20)
+            done = subprocess.run(self.argv, input=stdin.encode("utf-8"), capture_output=True, timeout=20)
         except FileNotFoundError:
-            raise UsageError(f"--generator {self.name!r}: no such command {self.argv[0]!r}") from None
+            raise OptionError(f"--generator {self.command!r}: no such command {self.argv[0]!r}") from None
         except PermissionError:
-            raise UsageError(f"--generator {self.name!r}: {self.argv[0]!r} is not executable") from None
+            raise OptionError(f"--generator {self.command!r}: {self.argv[0]!r} is not executable") from None
         except subprocess.TimeoutExpired:
             raise GeneratorOutputError("the command did not finish within 20 s") from None
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        if done.returncode == REFUSED_STATUS:
+            raise GeneratorRefused(err[-1] if err else f"the command refused the input (exit status {REFUSED_STATUS})")
         if done.returncode != 0:
-            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GeneratorOutputError(f"the command exited with status {done.returncode}: {err[-1] if err else '(no stderr)'}")
         try:
             return done.stdout.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise GeneratorOutputError(f"the output is not UTF-8 (offset {exc.start})") from None
 
+    def _stdin(self, block: Block, source: str, state: Any) -> str:
+        if self.protocol == "source":
+            return source
+        request = generator_request(source, block_id=block.block_id, fields=block.fields, state=state, theme=block.theme)
+        return json.dumps(request, ensure_ascii=False)
+
     def preflight(self) -> None:
-        """Run the command once on a plain source: a command that cannot start at all is a usage error."""
+        """Run the command once on a plain block: a command that cannot start at all is a usage error."""
         try:
-            html = self.run("<p>hello</p>")
+            html = self.run(self._stdin(Block(source="<p>hello</p>", block_id="preflight"), "<p>hello</p>", None))
             check_iframe(html)
+        except GeneratorRefused as exc:
+            raise OptionError(f"--generator {self.command!r}: refused a plain block (<p>hello</p>): {exc}") from None
         except GeneratorOutputError as exc:
-            raise UsageError(f"--generator {self.name!r}: {exc}") from None
+            raise OptionError(f"--generator {self.command!r}: {exc}") from None
 
     async def build(self, block: Block, source: str, state: Any) -> Built:
-        html = await asyncio.to_thread(self.run, source)
+        html = await asyncio.to_thread(self.run, self._stdin(block, source, state))
         return Built(html, check_iframe(html))
+
+
+def iframe_srcdoc(html: str) -> str:
+    """The srcdoc of the one iframe of a generator's output (already checked by :func:`check_iframe`)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    return LexborHTMLParser(html).css_first("iframe").attributes["srcdoc"] or ""
 
 
 # --------------------------------------------------------------------------- results
@@ -246,8 +280,10 @@ const h = window.__host;
 const copy = (v) => { try { return JSON.parse(JSON.stringify(v)); } catch (e) { return String(v); } };
 try {
   h.blocks.forEach((b, i) => {
+    // b.srcdoc: the document an external generator built (verify --generator-protocol json).
+    const doc = b.srcdoc ? {srcdoc: b.srcdoc} : {source: b.source, blockId: b.block_id, fields: b.fields};
     h.handles[i] = mountHtmlBlock(document.getElementById('block-' + i), {
-      source: b.source, blockId: b.block_id, fields: b.fields, state: b.state, theme: b.theme || undefined,
+      ...doc, state: b.state, theme: b.theme || undefined,
       onAction: (a) => { h.actions.push(copy(a)); return {ok: true}; },
       onValue: (v) => { h.values.push(copy(v)); },
       // Refused after recording: the harness sees what reached the host without opening windows.
@@ -486,7 +522,8 @@ class Run:
         probe = self.probe
         blocks_of = (probe.block, *probe.siblings)
         if not self.generator.full and (probe.bridge or any(b.state or b.theme or b.fields for b in blocks_of)):
-            return self.result("n/a", why="needs fields, state, theme or the bridge, which a --generator command does not take")
+            return self.result("n/a", why="needs fields, state, theme or the bridge, which a --generator command takes only "
+                               "with --generator-protocol json")
         taps = await Taps().start()
         host = self.servers.host if probe.host_scheme == "https" else self.servers.host_http
         self.values = values = make_values(self.servers, self.token, taps, probe.host_scheme == "https")
@@ -497,7 +534,7 @@ class Run:
                 "state": render_json(b.state, values), "theme": b.theme,
             } for b in blocks_of]
             iframes = None
-            if not probe.bridge:
+            if not probe.bridge or self.generator.mounts_own_document:
                 iframes, problems = [], []
                 for block, b in zip(blocks_of, blocks):
                     try:
@@ -512,6 +549,10 @@ class Run:
                     problems += built.problems
                 if problems:
                     self.observed["generator_problems"] = sorted(set(problems))
+                if probe.bridge:  # the host module mounts the generator's own document
+                    for b, html in zip(blocks, iframes):
+                        b["srcdoc"] = iframe_srcdoc(html)
+                    iframes = None
             headers = {k: render(v, values) for k, v in probe.host_headers.items()}
             self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
             self.url += f"?loc={values['secret_location']}"
