@@ -124,19 +124,19 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any 
     report = report_of(document, frozen=frozen)
     data = _the_part(message)
     try:
-        action = UiAction.model_validate(data)
-    except ValidationError as exc:
-        raise UiActionRefused([
-            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in e["loc"]),
-                    e["msg"]) for e in exc.errors(include_url=False)
-        ]) from None
-    try:
         check_json(data, "data")
         size = json_chars(data)
     except (PatchError, ValueError) as exc:
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data", str(exc))]) from None
     if size > MAX_ACTION_CHARS:
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"{size:,} characters of JSON; at most {MAX_ACTION_CHARS:,}")])
+    try:
+        action = UiAction.model_validate(data)
+    except ValidationError as exc:
+        raise UiActionRefused([
+            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in e["loc"]),
+                    e["msg"]) for e in exc.errors(include_url=False)
+        ]) from None
 
     raw = report.document.model_dump(mode="json", exclude_unset=True)  # type: ignore[union-attr]
     pages = {page["page_id"]: (index, page) for index, page in enumerate(raw["pages"])}

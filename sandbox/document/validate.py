@@ -34,6 +34,7 @@ from ..extract import ExtractionError, extract_paths
 from ..paths import path_problem
 from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
+from .patch import PatchError, check_json
 from .walk import Item, Loc, walk, walk_blocks, where
 
 
@@ -104,6 +105,10 @@ def check_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
     frozen = tuple(frozen)
     if not isinstance(data, dict):
         return Report(None, problems=[Problem((), f"a document is a JSON object, not {_kind(data)}")])
+    try:
+        check_json(data, "document")
+    except PatchError as exc:  # too deep for the walk, or not JSON: nothing else is checked
+        return Report(None, problems=[Problem((), str(exc))])
     problems = _shape(data)
     document = None
     if not problems:
@@ -119,6 +124,11 @@ def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks
     report = Report(None)
     if not isinstance(blocks, list):
         report.problems.append(Problem(loc, f"blocks is a JSON array, not {_kind(blocks)}"))
+        return report
+    try:
+        check_json(blocks, "blocks")
+    except PatchError as exc:
+        report.problems.append(Problem(loc, str(exc)))
         return report
     from .model import BLOCK_ADAPTER
 
