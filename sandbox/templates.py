@@ -14,6 +14,7 @@ naming the column.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,9 @@ class _Slot:
     offset: int = 0  # where the path starts in the template
 
 
+_SPECIAL = re.compile(r"[\\{}]")
+_PATH_END = re.compile(r"[|}]")
+
 #: Fallbacks nested deeper than this are refused (the parser recurses once per level).
 MAX_NESTING = 32
 
@@ -49,6 +53,14 @@ def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0) -
     literal: list[str] = []
     i = start
     while i < len(text):
+        special = _SPECIAL.search(text, i)  # jump over plain text at once
+        if special is None:
+            literal.append(text[i:])
+            i = len(text)
+            break
+        if special.start() > i:
+            literal.append(text[i:special.start()])
+            i = special.start()
         ch = text[i]
         if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}\\":
             literal.append(text[i + 1])
@@ -66,9 +78,8 @@ def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0) -
         j = i + 1
         optional = text.startswith("?", j)
         j += optional
-        end = j
-        while end < len(text) and text[end] not in "|}":
-            end += 1
+        found = _PATH_END.search(text, j)
+        end = found.start() if found else len(text)
         if end >= len(text):
             raise TemplateError(i, "'{' is never closed (write \\{ for a literal brace)")
         path = text[j:end]

@@ -157,3 +157,22 @@ def test_fan_out_equals_diffing_each_projection(a, data, blocks):
         assert per_block.get(block_id, []) == separately, (block_id, block_paths)
         if block_id in per_block:
             assert same(apply_patch(project(a, block_paths), per_block[block_id]), project(b, block_paths))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y"]), paths, max_size=2))
+def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
+    """The same properties on the path long arrays take (matching up, not the edit script)."""
+    from unittest import mock
+
+    from sandbox.document import patch as patch_module
+
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    with mock.patch.object(patch_module, "ALIGN_CELLS", 0):
+        ops = diff(a, b)
+        assert same(jsonpatch.apply_patch(a, ops), b), ops
+        per_block = fan_out(a, ops, blocks)
+        for block_id, block_paths in blocks.items():
+            assert per_block.get(block_id, []) == diff(project(a, block_paths), project(b, block_paths))

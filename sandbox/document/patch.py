@@ -12,8 +12,9 @@ The patches use only ``add``, ``replace`` and ``remove`` (seed: "Патч state 
 * arrays: the common head and tail are kept; what is between is aligned by a
   minimal edit script (an element kept, changed in place, removed or inserted),
   emitted front to back with indexes as they are at that point of the patch (no
-  index-shift bugs); beyond :data:`ALIGN_CELLS` cells the middle is compared
-  position by position, then the extra elements removed or appended;
+  index-shift bugs); beyond :data:`ALIGN_CELLS` cells equal elements are matched up
+  by difflib's SequenceMatcher and the elements between them changed in place
+  (or, when that is cheaper or would be quadratic, all compared by position);
 * a value that changes kind (object, array, scalar) is one ``replace``, and so is a
   container of two or more entries that becomes empty;
 * equality is JSON equality: ``true`` is not ``1``; ``1`` and ``1.0`` are one
@@ -31,7 +32,10 @@ paths did not change), equal to diffing each block's projection separately.
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
 from typing import Any
 
 from ..errors import SandboxError
@@ -40,6 +44,9 @@ from ..projection import project
 
 #: Largest old x new middle of an array aligned by the minimal edit script.
 ALIGN_CELLS = 4096
+#: Longer middles are matched up by SequenceMatcher unless that would compare more than
+#: this many pairs of equal elements (then position by position).
+MATCH_COMPARISONS = 1_000_000
 
 
 class PatchError(SandboxError):
@@ -83,34 +90,45 @@ def parse_pointer(text: Any, where: str = "JSON Pointer") -> list[str]:
 def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> None:
     """Raise :class:`PatchError` unless ``value`` is JSON (str keys, finite numbers) at most
     ``max_depth`` containers deep. Iterative: a 100,000-deep value is an error, not a crash."""
-    stack: list[tuple[Any, int, str]] = [(value, 1, name)]
-    while stack:
-        node, depth, at = stack.pop()
-        kind = type(node)
-        if kind is dict or kind is list:
-            if depth > max_depth:
-                raise PatchError(f"{at}: nests deeper than {max_depth} levels of objects and arrays")
-            if kind is dict:
-                for key, item in node.items():
-                    if type(key) is not str:
-                        raise PatchError(f"{at}: the key {key!r} is not a string")
-                    if type(item) in (dict, list) or not _scalar(item):
-                        stack.append((item, depth + 1, f"{at}/{escape(key)}"))
-            else:
-                for index, item in enumerate(node):
-                    if type(item) in (dict, list) or not _scalar(item):
-                        stack.append((item, depth + 1, f"{at}/{index}"))
-        elif not _scalar(node):
-            if kind is float:
-                raise PatchError(f"{at}: {node!r} is not a JSON number")
-            raise PatchError(f"{at}: a {kind.__name__} is not JSON")
-
-
-def _scalar(value: Any) -> bool:
     kind = type(value)
-    if kind is str or kind is bool or kind is int or value is None:
-        return True
-    return kind is float and value - value == 0  # finite
+    if kind is not dict and kind is not list:
+        if kind is float and value - value != 0:
+            raise PatchError(f"{name}: {value!r} is not a JSON number")
+        if kind not in _SCALARS and kind is not float:
+            raise PatchError(f"{name}: a {kind.__name__} is not JSON")
+        return
+    # (node, depth, trail): trail is (parent trail, key), made a pointer only for an error
+    stack: list[tuple[Any, int, Any]] = [(value, 1, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth, trail = pop()
+        if depth > max_depth:
+            raise PatchError(f"{name}{_trail(trail)}: nests deeper than {max_depth} levels of objects and arrays")
+        is_dict = type(node) is dict
+        for key, item in node.items() if is_dict else enumerate(node):
+            if is_dict and type(key) is not str:
+                raise PatchError(f"{name}{_trail(trail)}: the key {key!r} is not a string")
+            kind = type(item)
+            if kind in _SCALARS:
+                continue
+            if kind is dict or kind is list:
+                push((item, depth + 1, (trail, key)))
+            elif kind is float:
+                if item - item != 0:
+                    raise PatchError(f"{name}{_trail((trail, key))}: {item!r} is not a JSON number")
+            else:
+                raise PatchError(f"{name}{_trail((trail, key))}: a {kind.__name__} is not JSON")
+
+
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def _trail(trail: Any) -> str:
+    keys = []
+    while trail is not None:
+        trail, key = trail
+        keys.append(key)
+    return "".join("/" + escape(str(k)) for k in reversed(keys))
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -188,13 +206,7 @@ def _diff_lists(old: list, new: list, at: str, ops: list) -> None:
     a, b = old[head:n - tail], new[head:m - tail]
     if not a and not b:
         return
-    if len(a) * len(b) <= ALIGN_CELLS:
-        script = _align(a, b)
-    else:
-        common = min(len(a), len(b))
-        script = [("change", i, i) for i in range(common)]
-        script += [("remove", i, None) for i in range(common, len(a))]
-        script += [("insert", None, j) for j in range(common, len(b))]
+    script = _align(a, b) if len(a) * len(b) <= ALIGN_CELLS else _match_up(a, b)
     index = head
     for step, i, j in script:
         if step == "keep":
@@ -243,6 +255,49 @@ def _align(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
             script.append(("insert", None, j))
             j += 1
     return script
+
+
+def _positional(n: int, m: int) -> list[tuple[str, int | None, int | None]]:
+    common = min(n, m)
+    script: list[tuple[str, int | None, int | None]] = [("change", i, i) for i in range(common)]
+    script += [("remove", i, None) for i in range(common, n)]
+    script += [("insert", None, j) for j in range(common, m)]
+    return script
+
+
+def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
+    """The edit script of a long middle: equal elements matched up by difflib's
+    SequenceMatcher on each element's canonical JSON; between matches, elements changed in
+    place, then the rest removed or inserted. Compared by position instead when that
+    takes fewer operations, or when matching up would take quadratic time (many equal
+    elements, counted first)."""
+    keys_a = [_key(x) for x in a]
+    keys_b = [_key(x) for x in b]
+    common = min(len(a), len(b))
+    by_position = sum(1 for i in range(common) if keys_a[i] != keys_b[i]) + abs(len(a) - len(b))
+    counts = Counter(keys_b)
+    if sum(counts[k] for k in keys_a) > MATCH_COMPARISONS:
+        return _positional(len(a), len(b))
+    script: list[tuple[str, int | None, int | None]] = []
+    cost = 0
+    matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            script += [("keep", i1 + k, j1 + k) for k in range(i2 - i1)]
+            continue
+        paired = min(i2 - i1, j2 - j1)
+        script += [("change", i1 + k, j1 + k) for k in range(paired)]
+        script += [("remove", i, None) for i in range(i1 + paired, i2)]
+        script += [("insert", None, j) for j in range(j1 + paired, j2)]
+        cost += max(i2 - i1, j2 - j1)
+    return script if cost <= by_position else _positional(len(a), len(b))
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def _key(value: Any) -> str:
+    return _CANONICAL.encode(value)
 
 
 def _copy(value: Any) -> Any:
@@ -399,8 +454,6 @@ def _describe(value: Any) -> str:
 
 
 def _json(text: str) -> str:
-    import json
-
     return json.dumps(text, ensure_ascii=False)
 
 

@@ -20,13 +20,8 @@ Loc = tuple  # ("pages", 0, "blocks", 3, "text")
 
 def where(loc: Loc) -> str:
     """``pages[0].blocks[3].text`` for ``("pages", 0, "blocks", 3, "text")``."""
-    out = []
-    for step in loc:
-        if isinstance(step, int):
-            out.append(f"[{step}]")
-        else:
-            out.append(("." if out else "") + step)
-    return "".join(out) or "(document)"
+    text = "".join([f"[{step}]" if type(step) is int else "." + step for step in loc])
+    return text[1:] if text.startswith(".") else text or "(document)"
 
 
 @dataclass(frozen=True)
