@@ -54,6 +54,7 @@ bench: setup
 	$(PY) bench/extraction.py
 	$(PY) bench/bridge.py
 	$(PY) bench/verify.py
+	$(PY) bench/document.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis
