@@ -207,3 +207,14 @@ def test_bad_input_is_answered_quickly_with_one_line(tmp_path):
         assert "Traceback" not in proc.stderr and expected in proc.stderr, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
         print(argv[0], Path(argv[1]).name, f"{seconds:.2f}s")
+
+
+def test_html_sources_share_one_time_budget(monkeypatch):
+    from sandbox.document import validate
+
+    monkeypatch.setattr(validate, "SOURCES_SECONDS", -1)
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": f"h{i}", "type": "html", "source": "<b data-bind='a'></b>"} for i in range(3)]}]}
+    problems = [str(p) for p in check_document(doc).problems]
+    assert problems == [f"pages[0].blocks[{i}].source: not checked: the document's html sources took more than -1 s to parse; "
+                        "make them smaller or shallower" for i in range(3)]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,11 @@ from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
 from .walk import Item, Loc, walk, walk_blocks, where
+
+
+#: Wall time for parsing all html sources of one document; sources left are reported, not
+#: parsed (one source may still take up to the extractor's own 2 s limit).
+SOURCES_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -243,6 +249,7 @@ def _message(error: dict, node: Any, parent: Any) -> str:
 
 def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], report: Report, *, check_pages: bool = True) -> None:
     problems = report.problems
+    deadline = time.monotonic() + SOURCES_SECONDS
     page_ids: dict[str, Loc] = {}
     block_ids: dict[str, Loc] = {}
     links: list[tuple[Loc, str]] = []
@@ -294,6 +301,10 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
                 _html_paths(report, block["block_id"]).append(value)
         elif kind == "source":
             block_id = (item.block or {}).get("block_id")
+            if time.monotonic() > deadline:
+                problems.append(Problem(loc, f"not checked: the document's html sources took more than {SOURCES_SECONDS:g} s "
+                                             "to parse; make them smaller or shallower"))
+                continue
             try:
                 paths = extract_paths(value, frozen=frozen)
             except ExtractionError as exc:
