@@ -80,7 +80,7 @@ def test_deep_and_non_json_values_are_clear_errors():
         diff({"a": float("nan")}, {})
     with pytest.raises(PatchError, match="the key 1 is not a string"):
         diff({1: 2}, {})
-    with pytest.raises(PatchError, match="a set is not JSON"):
+    with pytest.raises(PatchError, match="a value of type set is not JSON"):
         diff({"a": {1}}, {})
 
 
@@ -120,7 +120,7 @@ def _near(value):
         return st.one_of(
             st.lists(values, max_size=2).flatmap(lambda ins: st.integers(0, len(value)).map(lambda i: value[:i] + ins + value[i:])),
             st.integers(0, max(0, len(value) - 1)).map(lambda i: value[:i] + value[i + 1:]),
-            st.just(value).flatmap(lambda v: st.integers(0, len(v) - 1).flatmap(lambda i: _near(v[i]).map(lambda x: v[:i] + [x] + v[i + 1:]))) if value else st.just([]),
+            st.just(value).flatmap(lambda v: st.integers(0, len(v) - 1).flatmap(lambda i: _near(v[i]).map(lambda x: v[:i] + ([] if x is _DROP else [x]) + v[i + 1:]))) if value else st.just([]),
         )
     return st.one_of(scalars, st.just(_DROP))
 

@@ -95,7 +95,7 @@ def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> N
         if kind is float and value - value != 0:
             raise PatchError(f"{name}: {value!r} is not a JSON number")
         if kind not in _SCALARS and kind is not float:
-            raise PatchError(f"{name}: a {kind.__name__} is not JSON")
+            raise PatchError(f"{name}: a value of type {kind.__name__} is not JSON")
         return
     # (node, depth, trail): trail is (parent trail, key), made a pointer only for an error
     stack: list[tuple[Any, int, Any]] = [(value, 1, None)]
@@ -117,7 +117,7 @@ def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> N
                 if item - item != 0:
                     raise PatchError(f"{name}{_trail((trail, key))}: {item!r} is not a JSON number")
             else:
-                raise PatchError(f"{name}{_trail((trail, key))}: a {kind.__name__} is not JSON")
+                raise PatchError(f"{name}{_trail((trail, key))}: a value of type {kind.__name__} is not JSON")
 
 
 _SCALARS = frozenset((str, int, bool, type(None)))
