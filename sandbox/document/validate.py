@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from ..errors import SandboxError
 from ..extract import ExtractionError, extract_paths
-from ..paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, path_problem
+from ..paths import path_problem
 from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
@@ -256,8 +256,6 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
     writes: dict[int | None, list[tuple[str, Loc]]] = {}  # page -> written paths
 
     def path_ok(path: str, loc: Loc, line: int | None = None, column: int | None = None) -> bool:
-        if _VALID_PATH.match(path) and not (frozen and path.partition(".")[0] in frozen):
-            return True  # the fast path; path_problem says why a path fails
         why = path_problem(path, frozen)
         if why is not None:
             shown = path if len(path) <= 60 else path[:57] + "..."
@@ -283,10 +281,11 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
                 line, column = _text_position(value, exc.offset)
                 problems.append(Problem(loc, exc.reason, line, column))
                 continue
+            place = None
             for path, offset in refs:
-                line, column = _text_position(value, offset)
-                if path_ok(path, loc, line, column):
-                    report.refs.append(PathRef(path, where(loc), "template"))
+                if path_problem(path, frozen) is None or path_ok(path, loc, *_text_position(value, offset)):
+                    place = place or where(loc)
+                    report.refs.append(PathRef(path, place, "template"))
         elif kind == "path":
             if not path_ok(value, loc):
                 continue
@@ -330,12 +329,6 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
         _overlaps(written, problems)
     for block_id in report.html:  # fields first, markup after, each once (as the generator orders them)
         report.html[block_id] = list(dict.fromkeys(report.html[block_id]))
-
-
-# The grammar of sandbox.paths, limits included, as one match.
-_VALID_PATH = re.compile(
-    rf"(?=.{{1,{MAX_LENGTH}}}\Z)(?:{SEGMENT_PATTERN})(?:\.(?:{SEGMENT_PATTERN})){{0,{MAX_SEGMENTS - 1}}}\Z"
-)
 
 
 def _html_paths(report: Report, block_id: str) -> list[str]:
