@@ -59,6 +59,7 @@ bench: setup
 	$(PY) bench/bridge.py
 	$(PY) bench/verify.py
 	$(PY) bench/review.py
+	$(PY) bench/document.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis

@@ -20,7 +20,10 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 #: Modules that add subcommands: each has ``add_cli(subparsers, command)`` where
 #: ``command(name)`` is the decorator registering the handler ``fn(args) -> exit status``.
-PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.review.command")
+PARTS = (
+    "sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.review.command",
+    "sandbox.document.command",
+)
 
 
 def command(name: str):
