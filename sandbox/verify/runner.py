@@ -400,7 +400,7 @@ class Pages:
             return
         raw = slot.page.raw  # type: ignore[attr-defined]
         try:
-            if not reuse:
+            if not reuse or raw.is_closed():
                 raise RuntimeError("not reusable")
             for other in raw.context.pages:
                 if other is not raw:
@@ -546,8 +546,8 @@ class Run:
             try:
                 script = f"async () => {{ const f = ({render(probe.host_script, self.values)}); return await f(window.__host); }}"
                 self.observed["host_script"] = await page.evaluate(script, timeout=10)
-            except EngineError as exc:
-                self.observed["host_script_error"] = str(exc)
+            except Exception as exc:  # the page may be gone (a block that closed its top): observed below
+                self.observed["host_script_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         if probe.click:
             try:
                 await self.click(page, probe.click)
@@ -619,8 +619,8 @@ class Run:
         )
         try:
             return await page.evaluate(script, timeout=8)
-        except EngineError as exc:
-            return str(exc)
+        except Exception as exc:  # a busy page (EngineError) or one that is gone (closed by its block)
+            return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
     async def read_frames(self, page: Page) -> dict[int, dict[str, Any]]:
         """The blocks' own reports and the frame checks, read by the harness from inside each frame."""
