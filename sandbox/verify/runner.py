@@ -386,10 +386,11 @@ class Pages:
         self.all.append(slot)
         return slot
 
-    async def acquire(self) -> Slot:
+    async def acquire(self, *, fresh: bool = False) -> Slot:
+        """A page; ``fresh``: a new one, never used (its history holds only this run's page)."""
         if self.session.engine.driver != "playwright":
             return Slot(await self.session.new_page())
-        slot = self.idle.pop() if self.idle else await self._new()
+        slot = self.idle.pop() if self.idle and not fresh else await self._new()
         slot.watch = Watch()
         return slot
 
@@ -515,7 +516,9 @@ class Run:
             headers = {k: render(v, values) for k, v in probe.host_headers.items()}
             self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
             self.url += f"?loc={values['secret_location']}"
-            slot = await self.pages.acquire()
+            # A run that will not give its page back (a click, a permission, a DoS) gets a new one too:
+            # user activation and history (what makes a window script-closable) start clean.
+            slot = await self.pages.acquire(fresh=bool(probe.click or probe.grant or probe.category == "dos"))
             self.started = time.monotonic()
             limit = probe.wait + RUN_SLACK
             try:
