@@ -422,10 +422,11 @@ class Pages:
         self.all.append(slot)
         return slot
 
-    async def acquire(self) -> Slot:
+    async def acquire(self, *, fresh: bool = False) -> Slot:
+        """A page; ``fresh``: a new one, never used (its history holds only this run's page)."""
         if self.session.engine.driver != "playwright":
             return Slot(await self.session.new_page())
-        slot = self.idle.pop() if self.idle else await self._new()
+        slot = self.idle.pop() if self.idle and not fresh else await self._new()
         slot.watch = Watch()
         return slot
 
@@ -436,7 +437,7 @@ class Pages:
             return
         raw = slot.page.raw  # type: ignore[attr-defined]
         try:
-            if not reuse:
+            if not reuse or raw.is_closed():
                 raise RuntimeError("not reusable")
             for other in raw.context.pages:
                 if other is not raw:
@@ -556,7 +557,9 @@ class Run:
             headers = {k: render(v, values) for k, v in probe.host_headers.items()}
             self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
             self.url += f"?loc={values['secret_location']}"
-            slot = await self.pages.acquire()
+            # A run that will not give its page back (a click, a permission, a DoS) gets a new one too:
+            # user activation and history (what makes a window script-closable) start clean.
+            slot = await self.pages.acquire(fresh=bool(probe.click or probe.grant or probe.category == "dos"))
             self.started = time.monotonic()
             limit = probe.wait + RUN_SLACK
             try:
@@ -587,8 +590,8 @@ class Run:
             try:
                 script = f"async () => {{ const f = ({render(probe.host_script, self.values)}); return await f(window.__host); }}"
                 self.observed["host_script"] = await page.evaluate(script, timeout=10)
-            except EngineError as exc:
-                self.observed["host_script_error"] = str(exc)
+            except Exception as exc:  # the page may be gone (a block that closed its top): observed below
+                self.observed["host_script_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         if probe.click:
             try:
                 await self.click(page, probe.click)
@@ -660,8 +663,8 @@ class Run:
         )
         try:
             return await page.evaluate(script, timeout=8)
-        except EngineError as exc:
-            return str(exc)
+        except Exception as exc:  # a busy page (EngineError) or one that is gone (closed by its block)
+            return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
     async def read_frames(self, page: Page) -> dict[int, dict[str, Any]]:
         """The blocks' own reports and the frame checks, read by the harness from inside each frame."""
