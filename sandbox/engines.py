@@ -421,6 +421,10 @@ class _WebDriverPage(Page):
         process = getattr(getattr(driver, "service", None), "process", None)
         if process is not None:
             await asyncio.to_thread(_kill_tree, process.pid)
+            try:
+                await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
+            except Exception:
+                pass
 
 
 def _kill_tree(pid: int) -> None:
@@ -448,10 +452,6 @@ def _kill_tree(pid: int) -> None:
             os.kill(p, signal.SIGKILL)
         except OSError:
             pass
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except OSError:
-        pass
 
 
 class _WebDriverSession(Session):
