@@ -758,7 +758,8 @@ async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator:
         # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
         lost = result.status in ("invalid", "error") or (
             result.status == "timeout" and "did not finish" in " ".join(result.evidence) and probe.expected(engine).outcome != "timeout")
-        if lost and alive is not None and not await alive():
+        # A lost browser shows as any of these (a host page that stops answering is a timeout).
+        if alive is not None and result.status in ("invalid", "error", "timeout") and not await alive():
             from ..remote import SessionLost
 
             raise SessionLost(f"the browser went away during {probe.id}: {result.reason}")
