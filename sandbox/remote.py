@@ -370,7 +370,10 @@ def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary
     if address.is_unspecified and not public_host:
         problems.append(f"--bind {bind}: give --public-host NAME, the name or address the remote browsers reach this machine by")
     canary = canary_host or "localhost"
-    if not _is_loopback(host) and not canary_host:
+    if not canary_host and not address.is_unspecified and bind != "127.0.0.1":
+        problems.append(f"--bind {bind}: give --canary-host NAME, a name of that address on another site than {host} "
+                        "(localhost is 127.0.0.1)")
+    elif not _is_loopback(host) and not canary_host:
         problems.append(f"--public-host {host}: give --canary-host NAME too, another name of this machine on another site "
                         "(e.g. the address for --public-host and a DNS name for --canary-host)")
     if canary == host:

@@ -51,6 +51,8 @@ def test_server_names_for_remote_browsers_need_two_sites():
         server_names("0.0.0.0")
     with pytest.raises(UsageError, match="--canary-host"):
         server_names("10.1.2.3")
+    with pytest.raises(UsageError, match="localhost is 127.0.0.1"):
+        server_names("127.0.0.2")
     with pytest.raises(UsageError, match="must differ"):
         server_names("0.0.0.0", "box", "box")
     with pytest.raises(UsageError, match="not an IP address"):
