@@ -215,18 +215,51 @@ def pct(values: list[float], p: float) -> float | None:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-async def measure(page, server: LocalServer, variant: str, n: int, timeout: float) -> dict:
+async def settle(seconds: float = 8.0) -> tuple[int, int, int]:
+    """The browser's memory once its process count and PSS stop moving (processes of a closed page exit late)."""
+    last = browser_memory()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.7)
+        now = browser_memory()
+        if now[0] == last[0] and abs(now[1] - last[1]) < max(1024, 0.01 * last[1]):
+            return now
+        last = now
+    return last
+
+
+async def fresh_page(session):
+    """A page in a new browser context (Playwright) or a new MiniBrowser (WebDriver): no process
+    or cache of an earlier measurement is reused, so the memory delta is this page's."""
+    page = await session.new_page()
+    if page.engine.driver == "webdriver":
+        await asyncio.to_thread(page.raw.set_window_size, 1280, 900)  # type: ignore[attr-defined]
+    else:
+        await page.raw.set_viewport_size({"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    return page
+
+
+async def close_page(session, page) -> None:
+    await page.close()
+    if page.engine.driver == "webdriver":
+        await session.close()  # quits the MiniBrowser the pool kept; the next new_page starts a fresh one
+
+
+async def measure(session, server: LocalServer, variant: str, n: int, timeout: float) -> dict:
     sources, states, plain, srcdocs = blocks(n)
     config = {"variant": variant, "sources": sources, "states": states, "timeout": timeout * 1000,
               "plain": plain if variant == "plain" else [], "srcdocs": srcdocs if variant == "srcdoc" else []}
     html = PAGE % {"config": json.dumps(config).replace("<", "\\u003c")}
-    await page.goto(server.add_page(html), timeout=60)
-    await page.wait_for("() => window.pageReady === true", timeout=30)
-    await asyncio.sleep(1.0)  # the previous page's frames and processes go away
-    before = browser_memory()
-    out = await page.evaluate("() => window.run()", timeout=timeout + 30)
-    await asyncio.sleep(1.0)
-    after = browser_memory()
+    page = await fresh_page(session)
+    try:
+        await page.goto(server.add_page(html), timeout=60)
+        await page.wait_for("() => window.pageReady === true", timeout=30)
+        before = await settle()
+        out = await page.evaluate("() => window.run()", timeout=timeout + 30)
+        after = await settle()
+    finally:
+        await close_page(session, page)
+        await settle()
     out["processes"] = after[0] - before[0]
     out["pss_kb"] = after[1] - before[1]
     out["rss_kb"] = after[2] - before[2]
@@ -271,7 +304,8 @@ def print_engine(engine: str, table: dict[tuple[str, int], dict], counts: list[i
             print(f"| {n} | {v} | {s['mounted']:.0f} | {fmt(s['ready50'])} / {fmt(s['ready95'])} | {fmt(s['height50'])} / {fmt(s['height95'])}{missing} "
                   f"| {fmt(s['total'])} | {fmt(s['stallMax'])} | {fmt(s['stallSum'])} | {fmt(s['pss_per_block'])} | {fmt(s['rss_per_block'])} | {s['processes']:+.0f} |")
     if len(counts) > 1:
-        lo, hi = min(counts), max(counts)
+        hi = max(counts)
+        lo = max([c for c in counts if c < hi and c > 1] or [min(counts)])
         print(f"\nmarginal memory per block (PSS, from {lo} to {hi} blocks: fixed costs such as a first extra process cancel out):\n")
         print("| variant | kB per block |")
         print("| --- | ---: |")
@@ -299,21 +333,15 @@ async def bench_engine(engine, counts: list[int], variants: list[str], reps: int
     session = await launch(engine)
     table: dict[tuple[str, int], dict] = {}
     try:
-        page = await session.new_page()
-        if engine.driver == "webdriver":
-            await asyncio.to_thread(page.raw.set_window_size, 1280, 900)  # type: ignore[attr-defined]
-        else:
-            await page.raw.set_viewport_size({"width": 1280, "height": 900})  # type: ignore[attr-defined]
-        await measure(page, server, "sandboxed", 2, timeout)  # warm-up: caches, the module
+        await measure(session, server, "sandboxed", 2, timeout)  # warm-up: the module, the disk cache
         for n in counts:
             runs: dict[str, list[dict]] = {v: [] for v in variants}
             for _ in range(reps):  # interleaved: every variant sees the same machine load
                 for v in variants:
-                    runs[v].append(await measure(page, server, v, n, timeout))
+                    runs[v].append(await measure(session, server, v, n, timeout))
             for v in variants:
                 table[(v, n)] = summarise(runs[v], n)
             print(f"  {engine.name}: {n} blocks done (load average {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-        await page.close()
     finally:
         await session.close()
         await server.stop()

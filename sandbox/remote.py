@@ -245,6 +245,22 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
     return RemotePlaywrightSession(engine, manager, pw, browser, endpoint)
 
 
+async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list["Worker"], list[dict[str, str]]]:
+    """A worker per endpoint that answered, and ``{"url", "error"}`` for each that did not."""
+    connected = await asyncio.gather(*(connect(engine, e) for e in endpoints), return_exceptions=True)
+    workers = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
+    errors = [{"url": e.url, "error": str(c)} for e, c in zip(endpoints, connected) if isinstance(c, BaseException)]
+    return workers, errors
+
+
+async def close_all(workers: list["Worker"]) -> None:
+    for worker in workers:
+        try:
+            await asyncio.wait_for(worker.session.close(), 30)
+        except Exception:
+            pass
+
+
 # --------------------------------------------------------------------------- spreading
 
 
@@ -384,6 +400,6 @@ def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary
 
 
 __all__ = [
-    "Endpoint", "parse_remote", "by_engine", "plan", "remote_engine", "connect", "RemotePlaywrightSession",
+    "Endpoint", "parse_remote", "by_engine", "plan", "remote_engine", "connect", "connect_all", "close_all", "RemotePlaywrightSession",
     "RemoteWebDriverSession", "SessionLost", "Worker", "spread", "add_arguments", "server_names", "ServerNames",
 ]

@@ -1,4 +1,7 @@
-"""The servers `verify` runs the probes against: all on 127.0.0.1, free ports, started and stopped by the harness.
+"""The servers `verify` runs the probes against: on 127.0.0.1, free ports, started and stopped by the harness.
+
+(For browsers on other machines the sockets bind another address and the URLs use other
+names: ``Servers(bind, host_name, canary_name)``, docs/SCALE.md.)
 
 * **host** (``https://127.0.0.1:P`` and ``http://127.0.0.1:Q``): serves the host pages
   (``/host/<key>``, which also set the host's cookies), the bridge files, and the

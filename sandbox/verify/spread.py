@@ -12,27 +12,20 @@ import asyncio
 import time
 
 from ..engines import Engine
-from ..remote import Endpoint, SessionLost, Worker, connect, spread
+from ..remote import Endpoint, Worker, close_all, connect_all, spread
 from .probes import Probe
-from .runner import CONCURRENCY, EngineRun, Generator, Pages, Progress, Result, attempt_probe
+from .runner import EngineRun, Generator, Pages, Progress, Result, attempt_probe
 from .servers import Servers
 
 
 async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Probe], servers: Servers,
                      generator: Generator, progress: Progress | None = None) -> EngineRun:
     started = time.monotonic()
-    connected = await asyncio.gather(*(connect(engine, e) for e in endpoints), return_exceptions=True)
-    errors = [f"{e.url}: {c}" for e, c in zip(endpoints, connected) if isinstance(c, BaseException)]
-    sessions = [(e, c) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
-    if not sessions:
-        return EngineRun(engine.name, [], "no remote browser answered: " + "; ".join(errors), time.monotonic() - started)
-    workers: list[Worker] = []
-    pools: dict[int, Pages] = {}
-    for endpoint, session in sessions:
-        worker = Worker(session, endpoint.pages, endpoint.url)
-        # Pages of a remote Playwright browser: as many as the endpoint takes (CONCURRENCY locally).
-        pools[id(worker)] = Pages(session, endpoint.pages or CONCURRENCY.get(engine.name, 3))
-        workers.append(worker)
+    workers, unreachable = await connect_all(engine, endpoints)
+    if not workers:
+        return EngineRun(engine.name, [], "no remote browser answered: " + "; ".join(f"{u['url']}: {u['error']}" for u in unreachable),
+                         time.monotonic() - started, unreachable)
+    pools = {id(w): Pages(w.session, w.pages) for w in workers}
     done = 0
 
     async def run(worker: Worker, probe: Probe) -> Result:
@@ -66,13 +59,12 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
         for worker in workers:
             try:
                 await asyncio.wait_for(pools[id(worker)].close(), 30)
-                await asyncio.wait_for(worker.session.close(), 30)
             except Exception:
                 pass
-    browsers = [{"url": e.url, "error": str(c)} for e, c in zip(endpoints, connected) if isinstance(c, BaseException)]
-    browsers += [{"url": w.label, "probes": w.done, **({"lost": w.lost} if w.lost else {})} for w in workers]
+        await close_all(workers)
+    browsers = unreachable + [{"url": w.label, "probes": w.done, **({"lost": w.lost} if w.lost else {})} for w in workers]
     # Browsers lost or unreachable are no engine error while others did the work: the report lists them.
-    error = "every remote browser was lost" if results and all(r.status == "error" for r in results) and any(w.lost for w in workers) else ""
+    error = "every remote browser was lost" if results and all(r.status == "error" for r in results) and all(w.lost for w in workers) else ""
     return EngineRun(engine.name, results, error, time.monotonic() - started, browsers)
 
 
