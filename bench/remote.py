@@ -59,6 +59,7 @@ async def main() -> int:
     local_wall, local_runs = await timed(select_engines(names), probes)
     reference = verdicts(local_runs)
     rows = [("local (one browser per engine)", local_wall, local_runs, "")]
+    print(f"  local: {local_wall:.1f} s (load average {os.getloadavg()[0]:.1f})", flush=True)
     for count in counts:
         servers = await asyncio.to_thread(start_many, [n for n in names for _ in range(count)])
         try:
@@ -69,6 +70,7 @@ async def main() -> int:
                 server.stop()
         spread = "; ".join(f"{run.engine} " + "+".join(str(b.get("probes", 0)) for b in run.browsers) for run in runs)
         rows.append((f"{count} server(s) per engine", wall, runs, spread))
+        print(f"  {count} server(s) per engine: {wall:.1f} s, {spread} (load average {os.getloadavg()[0]:.1f})", flush=True)
 
     print()
     print(f"| run | wall s | / local | held | allowed | UNEXPECTED | verdicts = local | probes per server |")

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from .. import remote
 from ..engines import ENGINE_NAMES
 from ..errors import UsageError
 from .probes import PROBES_DIR, ProbeError, load_catalogue
@@ -28,8 +29,6 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     p.add_argument("--probe", action="append", metavar="ID", help="run only probes whose id starts with ID (repeatable)")
     p.add_argument("--probes-dir", metavar="DIR", default=str(PROBES_DIR), help="the catalogue to run (default: the built-in one)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    from .. import remote
-
     remote.add_arguments(p)
     command("verify")(_verify)
 
@@ -59,8 +58,6 @@ def _verify(args: argparse.Namespace) -> int:
 
     json_out = _writable(args.json, "--json")
     html_out = _writable(args.html, "--html")
-    from .. import remote
-
     names = remote.server_names(args.bind, args.public_host, args.canary_host)
     engines, endpoints = remote.plan(args.engine, remote.parse_remote(args.remote))
     if not engines:
@@ -93,6 +90,7 @@ def _verify(args: argparse.Namespace) -> int:
         where = "".join(f" {e.name} on {len(endpoints[e.name])} remote browser(s)," for e in engines if e.name in endpoints)
         print(f"verify: {len(probes)} probes on {', '.join(e.name for e in engines)} (generator: {generator.name}){where.rstrip(',')}", file=sys.stderr)
     started = time.monotonic()
+
     async def run():
         async with Servers(names.bind, names.host, names.canary) as servers:
             return await run_matrix(engines, probes, generator, progress, servers, endpoints)
