@@ -215,7 +215,7 @@ def pct(values: list[float], p: float) -> float | None:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-async def settle(seconds: float = 8.0) -> tuple[int, int, int]:
+async def settle(seconds: float = 3.0) -> tuple[int, int, int]:
     """The browser's memory once its process count and PSS stop moving (processes of a closed page exit late)."""
     last = browser_memory()
     deadline = time.monotonic() + seconds
@@ -259,7 +259,6 @@ async def measure(session, server: LocalServer, variant: str, n: int, timeout: f
         after = await settle()
     finally:
         await close_page(session, page)
-        await settle()
     out["processes"] = after[0] - before[0]
     out["pss_kb"] = after[1] - before[1]
     out["rss_kb"] = after[2] - before[2]
@@ -328,7 +327,7 @@ def print_engine(engine: str, table: dict[tuple[str, int], dict], counts: list[i
               f"| {r(lz, s, 'total')} | {ratio(lz['pss_per_block'] * n, s['pss_per_block'] * n) if lz else '-'} |")
 
 
-async def bench_engine(engine, counts: list[int], variants: list[str], reps: int, timeout: float) -> dict:
+async def bench_engine(engine, counts: list[int], variants: list[str], reps: int, timeout: float, progress=None) -> dict:
     server = await LocalServer().start()
     session = await launch(engine)
     table: dict[tuple[str, int], dict] = {}
@@ -342,6 +341,8 @@ async def bench_engine(engine, counts: list[int], variants: list[str], reps: int
             for v in variants:
                 table[(v, n)] = summarise(runs[v], n)
             print(f"  {engine.name}: {n} blocks done (load average {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+            if progress:
+                progress(table)
     finally:
         await session.close()
         await server.stop()
@@ -356,9 +357,15 @@ async def main() -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--timeout", type=float, default=120, help="seconds a mount may take before its missing blocks are counted")
     parser.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    parser.add_argument("--tables", metavar="FILE", help="print the tables of a JSON file an earlier run wrote, and stop")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     variants = [v for v in args.variants.split(",") if v]
+    if args.tables:
+        for name, figures in json.loads(Path(args.tables).read_text()).items():
+            table = {(key.split("/")[0], int(key.split("/")[1])): s for key, s in figures.items()}
+            print_engine(name, table, sorted({n for _, n in table}), [v for v in VARIANTS if any(k[0] == v for k in table)])
+        return 0
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         parser.error(f"--variants: unknown {unknown[0]!r}; choose from {', '.join(VARIANTS)}")
@@ -366,7 +373,12 @@ async def main() -> int:
     out = {}
     for engine in select_engines(args.engine):
         started = time.monotonic()
-        table = await bench_engine(engine, counts, variants, args.reps, args.timeout)
+        def partial(table, engine=engine):
+            # Every figure so far, so a run cut short still leaves its tables.
+            if args.json:
+                Path(args.json).write_text(json.dumps({**out, engine.name: {f"{v}/{n}": s for (v, n), s in table.items()}}, indent=1))
+
+        table = await bench_engine(engine, counts, variants, args.reps, args.timeout, partial)
         print_engine(engine.name, table, counts, variants)
         print(f"\n({engine.name}: {time.monotonic() - started:.0f} s; load average {os.getloadavg()[0]:.1f})")
         out[engine.name] = {f"{v}/{n}": s for (v, n), s in table.items()}
