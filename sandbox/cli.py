@@ -1,6 +1,7 @@
 """The `flowui-sandbox` command (also `python -m sandbox`).
 
-Subcommands: engines, paths, build, generate, review, verify. Every bad input ends with one
+Subcommands: engines, paths, build, generate, review, document, diff, verify,
+browser-server. Every bad input ends with one
 line per problem on stderr, ``FILE:LINE:COL: message`` (``FILE: message`` without a
 position; ``flowui-sandbox COMMAND: error: message`` for an option), and exit status 2;
 never a traceback (see sandbox/errors.py).
@@ -22,7 +23,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 #: ``command(name)`` is the decorator registering the handler ``fn(args) -> exit status``.
 PARTS = (
     "sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.review.command",
-    "sandbox.document.command",
+    "sandbox.document.command", "sandbox.browser_server",
 )
 
 

@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..engines import ENGINE_NAMES, EngineError, select_engines
+from .. import remote
+from ..engines import ENGINE_NAMES
 from ..errors import OptionError, UsageError
 from ..files import writable_output, write_output
 from .probes import PROBES_DIR, ProbeError, load_catalogue
@@ -35,19 +36,19 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     p.add_argument("--probe", action="append", metavar="ID", help="run only probes whose id starts with ID (repeatable)")
     p.add_argument("--probes-dir", metavar="DIR", default=str(PROBES_DIR), help="the catalogue to run (default: the built-in one)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    remote.add_arguments(p)
     command("verify")(_verify)
 
 
 def _verify(args: argparse.Namespace) -> int:
     from . import report
     from .runner import CommandGenerator, Generator, run_matrix
+    from .servers import Servers
 
     json_out = writable_output(args.json) if args.json else None
     html_out = writable_output(args.html) if args.html else None
-    try:
-        engines = select_engines(args.engine)
-    except EngineError as exc:
-        raise OptionError(f"--engine: {exc}") from None
+    names = remote.server_names(args.bind, args.public_host, args.canary_host)
+    engines, endpoints = remote.plan(args.engine, remote.parse_remote(args.remote))
     if not engines:
         raise OptionError("no browser engine found (run `make setup`, see README)")
     if not Path(args.probes_dir).is_dir():
@@ -79,9 +80,15 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"[{finished:>3}/{total}] {result.engine:<8} {result.probe:<40} {result.verdict}{flag}", file=sys.stderr, flush=True)
 
     if not args.quiet:
-        print(f"verify: {len(probes)} probes on {', '.join(e.name for e in engines)} (generator: {generator.name})", file=sys.stderr)
+        where = "".join(f" {e.name} on {len(endpoints[e.name])} remote browser(s)," for e in engines if e.name in endpoints)
+        print(f"verify: {len(probes)} probes on {', '.join(e.name for e in engines)} (generator: {generator.name}){where.rstrip(',')}", file=sys.stderr)
     started = time.monotonic()
-    runs = asyncio.run(run_matrix(engines, probes, generator, progress))
+
+    async def run():
+        async with Servers(names.bind, names.host, names.canary) as servers:
+            return await run_matrix(engines, probes, generator, progress, servers, endpoints)
+
+    runs = asyncio.run(run())
     wall = time.monotonic() - started
 
     print(report.text_matrix(probes, runs, wall))

@@ -39,7 +39,7 @@ SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "locati
 
 #: Names a template may use.
 TEMPLATE_VARS = frozenset(
-    {"token", "canary", "canary_http", "host", "host_http", "tap", "udp_port", "host_nonce", "alive"}
+    {"token", "canary", "canary_http", "host", "host_http", "tap", "tap_host", "udp_port", "host_nonce", "alive"}
     | {f"secret_{s}" for s in SECRETS}
 )
 

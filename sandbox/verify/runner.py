@@ -333,7 +333,9 @@ def make_values(servers: Servers, token: str, taps: Taps, https: bool) -> dict[s
         "canary_http": servers.canary_http.base_url,
         "host": host.base_url,
         "host_http": servers.host_http.base_url,
-        "tap": f"https://localhost:{taps.tcp_port}",
+        # On the canary's name: the tap is another site than the host, as an attacker's server would be.
+        "tap": f"https://{servers.canary.public_host}:{taps.tcp_port}",
+        "tap_host": servers.host.public_host,
         "udp_port": str(taps.udp_port),
         "host_nonce": _secrets.token_hex(8),
         "secret_cookie": cookie_value("fs_lax", token),
@@ -525,7 +527,7 @@ class Run:
         if not self.generator.full and (probe.bridge or any(b.state or b.theme or b.fields for b in blocks_of)):
             return self.result("n/a", why="needs fields, state, theme or the bridge, which a --generator command takes only "
                                "with --generator-protocol json")
-        taps = await Taps().start()
+        taps = await Taps(self.servers.bind).start()
         host = self.servers.host if probe.host_scheme == "https" else self.servers.host_http
         self.values = values = make_values(self.servers, self.token, taps, probe.host_scheme == "https")
         slot: Slot | None = None
@@ -772,9 +774,45 @@ class EngineRun:
     results: list[Result]
     error: str = ""
     seconds: float = 0.0
+    #: Remote runs: each browser's URL, how many probes it ran, and why it was lost if it was.
+    browsers: list[dict[str, Any]] = field(default_factory=list)
 
 
 Progress = Callable[[Result, int, int], None]
+
+
+async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator: Generator,
+                        alive: Callable[[], Any] | None = None) -> Result:
+    """One probe on one browser, retried when the run did not exercise it.
+
+    ``alive`` (remote sessions): after a lost run, ``await alive()`` false means the
+    browser itself went away: :class:`sandbox.remote.SessionLost` is raised instead of retrying here.
+    """
+    engine = pages.session.engine.name
+    earlier: list[dict[str, str]] = []
+    for attempt in (1, 2, 3):
+        run = Run(probe, pages, servers, generator)
+        try:
+            result = await run.execute()
+        except UsageError:
+            raise
+        except Exception as exc:  # one broken run must not hide the others
+            result = run.result("error", why=f"harness error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        # A run that did not exercise the probe (a lost click, a page too slow to load on a
+        # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
+        lost = result.status in ("invalid", "error") or (
+            result.status == "timeout" and "did not finish" in " ".join(result.evidence) and probe.expected(engine).outcome != "timeout")
+        # A lost browser shows as any of these (a host page that stops answering is a timeout).
+        if alive is not None and result.status in ("invalid", "error", "timeout") and not await alive():
+            from ..remote import SessionLost
+
+            raise SessionLost(f"the browser went away during {probe.id}: {result.reason}")
+        if not lost or attempt == 3:
+            break
+        earlier.append({"status": result.status, "reason": result.reason})
+    if earlier:
+        result.observed["earlier_attempts"] = earlier
+    return result
 
 
 async def run_engine(session: Session, probes: list[Probe], servers: Servers, generator: Generator,
@@ -788,24 +826,7 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
     async def one(probe: Probe) -> Result:
         nonlocal done
         async with limit:
-            earlier: list[dict[str, str]] = []
-            for attempt in (1, 2, 3):
-                run = Run(probe, pages, servers, generator)
-                try:
-                    result = await run.execute()
-                except UsageError:
-                    raise
-                except Exception as exc:  # one broken run must not hide the others
-                    result = run.result("error", why=f"harness error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
-                # A run that did not exercise the probe (a lost click, a page too slow to load on a
-                # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
-                lost = result.status in ("invalid", "error") or (
-                    result.status == "timeout" and "did not finish" in " ".join(result.evidence) and probe.expected(engine).outcome != "timeout")
-                if not lost or attempt == 3:
-                    break
-                earlier.append({"status": result.status, "reason": result.reason})
-            if earlier:
-                result.observed["earlier_attempts"] = earlier
+            result = await attempt_probe(probe, pages, servers, generator)
         done += 1
         if progress:
             progress(result, done, len(probes))
@@ -819,8 +840,10 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
 
 
 async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Generator | None = None,
-                     progress: Progress | None = None, servers: Servers | None = None) -> list[EngineRun]:
-    """The catalogue on every engine at once, each engine in its own browser."""
+                     progress: Progress | None = None, servers: Servers | None = None,
+                     remote: dict[str, list[Any]] | None = None) -> list[EngineRun]:
+    """The catalogue on every engine at once, each engine in its own browser,
+    or spread over the remote browsers ``remote[engine]`` (sandbox.remote.Endpoint) when given."""
     generator = generator or Generator()
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-verify"))
@@ -829,6 +852,10 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
     async def per_engine(engine: Engine) -> EngineRun:
         started = time.monotonic()
+        if remote and remote.get(engine.name):
+            from .spread import run_remote
+
+            return await run_remote(engine, remote[engine.name], probes, servers, generator, progress)
         try:
             session = await launch(engine)
         except EngineError as exc:
@@ -851,5 +878,5 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
 __all__ = [
     "Result", "EngineRun", "Generator", "CommandGenerator", "GeneratorOutputError", "check_iframe",
-    "run_engine", "run_matrix", "judge", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
+    "run_engine", "run_matrix", "attempt_probe", "judge", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
 ]
