@@ -150,7 +150,7 @@ def plan(names: list[str] | None, endpoints: list[Endpoint]) -> tuple[list[Engin
     if wanted:
         unknown = [n for n in wanted if n not in ENGINE_NAMES]
         if unknown:
-            raise OptionError(f"unknown engine {unknown[0]!r}; choose from {', '.join(ENGINE_NAMES)}")
+            raise OptionError(f"--engine: unknown engine {unknown[0]!r}; choose from {', '.join(ENGINE_NAMES)}")
         unused = [n for n in remote if n not in wanted]
         if unused:
             raise OptionError(f"--remote {unused[0]}=...: {unused[0]} is not among the --engine given")
