@@ -18,7 +18,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 #: Modules that add subcommands: each has ``add_cli(subparsers, command)`` where
 #: ``command(name)`` is the decorator registering the handler ``fn(args) -> exit status``.
-PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.contract", "sandbox.verify.cli")
+PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.contract", "sandbox.verify.cli", "sandbox.editor.command")
 
 
 def command(name: str):
