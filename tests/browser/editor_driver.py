@@ -30,22 +30,15 @@ def press(page, keys: str) -> None:
     if _is_playwright(page):
         _run(page, lambda: page.async_page.raw.keyboard.press(keys))
         return
-    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     *mods, key = keys.split("+")
     names = {"Control": Keys.CONTROL, "Shift": Keys.SHIFT, "Alt": Keys.ALT, "Meta": Keys.META, "End": Keys.END, "Home": Keys.HOME}
-
-    def act():
-        chain = ActionChains(page.async_page.raw)
-        for m in mods:
-            chain.key_down(names[m])
-        chain.send_keys(names.get(key, key))
-        for m in reversed(mods):
-            chain.key_up(names[m])
-        chain.perform()
-
-    _run(page, lambda: page.async_page._call(act, timeout=10))
+    # Element key input to the focused element: WebKitGTK's actions go to the frame the driver
+    # last switched into, element input goes where the focus is.
+    chord = "".join(names[m] for m in mods) + names.get(key, key) + (Keys.NULL if mods else "")
+    driver = page.async_page.raw
+    _run(page, lambda: page.async_page._call(lambda: driver.switch_to.active_element.send_keys(chord), timeout=10))
 
 
 def type_text(page, text: str) -> None:
@@ -53,9 +46,8 @@ def type_text(page, text: str) -> None:
     if _is_playwright(page):
         _run(page, lambda: page.async_page.raw.keyboard.type(text))
         return
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    _run(page, lambda: page.async_page._call(lambda: ActionChains(page.async_page.raw).send_keys(text).perform(), timeout=20))
+    driver = page.async_page.raw
+    _run(page, lambda: page.async_page._call(lambda: driver.switch_to.active_element.send_keys(text), timeout=20))
 
 
 def focus_editor(page, testid: str, *, at_end: bool = True) -> None:
@@ -63,6 +55,13 @@ def focus_editor(page, testid: str, *, at_end: bool = True) -> None:
     page.click(f'[data-testid="{testid}"] .cm-content')
     if at_end:
         press(page, "Control+End")
+
+
+def _back_to_top(driver) -> None:
+    # default_content alone leaves WebKitGTK's key input in the frame last entered; switching to
+    # the window itself brings it back to the top document.
+    driver.switch_to.default_content()
+    driver.switch_to.window(driver.current_window_handle)
 
 
 def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> Any:
@@ -87,7 +86,7 @@ def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> An
             driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
             return driver.execute_async_script(_WD_WRAPPER % script, json.dumps(arg))
         finally:
-            driver.switch_to.default_content()
+            _back_to_top(driver)
 
     result = _run(page, lambda: page.async_page._call(run, timeout=timeout), timeout=timeout + 10)
     if isinstance(result, dict) and "__err" in result:
@@ -138,6 +137,6 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
             driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
             driver.find_element(By.CSS_SELECTOR, selector).click()
         finally:
-            driver.switch_to.default_content()
+            _back_to_top(driver)
 
     _run(page, lambda: page.async_page._call(run, timeout=timeout), timeout=timeout + 10)

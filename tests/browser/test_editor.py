@@ -96,8 +96,10 @@ def test_a_bad_state_shows_its_error_and_keeps_the_preview(page, editor):
     # A state push, not a reload: the same build, loaded once.
     assert ready_generation(page) == generation
     assert page.evaluate("() => document.querySelector('.preview-frame').contentWindow.flowuiPreview.status().loads") == 1
+    focus_editor(page, "state")  # WebDriver's frame switches above may have moved the focus
     press(page, "Control+a")
     type_text(page, '{"customer": ')
+    page.wait_for("(text) => window.flowuiEditor.stateText() === text", '{"customer": }')
     error = page.wait_for("() => { const e = document.querySelector('[data-testid=state-error]'); return !e.hidden && e.textContent; }")
     assert "line 1 column" in error
     # The last good preview stays, connected, with the last good state.
@@ -120,9 +122,11 @@ def test_a_theme_switch_recolors_the_block_without_reloading_it(page, editor):
     press(page, "Control+a")
     type_text(page, '{"accent": "#ff0000"')
     assert block_wait(page, "() => getComputedStyle(document.getElementById('title')).color === 'rgb(255, 0, 0)'")
+    focus_editor(page, "theme")
     press(page, "Control+a")
     type_text(page, '{"accent": "nope"')
-    error = page.wait_for("() => { const e = document.querySelector('[data-testid=theme-error]'); return !e.hidden && e.textContent; }")
+    page.wait_for("(text) => window.flowuiEditor.themeText() === text", '{"accent": "nope"}')
+    error = page.wait_for("() => { const e = document.querySelector('[data-testid=theme-error]'); return !e.hidden && e.textContent.includes('nope') && e.textContent; }")
     assert "accent" in error and "nope" in error
     assert block_eval(page, "() => [window.stillHere, getComputedStyle(document.getElementById('title')).color]") == ["yes", "rgb(255, 0, 0)"]
 
@@ -148,8 +152,13 @@ def test_send_setvalue_openurl_and_errors_show_in_the_log_with_their_data(page, 
     url_entry = next(e for e in entries if "https://example.com/next" in e["text"] and "verdict: refused" in e["text"])
     assert url_entry["code"] in ("refused", "no-gesture")
     error = by_code["block-error"]
-    assert "undefinedFunctionCall" in error["text"]
-    assert (int(error["line"]), int(error["column"])) == (ERROR_LINE, ERROR_COLUMN)
+    if page.name == "webkit":
+        # WebKitGTK reports an opaque-origin frame's errors as "Script error." without a position
+        # (bridge/PROTOCOL.md, Errors): the log says so rather than inventing one.
+        assert "Script error." in error["text"] and "no position" in error["text"] and error["line"] == ""
+    else:
+        assert "undefinedFunctionCall" in error["text"]
+        assert (int(error["line"]), int(error["column"])) == (ERROR_LINE, ERROR_COLUMN)
     # The projection view shows what the block holds now: its value, and nothing outside its paths.
     show_tab(page, "projection")
     projection = json.loads(page.wait_for("() => { const t = document.querySelector('[data-testid=projection]').textContent; return t.includes('a@example.com') && t; }"))

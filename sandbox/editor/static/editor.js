@@ -303,7 +303,7 @@ function addLog(entry, gen) {
     const link = document.createElement('a');
     link.href = '#';
     link.className = 'where';
-    link.textContent = at ? `source ${at.line}:${at.column}` : `srcdoc ${d.line}:${d.column}`;
+    link.textContent = at ? `source ${at.line}:${at.column}` : (d.line ? `srcdoc ${d.line}:${d.column} (the runtime's)` : 'no position (the engine gave none)');
     if (at) link.addEventListener('click', (e) => { e.preventDefault(); jump(at.line, at.column); });
     head.append(' ', link);
     li.dataset.line = at ? String(at.line) : '';
@@ -510,4 +510,5 @@ window.flowuiEditor = {
   cspViolations,
   dirty,
   stateText: () => stateView.state.doc.toString(),
+  themeText: () => themeView.state.doc.toString(),
 };
