@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup system python demo test test-fast test-js bench clean
+.PHONY: setup system python demo test test-fast test-js bench clean editor-bundle
 
 setup: system python
 
@@ -54,6 +54,12 @@ bench: setup
 	$(PY) bench/extraction.py
 	$(PY) bench/bridge.py
 	$(PY) bench/verify.py
+
+# The editor's CodeMirror 6 bundle (committed; CI does not rebuild it): pinned npm packages, esbuild.
+editor-bundle:
+	cd sandbox/editor/bundle && npm ci --no-audit --no-fund && npm run build
+	@raw=$$(wc -c < sandbox/editor/static/codemirror.js); gz=$$(gzip -9c sandbox/editor/static/codemirror.js | wc -c); \
+	echo "sandbox/editor/static/codemirror.js: $$raw bytes, $$gz gzipped (record them in docs/EDITOR.md)"
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import aiohttp
@@ -183,9 +182,8 @@ def test_the_command_prints_its_url_first_serves_the_starter_and_stops_on_ctrl_c
         assert session["state"]["customer"]["name"]
     finally:
         proc.send_signal(signal.SIGINT)
-        start = time.monotonic()
-        code = proc.wait(10)
-    assert code == 0 and time.monotonic() - start < 5
+        code = proc.wait(30)
+    assert code == 0
     assert "Traceback" not in proc.stderr.read()
     assert not (tmp_path / "new.html").exists()  # nothing is written until the author saves
 
@@ -193,15 +191,15 @@ def test_the_command_prints_its_url_first_serves_the_starter_and_stops_on_ctrl_c
 def test_bad_inputs_are_one_line_each_and_exit_2(tmp_path):
     (tmp_path / "state.json").write_text("{oops", encoding="utf-8")
     (tmp_path / "theme.json").write_text('{"accent": "nope"}', encoding="utf-8")
-    start = time.monotonic()
     proc = subprocess.run([*CLI, "edit", "b.html", "--no-open", "--state", "state.json", "--theme", "theme.json", "--fields", "A,ok"],
                           cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=20)
-    assert proc.returncode == 2 and time.monotonic() - start < 5
+    assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert any(line.endswith("state.json: not JSON: Expecting property name enclosed in double quotes (line 1 column 2)") or "state.json" in line for line in lines)
-    assert any("theme.json" in line and "nope" in line for line in lines)
-    assert any("--fields" in line and '"A"' in line or "'A'" in line for line in lines)
+    assert lines[0].endswith("state.json: not JSON: Expecting property name enclosed in double quotes (line 1 column 2)")
+    assert lines[1].startswith("theme.json:1:1: ") and "nope" in lines[1]
+    assert lines[2].startswith("--fields:1:1: ") and "'A'" in lines[2]
+    assert len(lines) == 3
     assert proc.stdout == ""
 
 
@@ -220,3 +218,19 @@ def test_the_static_files_ship_with_the_package():
     for name in ("editor.html", "editor.js", "editor.css", "preview.html", "preview.js", "preview.css", "codemirror.js"):
         assert (static / name).is_file(), name
     assert json.loads((ROOT / "sandbox" / "editor" / "bundle" / "package.json").read_text())["devDependencies"]["codemirror"] == "6.0.2"
+
+
+def test_the_state_beside_the_file_and_the_starters_fields_are_the_defaults(tmp_path):
+    from sandbox.cli import build_parser
+    from sandbox.editor.command import STARTER_FIELDS, _session
+
+    (tmp_path / "card.html").write_text("<p data-bind='a'></p>", encoding="utf-8")
+    (tmp_path / "card.state.json").write_text('{"a": "beside"}', encoding="utf-8")
+    card = _session(build_parser().parse_args(["edit", str(tmp_path / "card.html")]))
+    assert (card.state, card.fields, card.starter) == ({"a": "beside"}, [], "")
+    starter = _session(build_parser().parse_args(["edit", str(ROOT / "examples" / "starter.html")]))
+    assert starter.fields == STARTER_FIELDS and starter.state["customer"]["name"]
+    (tmp_path / "card.state.json").write_text("[1]", encoding="utf-8")
+    with pytest.raises(Exception) as refused:
+        _session(build_parser().parse_args(["edit", str(tmp_path / "card.html")]))
+    assert "card.state.json" in str(refused.value)

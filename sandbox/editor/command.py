@@ -17,7 +17,8 @@ from pathlib import Path
 
 from sandbox.errors import UsageError
 
-from .server import EditorServer, EditorSession
+# The server (and aiohttp) is imported only when the editor starts: every other command's start-up,
+# and a refused `edit`, stay fast.
 
 #: The starter block and its companions (README's demo uses the same fields).
 STARTER_FILE = Path(__file__).resolve().parent.parent.parent / "examples" / "starter.html"
@@ -29,8 +30,8 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     p = sub.add_parser("edit", help="edit a block in the browser with a live sandboxed preview, bridge log and cheat sheet")
     p.add_argument("file", metavar="FILE", nargs="?", default="block.html",
                    help="the block's source (UTF-8 HTML); a file that does not exist starts from the starter (default: block.html)")
-    p.add_argument("--state", metavar="F", help="a JSON file holding the test state (an object)")
-    p.add_argument("--fields", metavar="a,b", default=None, help="comma-separated paths the block's script reads or writes")
+    p.add_argument("--state", metavar="F", help="a JSON file holding the test state (an object); default: FILE's NAME.state.json beside it, if any")
+    p.add_argument("--fields", metavar="a,b", default=None, help="comma-separated paths the block's script reads or writes (default: none; the starter's for the starter)")
     p.add_argument("--theme", metavar="F", help="a JSON file holding a flat theme (color-scheme and token overrides)")
     p.add_argument("--block-id", metavar="ID", default="block", help="the block's id (default: block)")
     p.add_argument("--port", metavar="N", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
@@ -38,7 +39,7 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     command("edit")(_edit_command)
 
 
-def _session(args: argparse.Namespace) -> EditorSession:
+def _session(args: argparse.Namespace):
     from sandbox.extract import MAX_SOURCE_BYTES
     from sandbox.files import read_text
     from sandbox.generator import GeneratorError, _read_json, check_block_id, check_paths, check_state, check_theme
@@ -70,8 +71,9 @@ def _session(args: argparse.Namespace) -> EditorSession:
 
     state = json_file(args.state, check_state, "state")
     theme = json_file(args.theme, check_theme, "theme")
+    is_starter = starting or (file.exists() and file.resolve() == STARTER_FILE.resolve())
     if args.fields is None:
-        fields = list(STARTER_FIELDS) if starting else []
+        fields = list(STARTER_FIELDS) if is_starter else []
     else:
         fields = [] if args.fields.strip() == "" else [f.strip() for f in args.fields.split(",")]
         try:
@@ -90,10 +92,17 @@ def _session(args: argparse.Namespace) -> EditorSession:
             starter = read_text(str(STARTER_FILE), limit=MAX_SOURCE_BYTES)
         except UsageError as exc:
             problems.append(str(exc))
-        if args.state is None and STARTER_STATE.exists():
+    if args.state is None and not problems:
+        # The state beside the file (block.html -> block.state.json), else the starter's for a new file.
+        beside = file.with_name(file.stem + ".state.json")
+        if beside.is_file():
+            state = json_file(str(beside), check_state, "state")
+        elif starting and STARTER_STATE.exists():
             state = json.loads(STARTER_STATE.read_text(encoding="utf-8"))
     if problems:
         raise UsageError("\n".join(problems))
+    from .server import EditorSession
+
     return EditorSession(file=file.resolve(), state=state, fields=fields, theme=theme, block_id=args.block_id, starter=starter)
 
 
@@ -102,7 +111,9 @@ def _edit_command(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(session, port=args.port, open_browser=not args.no_open))
 
 
-async def _serve(session: EditorSession, *, port: int, open_browser: bool) -> int:
+async def _serve(session, *, port: int, open_browser: bool) -> int:
+    from .server import EditorServer
+
     server = EditorServer(session, port=port)
     try:
         await server.start()

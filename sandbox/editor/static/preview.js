@@ -15,6 +15,13 @@ function call(name, ...args) {
 
 // Mounts a new block document; the one shown stays until the new one is connected, so the
 // preview never blanks while typing. Returns null, or the error text (the old block stays).
+// The page around the block takes the theme's page background and color scheme, as a host page would.
+function paintPage(theme) {
+  const flat = parseTheme(theme).json;
+  document.documentElement.style.colorScheme = flat['color-scheme'];
+  document.documentElement.style.background = flat['page-background'];
+}
+
 function mount(json) {
   const o = JSON.parse(json);
   const gen = ++generation;
@@ -34,6 +41,7 @@ function mount(json) {
     return String(error && error.message ? error.message : error);
   }
   blocks.append(wrap);
+  paintPage(o.theme);
   handle.ready.then(() => {
     if (gen !== generation) { handle.destroy(); wrap.remove(); return; }
     if (current) { current.handle.destroy(); current.wrap.remove(); }
@@ -54,7 +62,7 @@ window.flowuiPreview = {
   // A theme pushed to the connected block (no reload); a bad one throws ThemeError with every problem.
   setTheme(json) {
     const theme = JSON.parse(json);
-    parseTheme(theme);
+    paintPage(theme);
     if (current) current.handle.setTheme(theme);
   },
   checkTheme(json) { try { parseTheme(JSON.parse(json)); return null; } catch (error) { return error.message; } },
