@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup system python demo test test-fast test-js bench clean editor-bundle
+.PHONY: setup system python demo test test-fast test-js bench clean generate editor-bundle
 
 setup: system python
 
@@ -46,6 +46,10 @@ demo: setup
 test: setup
 	node --test tests/js/
 	$(PY) -m pytest
+
+# Every derived file (contract.js, the runtime's constants, JSON Schemas, golden documents) from its source.
+generate: python
+	$(VENV)/bin/flowui-sandbox generate
 
 test-fast: python
 	$(PY) -m pytest tests --ignore=tests/browser

@@ -5,7 +5,7 @@
 (function () {
   'use strict';
 
-  // @generated-constants-begin: written by `flowui-sandbox contract --write` from
+  // @generated-constants-begin: written by `flowui-sandbox generate` from
   var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"}};
   // @generated-constants-end
 

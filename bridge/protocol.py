@@ -4,7 +4,7 @@ This module is the single source of truth for the message limits (size,
 nesting depth, rate, action-name grammar, auto-height bounds). JavaScript
 reads them through the generated ``bridge/contract.js`` and through the
 generated constants block of ``bridge/flow-ui-runtime.js`` (both written by
-``flowui-sandbox contract --write``). ``bridge/PROTOCOL.md`` describes the
+``flowui-sandbox generate``). ``bridge/PROTOCOL.md`` describes the
 format in prose; ``bridge/protocol.schema.json`` is exported from these models.
 
 Two channels exist (see PROTOCOL.md):

@@ -1,6 +1,6 @@
 """The `flowui-sandbox` command (also `python -m sandbox`).
 
-Subcommands: engines, paths, build, contract, verify. Every bad input ends with a
+Subcommands: engines, paths, build, generate, verify. Every bad input ends with a
 one-line error on stderr naming the file and the problem, and exit status 2;
 never a traceback.
 """
@@ -18,7 +18,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 #: Modules that add subcommands: each has ``add_cli(subparsers, command)`` where
 #: ``command(name)`` is the decorator registering the handler ``fn(args) -> exit status``.
-PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.contract", "sandbox.verify.cli", "sandbox.editor.command")
+PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.editor.command")
 
 
 def command(name: str):

@@ -3,7 +3,7 @@
 Everything that needs the Content-Security-Policy or the iframe's sandbox
 value (generator, host module, review, verify) reads it from here. The
 JavaScript reads these values from `bridge/contract.js`, which is generated
-from this module (`flowui-sandbox contract --write`) and checked by a test.
+from this module (`flowui-sandbox generate`) and checked by a test.
 """
 
 from __future__ import annotations

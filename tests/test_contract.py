@@ -1,5 +1,5 @@
-"""The generated files (bridge/contract.js, the runtime's constants, protocol.schema.json) are current,
-and JavaScript's copies of the grammars accept exactly what Python's accept."""
+"""bridge/contract.js and the runtime's constants carry the Python constants, and JavaScript's
+copies of the grammars accept exactly what Python's accept (staleness: tests/test_generated.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,6 @@ import subprocess
 
 from bridge import runtime_source
 from sandbox import contract
-
-
-def test_generated_files_are_current():
-    stale = [str(p.name) for p in contract.stale()]
-    assert not stale, f"stale generated files {stale}: run `{contract.COMMAND}`"
 
 
 def test_the_runtime_carries_the_python_constants():
@@ -30,25 +25,6 @@ def test_the_runtime_carries_the_python_constants():
 def test_the_runtime_can_be_inlined():
     """The generator refuses a runtime holding these; the generated constants must not add one."""
     assert not re.search(r"</script|<script|<!--", runtime_source(), re.I)
-
-
-def test_stale_files_are_found_and_rewritten(tmp_path, monkeypatch):
-    target = tmp_path / "contract.js"
-    target.write_text("// old\n", encoding="utf-8")
-    monkeypatch.setattr(contract, "CONTRACT_FILE", target)
-    assert target in contract.stale()
-    assert target in contract.write()
-    assert contract.stale() == []
-
-
-def test_the_check_command_reports_stale_files(tmp_path, monkeypatch, capsys):
-    import argparse
-
-    target = tmp_path / "contract.js"
-    target.write_text("// old\n", encoding="utf-8")
-    monkeypatch.setattr(contract, "CONTRACT_FILE", target)
-    assert contract._contract_command(argparse.Namespace(write=False, check=True)) == 1
-    assert "contract.js" in capsys.readouterr().err
 
 
 GRAMMAR_SAMPLES = {

@@ -10,7 +10,7 @@ import html5lib
 import pytest
 
 from bridge import runtime_source
-from regen_golden import GOLDEN_DIR, REGENERATE, load_cases, render
+from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases, render
 from sandbox.cli import main
 from sandbox.errors import SandboxError
 from sandbox.generator import (
@@ -288,10 +288,10 @@ def test_page_mounts_the_block_and_loads_nothing():
 @pytest.mark.parametrize("case", load_cases(), ids=lambda c: c["name"])
 def test_golden_document(case):
     golden = GOLDEN_DIR / case["golden"]
-    assert golden.exists(), f"missing {golden.name}; run {REGENERATE}"
-    expected = golden.read_bytes().decode("utf-8")
+    assert golden.exists(), f"missing {golden.name}; run `flowui-sandbox generate`"
+    expected = from_golden(golden.read_bytes().decode("utf-8"))
     actual = render(case)
-    assert actual == expected, f"fixtures/srcdoc/{case['golden']} is stale (did bridge/flow-ui-runtime.js change?); run {REGENERATE}"
+    assert actual == expected, f"fixtures/srcdoc/{case['golden']} is stale; run `flowui-sandbox generate`"
 
 
 @pytest.mark.parametrize("case", load_cases(), ids=lambda c: c["name"])

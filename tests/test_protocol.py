@@ -88,7 +88,7 @@ def test_ui_action_and_the_user_message_rule():
 
 def test_the_committed_schema_is_current():
     committed = (Path(protocol.__file__).parent / "protocol.schema.json").read_text(encoding="utf-8")
-    assert committed == protocol.schema_text(), "bridge/protocol.schema.json is stale: run `flowui-sandbox contract --write`"
+    assert committed == protocol.schema_text(), "bridge/protocol.schema.json is stale: run `flowui-sandbox generate`"
 
 
 def test_the_schema_validates_what_the_models_accept():

@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from .grammar import color_problem, length_problem
-from .tokens import COLOR_SCHEMES, CSS_PREFIX, TOKENS
+from .tokens import COLOR_SCHEMES, CSS_PREFIX, TOKEN_TABLE, TOKENS, Token
 
-__all__ = ["Theme", "ThemeError", "TOKENS", "CSS_PREFIX", "LIGHT", "DARK", "default_theme"]
+__all__ = ["Theme", "ThemeError", "TOKENS", "TOKEN_TABLE", "Token", "CSS_PREFIX", "LIGHT", "DARK", "default_theme"]
 
 
 class ThemeError(ValueError):
@@ -98,45 +98,8 @@ class Theme(BaseModel):
         return f":root{{color-scheme:{self.color_scheme};{body}}}"
 
 
-LIGHT = Theme(
-    color_scheme="light",
-    tokens={
-        "text": "#1f2328",
-        "heading": "#0d1117",
-        "muted": "#59636e",
-        "border": "#d1d9e0",
-        "panel": "#f6f8fa",
-        "surface": "#ffffff",
-        "input": "#ffffff",
-        "accent": "#0969da",
-        "accent-hover": "#0550ae",
-        "on-accent": "#ffffff",
-        "accent-muted": "#ddf4ff",
-        "radius": "6px",
-        "radius-md": "12px",
-        "page-background": "#ffffff",
-    },
-)
-
-DARK = Theme(
-    color_scheme="dark",
-    tokens={
-        "text": "#e6edf3",
-        "heading": "#f0f6fc",
-        "muted": "#9198a1",
-        "border": "#3d444d",
-        "panel": "#151b23",
-        "surface": "#0d1117",
-        "input": "#0d1117",
-        "accent": "#4493f8",
-        "accent-hover": "#539bf5",
-        "on-accent": "#ffffff",
-        "accent-muted": "#1f3a5f",
-        "radius": "6px",
-        "radius-md": "12px",
-        "page-background": "#010409",
-    },
-)
+LIGHT = Theme(color_scheme="light", tokens={t.name: t.light for t in TOKEN_TABLE})
+DARK = Theme(color_scheme="dark", tokens={t.name: t.dark for t in TOKEN_TABLE})
 
 
 def default_theme(scheme: str = "light") -> Theme:

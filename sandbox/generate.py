@@ -1,0 +1,93 @@
+"""`flowui-sandbox generate`: every derived file, written from its one source, and the staleness check.
+
+The derived files are:
+
+* from :mod:`sandbox.contract`: ``bridge/contract.js``, the ``@generated-constants`` block of
+  ``bridge/flow-ui-runtime.js`` and ``bridge/protocol.schema.json``;
+* from :mod:`sandbox.goldens`: the golden block documents of ``fixtures/srcdoc/``.
+
+``generate`` rewrites the stale ones; ``generate --check`` exits 1 naming them, and
+``tests/test_generated.py`` fails the same way. ``make generate`` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from bridge import BRIDGE_DIR
+
+COMMAND = "flowui-sandbox generate"
+
+#: The modules that derive files; each has ``outputs() -> {path: text}``.
+SOURCES: tuple[str, ...] = ("sandbox.contract", "sandbox.goldens")
+
+ROOT = BRIDGE_DIR.parent
+
+
+def outputs() -> dict[Path, str]:
+    """Every derived file and the text it must hold."""
+    import importlib
+
+    result: dict[Path, str] = {}
+    for name in SOURCES:
+        make: Callable[[], dict[Path, str]] = importlib.import_module(name).outputs
+        result.update(make())
+    return result
+
+
+def _current(path: Path, text: str) -> bool:
+    # newline="" keeps CR as written: goldens are compared byte for byte.
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read() == text
+    except FileNotFoundError:
+        return False
+
+
+def stale() -> list[Path]:
+    return [path for path, text in outputs().items() if not _current(path, text)]
+
+
+def write() -> list[Path]:
+    """Write the stale files; return them."""
+    changed = []
+    for path, text in outputs().items():
+        if not _current(path, text):
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            changed.append(path)
+    return changed
+
+
+def relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def add_cli(sub: argparse._SubParsersAction, command) -> None:
+    p = sub.add_parser(
+        "generate", help="write every derived file (contract.js, runtime constants, JSON Schemas, goldens); --check only checks",
+    )
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the stale files")
+    command("generate")(_generate)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    if args.check:
+        old = stale()
+        if old:
+            print(f"stale: {', '.join(relative(p) for p in old)}; run `{COMMAND}`", file=sys.stderr)
+            return 1
+        print("generated files are up to date")
+        return 0
+    changed = write()
+    for path in changed:
+        print(f"wrote {relative(path)}")
+    if not changed:
+        print("generated files are up to date")
+    return 0
