@@ -148,7 +148,7 @@ def cheatsheet() -> dict[str, Any]:
     """The cheat sheet's data from the sources of truth: the block API table of
     bridge/PROTOCOL.md, the theme tokens and their defaults, the limits and reason codes."""
     from bridge.protocol import limits
-    from theme import CSS_PREFIX, TOKENS, default_theme
+    from theme import CSS_PREFIX, TOKEN_TABLE
 
     api: list[dict[str, str]] = []
     section = False
@@ -160,10 +160,10 @@ def cheatsheet() -> dict[str, Any]:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) >= 2:
                 api.append({"member": cells[0].strip("`"), "does": cells[1]})
-    defaults = {scheme: default_theme(scheme).to_json() for scheme in ("light", "dark")}
     return {
         "api": api,
-        "tokens": [{"token": t, "kind": k, "property": f"{CSS_PREFIX}{t}", "light": defaults["light"][t], "dark": defaults["dark"][t]} for t, k in TOKENS.items()],
+        "tokens": [{"token": t.name, "kind": t.kind, "property": f"{CSS_PREFIX}{t.name}", "light": t.light, "dark": t.dark,
+                    "purpose": t.purpose} for t in TOKEN_TABLE],
         "limits": limits(),
         "csp": BLOCK_CSP,
     }

@@ -140,3 +140,40 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
             _back_to_top(driver)
 
     _run(page, lambda: page.async_page._call(run, timeout=timeout), timeout=timeout + 10)
+
+
+def leave_to(page, url: str) -> None:
+    """Navigates to ``url`` from a page with unsaved edits, confirming its "leave the page?" prompt
+    as a user would."""
+    if _is_playwright(page):
+        raw = page.async_page.raw
+
+        async def run():
+            async def accept(dialog):
+                await dialog.accept()
+
+            raw.on("dialog", accept)
+            try:
+                await raw.goto(url, timeout=15000)
+            finally:
+                raw.remove_listener("dialog", accept)
+
+        _run(page, run)
+        return
+    driver = page.async_page.raw
+
+    def run():
+        from selenium.common.exceptions import NoAlertPresentException, UnexpectedAlertPresentException
+
+        try:
+            driver.get(url)
+        except UnexpectedAlertPresentException:
+            pass
+        try:
+            driver.switch_to.alert.accept()
+        except NoAlertPresentException:
+            pass
+        if driver.current_url != url:
+            driver.get(url)
+
+    _run(page, lambda: page.async_page._call(run, timeout=20))

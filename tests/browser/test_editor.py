@@ -10,7 +10,7 @@ import json
 import urllib.parse
 
 import pytest
-from editor_driver import block_click, block_eval, block_wait, focus_editor, press, type_text
+from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, type_text
 
 from sandbox.editor.server import EditorServer, EditorSession
 from sandbox.generator import build_srcdoc
@@ -240,3 +240,37 @@ def test_the_blocks_code_cannot_reach_the_editor(page, editor, tmp_path):
     assert page.evaluate(
         "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block iframe').getAttribute('sandbox')"
     ) == "allow-scripts"
+
+
+def test_unsaved_text_survives_a_server_restart(page, editor, portal):
+    open_editor(page, editor)
+    focus_editor(page, "source")
+    type_text(page, "kept")
+    page.wait_for("() => window.flowuiEditor.source().endsWith('kept')")
+    port, session = editor.port, editor.session
+    portal.run(editor.stop())
+    # The server is gone: a save fails, says so, and the text stays in the page.
+    press(page, "Control+s")
+    status = page.wait_for("() => { const s = document.querySelector('[data-testid=save-status]').textContent; return s.startsWith('not saved') && s; }")
+    assert "stays" in status
+    assert page.evaluate("() => window.flowuiEditor.source()").endswith("kept")
+    # A new server on the same port (a new token): the page there gets the unsaved text back.
+    again = portal.run(EditorServer(session, port=port).start())
+    try:
+        leave_to(page, again.url)
+        page.wait_for("() => window.flowuiEditor && window.flowuiEditor.source().endsWith('kept')")
+        assert page.evaluate("() => window.flowuiEditor.dirty()") is True
+        assert session.file.read_text(encoding="utf-8") == BLOCK
+    finally:
+        portal.run(again.stop())
+
+
+def test_the_cheatsheet_lists_the_api_and_every_token(page, editor):
+    from sandbox.editor.server import cheatsheet
+
+    open_editor(page, editor)
+    show_tab(page, "cheatsheet")
+    text = page.wait_for("() => { const c = document.querySelector('[data-testid=cheatsheet]'); return c.textContent.includes('flowUi.send') && c.textContent; }")
+    sheet = cheatsheet()
+    assert all(a["member"] in text for a in sheet["api"])
+    assert all(t["property"] in text for t in sheet["tokens"])

@@ -355,9 +355,9 @@ async function renderCheatsheet() {
     table(['member', 'does'], data.api.map((a) => [el('code', a.member), a.does.replace(/`/g, '')])),
     el('h3', 'Theme tokens'),
     el('p', `CSS custom properties on the block's :root, e.g. color: var(${THEME.prefix}text). Colors: #hex, rgb(), hsl() or a CSS name; lengths: 0 or px, rem, em, %.`, 'muted'),
-    table(['property', 'kind', 'light', 'dark'], data.tokens.map((t) => {
+    table(['property', 'for', 'light', 'dark'], data.tokens.map((t) => {
       const sw = (v) => { const s = el('span'); s.append(el('span', '', 'swatch'), ` ${v}`); if (t.kind === 'color') s.firstChild.style.background = v; return s; };
-      return [el('code', t.property), t.kind, sw(t.light), sw(t.dark)];
+      return [el('code', t.property), `${t.purpose} (${t.kind})`, sw(t.light), sw(t.dark)];
     })),
     el('h3', 'Markup'),
     table(['attribute', 'does'], [
