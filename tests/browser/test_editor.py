@@ -30,6 +30,7 @@ BLOCK = """<style>
     setTimeout(function () { undefinedFunctionCall(); }, 0);
   });
 </script>
+<img id="blocked" alt="" src="http://example.invalid/pixel.png">
 """
 # undefinedFunctionCall() is on line 13 of BLOCK, column 30.
 ERROR_LINE, ERROR_COLUMN = 13, 30
@@ -138,7 +139,7 @@ def test_send_setvalue_openurl_and_errors_show_in_the_log_with_their_data(page, 
     entries = page.wait_for(
         "() => { const e = [...document.querySelectorAll('[data-testid=log] li')];"
         " const codes = e.map((li) => li.dataset.code);"
-        " return ['action', 'value', 'block-error'].every((c) => codes.includes(c)) && codes.some((c) => c === 'refused' || c === 'no-gesture')"
+        " return ['action', 'value', 'block-error', 'csp-violation'].every((c) => codes.includes(c)) && codes.some((c) => c === 'refused' || c === 'no-gesture')"
         " && e.map((li) => ({code: li.dataset.code, text: li.textContent, line: li.dataset.line, column: li.dataset.column})); }",
         timeout=15,
     )
@@ -159,6 +160,8 @@ def test_send_setvalue_openurl_and_errors_show_in_the_log_with_their_data(page, 
     else:
         assert "undefinedFunctionCall" in error["text"]
         assert (int(error["line"]), int(error["column"])) == (ERROR_LINE, ERROR_COLUMN)
+    csp = by_code["csp-violation"]["text"]
+    assert "img-src" in csp and "http://example.invalid/pixel.png" in csp
     # The projection view shows what the block holds now: its value, and nothing outside its paths.
     show_tab(page, "projection")
     projection = json.loads(page.wait_for("() => { const t = document.querySelector('[data-testid=projection]').textContent; return t.includes('a@example.com') && t; }"))
