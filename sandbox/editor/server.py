@@ -28,7 +28,10 @@ The JSON API (all POST bodies JSON, all answers JSON):
 * ``GET api/disk/text``: the file's text and sha256;
 * ``POST api/save`` ``{source, base}``: writes the file atomically unless its sha256 on disk is
   no longer ``base`` (409 with the disk's text; ``force`` overwrites);
-* ``GET api/contract``: the cheat sheet's data, read from the sources of truth.
+* ``GET api/contract``: the cheat sheet's data, read from the sources of truth;
+* ``POST api/review`` ``{source, fields, state, theme, engines?}``: the whole review
+  (``sandbox.review.review``, static and in-browser layers) of the text on the page, on demand;
+  one at a time.
 """
 
 from __future__ import annotations
@@ -178,6 +181,7 @@ class EditorServer:
         self.requested_port = port
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
+        self._reviewing = False
         self.app = web.Application(middlewares=[self._guard], client_max_size=8 * 1024 * 1024)
         prefix = f"/{self.token}"
         r = self.app.router
@@ -190,6 +194,7 @@ class EditorServer:
         r.add_post(f"{prefix}/api/analyze", self._api_analyze)
         r.add_post(f"{prefix}/api/json", self._api_json)
         r.add_post(f"{prefix}/api/save", self._api_save)
+        r.add_post(f"{prefix}/api/review", self._api_review)
         r.add_static(f"{prefix}/static/", STATIC_DIR, show_index=False)
         r.add_static(f"{prefix}/bridge/", BRIDGE_DIR, show_index=False)
 
@@ -300,6 +305,46 @@ class EditorServer:
             return web.json_response({"error": f"{self.session.file}: cannot write: {exc.strerror or exc}"}, status=500)
         return web.json_response({"sha": sha256(source)})
 
+    async def _api_review(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        source, fields, state, theme = body.get("source"), body.get("fields") or [], body.get("state") or {}, body.get("theme")
+        engines = body.get("engines")
+        if not (isinstance(source, str) and isinstance(fields, list) and isinstance(state, dict)
+                and (theme is None or isinstance(theme, dict)) and (engines is None or isinstance(engines, list))):
+            return web.json_response({"error": "source, fields, state, theme or engines have the wrong type"}, status=400)
+        if self._reviewing:
+            return web.json_response({"error": "a review is running already"}, status=409)
+        self._reviewing = True
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(
+                None, review_in_browsers, source, fields, state, theme, engines, self.session.file.name)
+        finally:
+            self._reviewing = False
+        return web.json_response(result)
+
+
+def review_in_browsers(source: str, fields: list, state: dict, theme: dict | None, engines: list | None, name: str) -> dict[str, Any]:
+    """The whole review (static and in-browser layers, ``sandbox.review.review``) of the text on
+    the page, in the engines installed (or ``engines``); its findings and what each engine saw."""
+    from sandbox.errors import SandboxError
+    from sandbox.review import review
+    from sandbox.review.model import BlockInput
+
+    try:
+        report = review([BlockInput(file=name, source=source, fields=list(fields), state=dict(state), theme=theme)],
+                        engines=engines or None, static_only=False)
+    except SandboxError as exc:
+        return {"error": str(exc), "findings": [], "engines": []}
+    block = report.blocks[0]
+    browser = block.browser
+    return {
+        "engines": report.engines,
+        "findings": [_finding_json(f) for f in block.findings],
+        "timedOut": list(browser.timed_out) if browser else [],
+        "requests": list(browser.requests) if browser else [],
+        "errors": list(browser.errors) if browser else [],
+    }
+
 
 def _refuse(text: str) -> web.Response:
     return web.Response(status=403, text=text + "\n", headers=dict(_COMMON_HEADERS))
@@ -364,7 +409,7 @@ def _finding_json(finding: Any) -> dict[str, Any]:
         data = asdict(finding)
     else:
         data = dict(finding)
-    return {k: data.get(k) for k in ("rule", "severity", "message", "line", "column", "end_line", "end_column")}
+    return {k: data.get(k) for k in ("rule", "severity", "message", "line", "column", "layer", "engines")}
 
 
 def parse_state(text: str) -> dict[str, Any]:

@@ -170,36 +170,83 @@ function showProblems(result, source) {
   for (const p of result.problems) {
     diags.push(diagnostic(sourceView, p.line, p.column, 'error', p.element ? `<${p.element} ${p.attribute}="${p.value}">: ${p.reason}` : p.reason, 'paths'));
   }
-  for (const f of result.findings) {
-    const sev = f.severity === 'error' ? 'error' : (f.severity === 'info' ? 'info' : 'warning');
-    diags.push(diagnostic(sourceView, f.line, f.column, sev, `${f.rule}: ${f.message}`, 'review'));
-  }
+  for (const f of result.findings) diags.push(diagnostic(sourceView, f.line, f.column, markerSeverity(f.severity), `${f.rule} (${f.severity}): ${f.message}`, 'review'));
   sourceView.dispatch(setDiagnostics(sourceView.state, diags));
   $('source-problems').textContent = result.problems.length ? `${result.problems.length} path problem(s): the preview shows the last good build` : '';
   const fe = $('fields-error');
   fe.hidden = !result.fieldProblems.length;
   fe.textContent = result.fieldProblems.join('\n');
+  lastAnalysis = { findings: result.findings, problems: result.problems };
   renderFindings(result.findings, result.problems);
+}
+
+// The review's severities (high, medium, low, info) as the editor's marker kinds.
+function markerSeverity(severity) {
+  return { high: 'error', medium: 'warning', low: 'info', info: 'hint' }[severity] || 'warning';
+}
+
+let browserReview = null; // the last in-browser review: {at, engines, findings, source}
+
+function findingItem(f) {
+  const li = document.createElement('li');
+  li.className = `finding ${markerSeverity(f.severity)}`;
+  li.dataset.rule = f.rule;
+  const where = document.createElement('a');
+  where.href = '#';
+  where.textContent = f.line ? `${f.line}:${f.column}` : '?:?';
+  where.addEventListener('click', (e) => { e.preventDefault(); if (f.line) jump(f.line, f.column); });
+  const seen = f.engines && f.engines.length ? ` [${f.engines.join(', ')}]` : '';
+  li.append(where, ` ${f.severity} ${f.rule}: ${f.message}${seen}`);
+  return li;
 }
 
 function renderFindings(findings, problems) {
   const list = $('findings');
-  list.replaceChildren();
-  const all = [
-    ...problems.map((p) => ({ severity: 'error', rule: 'paths', line: p.line, column: p.column, message: p.reason })),
+  const current = [
+    ...problems.map((p) => ({ severity: 'high', rule: 'paths', line: p.line, column: p.column, message: p.reason })),
     ...findings,
   ];
-  for (const f of all) {
-    const li = document.createElement('li');
-    li.className = `finding ${f.severity}`;
-    const where = document.createElement('a');
-    where.href = '#';
-    where.textContent = f.line ? `${f.line}:${f.column}` : '?:?';
-    where.addEventListener('click', (e) => { e.preventDefault(); if (f.line) jump(f.line, f.column); });
-    li.append(where, ` ${f.severity} ${f.rule}: ${f.message}`);
-    list.append(li);
+  list.replaceChildren(...current.map(findingItem));
+  let count = current.length;
+  if (browserReview) {
+    const stale = browserReview.source !== sourceText() ? ' (the text changed since: review again)' : '';
+    const head = document.createElement('li');
+    head.className = 'finding-head';
+    head.textContent = `In-browser review at ${browserReview.at} in ${browserReview.engines.join(', ') || 'no engine'}${stale}:`;
+    list.append(head, ...browserReview.findings.map(findingItem));
+    count += browserReview.findings.length;
   }
-  $('findings-count').textContent = String(all.length);
+  $('findings-count').textContent = String(count);
+}
+
+let lastAnalysis = { findings: [], problems: [] };
+
+// The whole review (static and in-browser layers) of the text on the page, on demand: it mounts the
+// block in every engine installed, so it takes seconds.
+async function reviewInBrowsers() {
+  const button = $('review-button');
+  button.disabled = true;
+  const source = sourceText();
+  $('preview-status').textContent = 'reviewing in the browsers…';
+  try {
+    const { status, data } = await api('review', { source, fields, state, theme: currentTheme() });
+    if (status !== 200 || data.error) {
+      $('preview-status').textContent = `review failed: ${(data && data.error) || `HTTP ${status}`}`;
+      return;
+    }
+    browserReview = { at: new Date().toLocaleTimeString(), engines: data.engines, findings: data.findings, source };
+    renderFindings(lastAnalysis.findings, lastAnalysis.problems);
+    $('preview-status').textContent = `reviewed in ${data.engines.join(', ')}: ${data.findings.length} finding(s)`;
+    document.querySelector('[role=tab][data-tab="findings"]').click();
+  } catch (error) {
+    $('preview-status').textContent = `review failed: ${error}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+if (session.review) {
+  $('review-button').hidden = false;
+  $('review-button').addEventListener('click', reviewInBrowsers);
 }
 
 // ------------------------------------------------------------------------ state, fields, theme
@@ -384,16 +431,21 @@ async function renderCheatsheet() {
 function dirty() { return sourceText() !== savedText; }
 
 let draftTimer = 0;
+function keepDraft() {
+  clearTimeout(draftTimer);
+  try {
+    if (dirty()) localStorage.setItem(draftKey, JSON.stringify({ text: sourceText(), base }));
+    else localStorage.removeItem(draftKey);
+  } catch { /* storage full or off: the text stays in this tab */ }
+}
 function noteDirty() {
   showSaveStatus();
   clearTimeout(draftTimer);
-  draftTimer = setTimeout(() => {
-    try {
-      if (dirty()) localStorage.setItem(draftKey, JSON.stringify({ text: sourceText(), base }));
-      else localStorage.removeItem(draftKey);
-    } catch { /* storage full or off: the text stays in this tab */ }
-  }, 200);
+  draftTimer = setTimeout(keepDraft, 200);
 }
+// The draft is written at once when the page goes away, whatever the timer.
+window.addEventListener('pagehide', keepDraft);
+document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') keepDraft(); });
 
 function showSaveStatus(text) {
   const s = $('save-status');
@@ -421,6 +473,7 @@ async function save(force) {
       showSaveStatus(`not saved: ${(data && data.error) || `HTTP ${status}`}`);
     }
   } catch (error) {
+    keepDraft();
     showSaveStatus('not saved: the editor server is not reachable; your text stays in this tab (and this browser\'s storage) until it is saved');
   } finally {
     saving = false;
