@@ -58,6 +58,7 @@ bench: setup
 	$(PY) bench/extraction.py
 	$(PY) bench/bridge.py
 	$(PY) bench/verify.py
+	$(PY) bench/review.py
 
 # The editor's CodeMirror 6 bundle (committed; CI does not rebuild it): pinned npm packages, esbuild.
 editor-bundle:

@@ -18,7 +18,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 #: Modules that add subcommands: each has ``add_cli(subparsers, command)`` where
 #: ``command(name)`` is the decorator registering the handler ``fn(args) -> exit status``.
-PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.editor.command")
+PARTS = ("sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.review.command",
+         "sandbox.editor.command")
 
 
 def command(name: str):

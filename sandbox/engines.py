@@ -148,6 +148,14 @@ class Page(ABC):
     @abstractmethod
     async def close(self) -> None: ...
 
+    async def abandon(self) -> None:
+        """Close a page that may be hung (a block in a busy loop) without waiting on it;
+        EngineError when the browser itself did not let go (then close the session)."""
+        try:
+            await asyncio.wait_for(self.close(), 30)
+        except Exception as exc:
+            raise EngineError(f"{self.engine.name}: a hung page could not be closed ({type(exc).__name__})") from None
+
     async def wait_for(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10, interval: float = 0.05) -> Any:
         """Evaluate ``script`` until it returns something truthy; return it (EngineError on timeout)."""
         loop = asyncio.get_running_loop()
@@ -168,7 +176,8 @@ class Session(ABC):
     engine: Engine
 
     @abstractmethod
-    async def new_page(self) -> Page: ...
+    async def new_page(self, *, proxy: str | None = None) -> Page:
+        """A fresh page; ``proxy`` (``http://127.0.0.1:PORT``) carries every request but loopback ones."""
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -217,8 +226,9 @@ class _PlaywrightSession(Session):
         self._playwright = playwright
         self.browser = browser
 
-    async def new_page(self) -> Page:
-        context = await self.browser.new_context(accept_downloads=True, ignore_https_errors=True)
+    async def new_page(self, *, proxy: str | None = None) -> Page:
+        extra: dict[str, Any] = {"proxy": {"server": proxy, "bypass": "127.0.0.1,localhost"}} if proxy else {}
+        context = await self.browser.new_context(accept_downloads=True, ignore_https_errors=True, **extra)
         page = await context.new_page()
         return _PlaywrightPage(self.engine, context, page)
 
@@ -356,6 +366,47 @@ class _WebDriverPage(Page):
     async def close(self) -> None:
         await self._session._release(self)
 
+    async def abandon(self) -> None:
+        # A hung MiniBrowser answers no WebDriver call: kill its WebKitWebDriver, the browser and
+        # their children by process id, and drop it from the pool.
+        driver = self.raw
+        if driver in self._session._all:
+            self._session._all.remove(driver)
+        process = getattr(getattr(driver, "service", None), "process", None)
+        if process is not None:
+            await asyncio.to_thread(_kill_tree, process.pid)
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and its descendants (read from /proc), children first."""
+    import signal
+
+    def children(p: int) -> list[int]:
+        found: list[int] = []
+        for task in glob.glob(f"/proc/{p}/task/*/children"):
+            try:
+                with open(task) as f:
+                    found += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+        return found
+
+    order: list[int] = []
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        order.append(p)
+        stack += children(p)
+    for p in reversed(order):
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except OSError:
+        pass
+
 
 class _WebDriverSession(Session):
     """A pool of MiniBrowser windows: a closed page goes back to the pool after about:blank,
@@ -366,11 +417,15 @@ class _WebDriverSession(Session):
         self._all: list[Any] = []
         self._idle: list[Any] = []
 
-    async def new_page(self) -> Page:
-        if self._idle:
-            driver = self._idle.pop()
+    async def new_page(self, *, proxy: str | None = None) -> Page:
+        # A MiniBrowser's proxy is fixed when it starts: only one started with the same proxy is reused.
+        idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy]
+        if idle:
+            driver = idle[-1]
+            self._idle.remove(driver)
         else:
-            driver = await asyncio.to_thread(_start_webkit_driver, self.engine)
+            driver = await asyncio.to_thread(_start_webkit_driver, self.engine, proxy)
+            driver.flowui_proxy = proxy
             self._all.append(driver)
         page = _WebDriverPage(self.engine, driver)
         page._session = self
@@ -404,7 +459,7 @@ def _quit_quietly(driver: Any) -> None:
         pass
 
 
-def _start_webkit_driver(engine: Engine):
+def _start_webkit_driver(engine: Engine, proxy: str | None = None):
     from selenium import webdriver
     from selenium.webdriver.webkitgtk.options import Options
     from selenium.webdriver.webkitgtk.service import Service
@@ -417,6 +472,9 @@ def _start_webkit_driver(engine: Engine):
     options.accept_insecure_certs = True
     # MiniBrowser keeps its profile in $HOME; a fresh one per page keeps pages apart.
     env = {**os.environ, "DISPLAY": display, "HOME": tempfile.mkdtemp(prefix="flowui-webkit-")}
+    if proxy:
+        # WebKitGTK ignores WebDriver's https proxy capability; GLib's resolver (libproxy) reads these.
+        env.update(http_proxy=proxy, https_proxy=proxy, no_proxy="127.0.0.1,localhost")
     service = Service(executable_path=WEBKIT_DRIVER, env=env)
     try:
         return webdriver.WebKitGTK(options=options, service=service)

@@ -4,7 +4,9 @@ The derived files are:
 
 * from :mod:`sandbox.contract`: ``bridge/contract.js``, the ``@generated-constants`` block of
   ``bridge/flow-ui-runtime.js`` and ``bridge/protocol.schema.json``;
-* from :mod:`sandbox.goldens`: the golden block documents of ``fixtures/srcdoc/``.
+* from :mod:`sandbox.goldens`: the golden block documents of ``fixtures/srcdoc/``;
+* from :mod:`sandbox.review.docs`: ``sandbox/review/report.schema.json`` and the rule table
+  of ``docs/REVIEW.md`` (from ``sandbox/review/rules.toml``).
 
 ``generate`` rewrites the stale ones; ``generate --check`` exits 1 naming them, and
 ``tests/test_generated.py`` fails the same way. ``make generate`` runs it.
@@ -22,7 +24,7 @@ from bridge import BRIDGE_DIR
 COMMAND = "flowui-sandbox generate"
 
 #: The modules that derive files; each has ``outputs() -> {path: text}``.
-SOURCES: tuple[str, ...] = ("sandbox.contract", "sandbox.goldens")
+SOURCES: tuple[str, ...] = ("sandbox.contract", "sandbox.goldens", "sandbox.review.docs")
 
 ROOT = BRIDGE_DIR.parent
 

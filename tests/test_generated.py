@@ -17,6 +17,7 @@ def test_every_kind_of_derived_file_is_generated():
     names = {generate.relative(p) for p in generate.outputs()}
     assert {"bridge/contract.js", "bridge/flow-ui-runtime.js", "bridge/protocol.schema.json"} <= names
     assert {f"fixtures/srcdoc/{c['golden']}" for c in goldens.load_cases()} <= names
+    assert {"sandbox/review/report.schema.json", "docs/REVIEW.md"} <= names
 
 
 def test_check_names_stale_files_and_generate_rewrites_them(tmp_path, monkeypatch, capsys):

@@ -427,7 +427,7 @@ class Pages:
         self.idle.clear()
 
 
-async def _watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
+async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
     """WebDriver has no events: look at the windows and for an open alert, after the fact."""
     driver = page.raw  # type: ignore[attr-defined]
 
@@ -571,7 +571,7 @@ class Run:
     async def observe(self, slot: Slot, taps: Taps) -> Result:
         page, watch = slot.page, slot.watch
         if self.engine.driver != "playwright":
-            await _watch_webdriver(page, watch, self.url)
+            await watch_webdriver(page, watch, self.url)
         probe = self.probe
         checks = [o for o in (*probe.detect, *ALWAYS, *probe.require) if isinstance(o, HostCheck)]
         host = await self.read_host(page, checks)
@@ -807,5 +807,5 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
 __all__ = [
     "Result", "EngineRun", "Generator", "CommandGenerator", "GeneratorOutputError", "check_iframe",
-    "run_engine", "run_matrix", "judge", "ALWAYS", "CONCURRENCY",
+    "run_engine", "run_matrix", "judge", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
 ]

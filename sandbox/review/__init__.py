@@ -1,0 +1,36 @@
+"""``flowui-sandbox review``: what an html block does with what the policy allows.
+
+Public API::
+
+    from sandbox.review import review, review_static, load_rules
+    report = review(["block.html"], fields=["order.total"], static_only=True)   # ReviewReport
+    findings = review_static(source, file="block.html", fields=["order.total"])  # list[Finding]
+
+Layers: :mod:`.static` (HTML, JavaScript and CSS parsed, no browser) and :mod:`.browser`
+(the block mounted in real engines). docs/REVIEW.md lists the rules and what the data
+flow follows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .catalogue import Rule, load_rules, rule
+from .model import BlockInput, BlockReport, BrowserResult, Finding, ReviewReport
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import review
+    from .static import review_static
+
+__all__ = ["review", "review_static", "load_rules", "rule", "Rule", "Finding", "BlockInput", "BlockReport",
+           "BrowserResult", "ReviewReport"]
+
+_LAZY = {"review": "api", "review_static": "static"}
+
+
+def __getattr__(name: str) -> Any:  # lazy: the editor imports review_static without the browser layer
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'sandbox.review' has no attribute {name!r}")

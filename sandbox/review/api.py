@@ -1,0 +1,210 @@
+"""``review()``: the static layer, then (unless static_only) the in-browser layer, merged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..extract import MAX_SOURCE_BYTES
+from ..files import read_text
+from .catalogue import SEVERITY_RANK
+from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
+from .static import analyse
+
+
+
+def tool_version() -> str:
+    try:
+        return version("flowui-sandbox")
+    except PackageNotFoundError:  # pragma: no cover - running from a checkout without install
+        return "0"
+
+
+def expand(paths: Iterable[str]) -> list[str]:
+    """Files as given; a directory gives its ``*.html`` files (recursively, sorted)."""
+    out: list[str] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(str(p) for p in path.rglob("*.html"))
+            if not found:
+                raise UsageError(f"{name}: a directory with no .html file in it")
+            out.extend(found)
+        else:
+            out.append(name)
+    return out
+
+
+def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str] = (), state: dict[str, Any] | None = None,
+           theme: dict[str, Any] | None = None, engines: Sequence[str] | None = None, static_only: bool = False,
+           sensitive: Sequence[str] | None = None, time_limit: float | None = None,
+           progress: Callable[[str], None] | None = None, baseline: dict[str, str] | None = None,
+           fail_on: str = "high") -> ReviewReport:
+    """Review blocks (file names, directories, or :class:`BlockInput`) and return the report.
+
+    ``time_limit`` is the per-block limit in each engine (None: the in-browser layer's
+    default). ``fields``/``state``/``theme`` apply to blocks given as file names. ``baseline`` maps
+    fingerprints to justifications: those findings are moved to ``report.suppressed``.
+    Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
+    """
+    blocks: list[BlockInput] = []
+    errors: list[str] = []
+    for item in files_or_blocks:  # in the order given
+        if isinstance(item, BlockInput):
+            blocks.append(item)
+            continue
+        for name in expand([item]):
+            try:
+                # Up to 4x the limit is read, so an oversized block is a finding (source.refused) and the run goes on.
+                source = read_text(name, limit=4 * MAX_SOURCE_BYTES)
+            except UsageError as exc:
+                errors.append(str(exc))
+                continue
+            blocks.append(BlockInput(file=name, source=source, fields=list(fields), state=dict(state or {}), theme=theme))
+    if errors:
+        raise UsageError("\n".join(errors))
+    reports: list[BlockReport] = []
+    for block in blocks:
+        result = analyse(block.source, file=block.file, fields=block.fields, sensitive=sensitive)
+        reports.append(BlockReport(file=block.file, findings=result.findings, summary=Summary(projection=result.projection)))
+    used_engines: list[str] = []
+    if not static_only:
+        from .browser import run_browser_layer  # the in-browser layer (sandbox/review/browser.py)
+
+        limit = {} if time_limit is None else {"time_limit": time_limit}  # None: the browser layer's default
+        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, **limit)
+        for report, result in zip(reports, results):
+            report.browser = result
+            report.findings = merge(report.findings, result.findings)
+            seen = [*result.screenshots, *result.timed_out, *(e for f in result.findings for e in f.engines)]
+            used_engines.extend(e for e in seen if e not in used_engines)
+        if engines:
+            used_engines = list(engines)
+    suppressed: dict[str, str] = {}
+    for report in reports:
+        if baseline:
+            kept = []
+            for f in report.findings:
+                if f.fingerprint in baseline:
+                    suppressed[f.fingerprint] = baseline[f.fingerprint]
+                else:
+                    kept.append(f)
+            report.findings = kept
+        report.summary = summarise(report.findings, report.summary, report.browser)
+    return ReviewReport(version=tool_version(), engines=used_engines, static_only=static_only, fail_on=fail_on,
+                        blocks=reports, suppressed=suppressed)
+
+
+def merge(static: list[Finding], browser: list[Finding]) -> list[Finding]:
+    """One finding per (rule, what it is about): engines seen are unioned; a browser finding
+    that confirms a static one (same rule, same paths or hosts, or same position) is folded
+    into it."""
+    out = list(static)
+    for finding in browser:
+        match = next((f for f in out if f.rule == finding.rule and (
+            f.fingerprint == finding.fingerprint
+            or (f.paths or f.hosts) and sorted(f.paths) == sorted(finding.paths) and set(finding.hosts) <= set(f.hosts) | set(finding.hosts)
+            and (not f.hosts or not finding.hosts or set(f.hosts) & set(finding.hosts))
+            or (f.line, f.column) == (finding.line, finding.column))), None)
+        if match is None:
+            out.append(finding.model_copy(deep=True))
+            continue
+        match.engines = sorted(set(match.engines) | set(finding.engines))
+        match.hosts = sorted(set(match.hosts) | set(finding.hosts))
+        if match.layer == "static" and finding.layer == "browser":
+            match.evidence = {**match.evidence, "browser": finding.evidence} if finding.evidence else match.evidence
+    out.sort(key=lambda f: (f.line, f.column, f.rule))
+    return out
+
+
+def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult | None) -> Summary:
+    hosts: set[str] = set()
+    leaks: dict[str, Leak] = {}
+    bridge: list[BridgeCall] = []
+    counts = {s: 0 for s in SEVERITY_RANK}
+    for f in findings:
+        counts[f.severity] += 1
+        if f.rule in ("url.external", "exfil.state-to-url", "exfil.css-attribute-selector", "network.link-hint",
+                      "navigation.self", "channel.webrtc") or f.rule.startswith("browser.") and f.hosts:
+            hosts.update(f.hosts)
+        if f.rule == "exfil.state-to-url" or f.rule.startswith("browser.exfil"):
+            for path in f.paths:
+                leak = leaks.setdefault(path, Leak(path=path))
+                leak.hosts = sorted(set(leak.hosts) | (set(f.hosts) if f.hosts else {"(unknown host)"}))
+                sink = f.evidence.get("sink")
+                if sink and sink not in leak.sinks:
+                    leak.sinks.append(sink)
+        if f.rule == "exfil.state-to-url" and f.evidence.get("sink") == "flowUi.openUrl":
+            bridge.append(BridgeCall(kind="openUrl", target=", ".join(f.hosts) or "(computed)", line=f.line, column=f.column,
+                                     dynamic=True, paths=f.paths))
+        if f.rule in ("bridge.send", "bridge.set-value", "bridge.open-url", "bridge.open-url-dynamic"):
+            ev = f.evidence
+            kind = ev.get("kind") or {"bridge.send": "send", "bridge.set-value": "setValue"}.get(f.rule, "openUrl")
+            bridge.append(BridgeCall(kind=kind, target=str(ev.get("target", ", ".join(f.hosts) or "(computed)")), line=f.line,
+                                     column=f.column, dynamic=bool(ev.get("dynamic", False)), paths=f.paths))
+    if browser is not None:
+        for request in browser.requests:
+            if request.get("host"):
+                hosts.add(request["host"])
+    return Summary(hosts=sorted(hosts), leaks=sorted(leaks.values(), key=lambda l: l.path), bridge=bridge,
+                   projection=summary.projection, counts=counts)
+
+
+def failing(report: ReviewReport, fail_on: str) -> list[Finding]:
+    if fail_on == "none":
+        return []
+    floor = SEVERITY_RANK[fail_on]
+    return [f for f in report.findings() if SEVERITY_RANK[f.severity] >= floor]
+
+
+# ---------------------------------------------------------------------------- baseline
+
+BASELINE_TODO = "TODO: say why this finding is acceptable"
+
+
+def load_baseline(name: str) -> dict[str, str]:
+    """fingerprint -> justification. Every entry needs a real justification (a written
+    baseline starts with TODO placeholders, which are refused until replaced)."""
+    text = read_text(name, limit=16 * 2**20)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{name}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    entries = data.get("findings") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise UsageError(f'{name}:1:1: a baseline is {{"version": 1, "findings": [{{"fingerprint", "rule", "file", "justification"}}...]}}')
+    out: dict[str, str] = {}
+    problems = []
+    for index, entry in enumerate(entries):
+        fp = entry.get("fingerprint") if isinstance(entry, dict) else None
+        why = entry.get("justification") if isinstance(entry, dict) else None
+        line = _entry_line(text, fp) if isinstance(fp, str) else 1
+        if not isinstance(fp, str) or not fp:
+            problems.append(f"{name}:{line}:1: entry {index + 1} has no fingerprint")
+        elif not isinstance(why, str) or not why.strip() or why.startswith("TODO"):
+            problems.append(f"{name}:{line}:1: entry {index + 1} ({entry.get('rule', '?')}) needs a justification")
+        else:
+            out[fp] = why.strip()
+    if problems:
+        raise UsageError("\n".join(problems))
+    return out
+
+
+def _entry_line(text: str, fingerprint: str) -> int:
+    at = text.find(fingerprint)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def baseline_document(report: ReviewReport, previous: dict[str, str] | None = None) -> dict:
+    previous = previous or {}
+    entries = []
+    for f in report.findings():
+        entries.append({"fingerprint": f.fingerprint, "rule": f.rule, "file": f.file, "message": f.message,
+                        "justification": previous.get(f.fingerprint, BASELINE_TODO)})
+    for fp, why in report.suppressed.items():
+        entries.append({"fingerprint": fp, "justification": why})
+    return {"version": 1, "findings": entries}

@@ -1,0 +1,76 @@
+"""The host page a reviewed block is mounted in: the real host module, callbacks that record.
+
+The block's document is built by the real generator (:func:`sandbox.generator.build_srcdoc`)
+and mounted with ``mountHtmlBlock({srcdoc, ...})`` from ``/bridge/flow-ui-host.js``, as
+``build --page`` does. Everything the host sees goes to ``window.__review``, which the
+harness reads from outside the block's frame:
+
+* ``actions`` (onAction: the ui-action), ``values`` (onValue), ``urls`` (onOpenUrl,
+  refused after recording so no window opens), ``log`` (onLog: refusals, CSP
+  violations and errors the runtime reports, height loops, navigation);
+* ``maxGap``: the longest stall of a 50 ms timer of the host page (a block busy on the
+  main thread stalls its host in every engine: a sandboxed srcdoc frame shares its
+  parent's process);
+* ``heights``: the frame's heights as the host module applied them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+#: Items kept per list in ``window.__review`` (a flood is counted by the host's own rate limit).
+MAX_ITEMS = 200
+
+_SCRIPT = """import { mountHtmlBlock } from '/bridge/flow-ui-host.js';
+const r = window.__review = { ready: false, connected: '', actions: [], values: [], urls: [], log: [], errors: [],
+  heights: [], maxGap: 0 };
+const keep = (list, item) => { if (list.length < %(max)d) list.push(item); };
+const copy = (v) => { try { const t = JSON.stringify(v); return t.length > 20000 ? t.slice(0, 20000) : JSON.parse(t); } catch (e) { return String(v); } };
+let last = performance.now();
+setInterval(() => { const now = performance.now(); r.maxGap = Math.max(r.maxGap, now - last); last = now; }, 50);
+const config = JSON.parse(document.getElementById('review-config').textContent);
+try {
+  r.handle = mountHtmlBlock(document.getElementById('block'), {
+    srcdoc: config.srcdoc,
+    onAction: (a) => { keep(r.actions, copy(a)); return { ok: true }; },
+    onValue: (v) => { keep(r.values, copy(v)); return true; },
+    onOpenUrl: (u) => { keep(r.urls, copy(u)); return false; },
+    onLog: (e) => keep(r.log, copy(e)),
+  });
+  new ResizeObserver(() => keep(r.heights, Math.round(r.handle.iframe.getBoundingClientRect().height))).observe(r.handle.iframe);
+  Promise.race([
+    r.handle.ready.then(() => 'connected'),
+    new Promise((resolve) => setTimeout(() => resolve('not connected within 5 s'), 5000)),
+  ]).then((how) => { r.connected = how; r.ready = true; });
+} catch (e) { r.errors.push('mount: ' + e); r.ready = true; }
+"""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def host_page(srcdoc: str, *, background: str) -> str:
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>flowui-sandbox review</title>'
+        f"<style>body{{margin:0;padding:8px;background:{background}}}#block{{width:640px}}</style>"
+        f'<script type="application/json" id="review-config">{_json({"srcdoc": srcdoc})}</script>'
+        '</head><body><div id="block"></div>'
+        f'<script type="module">{_SCRIPT % {"max": MAX_ITEMS}}</script></body></html>'
+    )
+
+
+#: What the harness reads back (one call: a busy page answers once).
+READ = """() => { const r = window.__review; if (!r) return null;
+  const h = r.handle; return { ready: r.ready, connected: r.connected, actions: r.actions, values: r.values, urls: r.urls,
+  log: r.log, errors: r.errors, heights: r.heights, maxGap: Math.round(r.maxGap), status: h ? h.status : 'unmounted',
+  loads: h ? h.loads : 0, height: h ? Math.round(h.iframe.getBoundingClientRect().height) : 0 }; }"""
+
+#: Elements a user acts on, read inside the block's frame.
+ACTIONABLE = "a[href], button, input, select, textarea, summary, [onclick], [role=button]"
+LIST_ACTIONS = """(sel) => [...document.querySelectorAll(sel)].slice(0, 60).map((e, i) => ({
+  i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
+  link: e.matches('a[href]'), visible: e.getClientRects().length > 0 && !e.disabled }))"""
+
+__all__ = ["host_page", "READ", "ACTIONABLE", "LIST_ACTIONS", "MAX_ITEMS"]

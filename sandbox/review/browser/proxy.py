@@ -1,0 +1,184 @@
+"""Every request of a reviewed page, to any host, ends on 127.0.0.1 and is logged.
+
+The browsers are told to use an HTTP proxy (:class:`Tap`) for everything but the
+loopback host (Chromium and Firefox bypass loopback by themselves; WebKitGTK is given
+the same bypass list). The proxy never connects out:
+
+* ``CONNECT host:port`` (every https URL) is answered ``200`` and the tunnel is spliced
+  to a local HTTPS catch-all server; the browser's TLS handshake meets that server's
+  run-time certificate, accepted because the harness runs the browsers with
+  ``ignore_https_errors`` / ``acceptInsecureCerts`` (as verify does). The host name is
+  recorded from the CONNECT line even when no request follows (a preconnect).
+* ``GET http://host/path`` (plain http, absolute form) is spliced to a local HTTP
+  catch-all server, which reads the absolute form like any request.
+
+The catch-all servers are :class:`sandbox.server.LocalServer` with one route that
+logs every method and path and answers by the path's extension (a 1x1 GIF, empty CSS,
+JS, JSON). One Tap per page slot: a request is attributed to the block that slot runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from ...server import LocalServer
+
+#: Requests kept per block; a flood beyond this is counted, not stored.
+MAX_KEPT = 2000
+
+
+@dataclass
+class Seen:
+    """One thing the page sent out: a request, or a bare tunnel (a CONNECT with no request in it)."""
+
+    scheme: str
+    host: str
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes = b""
+    at: float = field(default_factory=time.time)
+
+    @property
+    def url(self) -> str:
+        return f"{self.scheme}://{self.host}{self.path}" + (f"?{self.query}" if self.query else "")
+
+
+class _CatchAll(LocalServer):
+    """A LocalServer whose only route logs everything (not /p/ or /bridge/: those paths exist on other hosts too)."""
+
+    def __init__(self, tap: "Tap", *, ssl_context: ssl.SSLContext | None = None):
+        super().__init__(ssl_context=ssl_context)
+        self.tap = tap
+        self.scheme = "https" if ssl_context else "http"
+        self.app = web.Application(client_max_size=8 * 1024 * 1024)
+        self.app.router.add_route("*", "/{tail:.*}", self._catch)
+
+    async def _catch(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        host = request.headers.get("Host", request.url.host or "")
+        self.tap.add(Seen(self.scheme, host, request.method, request.path, request.query_string, dict(request.headers), body))
+        return await self._log(request)  # LocalServer's answer by extension (and its own record)
+
+
+class HostServer(LocalServer):
+    """The slot's own host origin (https://127.0.0.1:P): host pages and the bridge files, and a
+    catch-all that logs what the block requests from the host itself (a relative URL)."""
+
+    def __init__(self, tap: "Tap", ssl_context: ssl.SSLContext):
+        super().__init__(ssl_context=ssl_context)
+        self.tap = tap
+        self.app.router.add_route("*", "/{tail:.*}", self._catch)
+
+    async def _catch(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        self.tap.add(Seen("https", HOST_ORIGIN, request.method, request.path, request.query_string, dict(request.headers), body))
+        return await self._log(request)
+
+
+#: How the host's own origin is named in findings (its port changes every run).
+HOST_ORIGIN = "(the host's own origin)"
+
+
+class Tap:
+    """A logging proxy and its two catch-all servers; ``await start()``, then ``proxy_url``."""
+
+    def __init__(self, ssl_context: ssl.SSLContext):
+        self.https = _CatchAll(self, ssl_context=ssl_context)
+        self.host = HostServer(self, ssl_context)
+        self.http = _CatchAll(self)
+        self.seen: list[Seen] = []
+        self.dropped = 0
+        self.tunnels: list[tuple[str, float]] = []  # CONNECT targets (host:port) and when
+        self.port: int | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._pipes: set[asyncio.Task] = set()
+
+    @property
+    def proxy_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def add(self, seen: Seen) -> None:
+        if len(self.seen) >= MAX_KEPT:
+            self.dropped += 1
+            return
+        self.seen.append(seen)
+
+    def mark(self) -> tuple[int, int, int]:
+        """Where the logs stand now; :meth:`since` reads what came after."""
+        return len(self.seen), len(self.tunnels), self.dropped
+
+    def since(self, mark: tuple[int, int, int]) -> tuple[list[Seen], list[str], int]:
+        return self.seen[mark[0]:], [t for t, _ in self.tunnels[mark[1]:]], self.dropped - mark[2]
+
+    async def start(self) -> "Tap":
+        await self.https.start()
+        await self.http.start()
+        await self.host.start()
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for task in list(self._pipes):
+            task.cancel()
+        await self.https.stop()
+        await self.http.stop()
+        await self.host.stop()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+        except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            writer.close()
+            return
+        line = head.split(b"\r\n", 1)[0].decode("latin-1")
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[0].upper() == "CONNECT":
+            if len(self.tunnels) < MAX_KEPT:
+                self.tunnels.append((parts[1], time.time()))
+            writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            await self._splice(reader, writer, self.https.port, b"")
+        else:
+            await self._splice(reader, writer, self.http.port, head)
+
+    async def _splice(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int | None, first: bytes) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            writer.close()
+            return
+        if first:
+            up_writer.write(first)
+
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            finally:
+                try:
+                    dst.close()
+                except Exception:
+                    pass
+
+        tasks = [asyncio.ensure_future(pump(reader, up_writer)), asyncio.ensure_future(pump(up_reader, writer))]
+        self._pipes.update(tasks)
+        try:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            self._pipes.difference_update(tasks)
+
+
+__all__ = ["Tap", "Seen", "HostServer", "HOST_ORIGIN", "MAX_KEPT"]

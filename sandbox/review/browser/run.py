@@ -1,0 +1,350 @@
+"""One engine's lane: a browser, a few page slots, the blocks handed out to them.
+
+A slot is a page of the engine's browser, its logging proxy (:class:`.proxy.Tap`, which
+also serves the slot's host page) and verify's event watch (:class:`sandbox.verify.runner.Slot`).
+A block on a slot goes: host page → light screenshot → dark theme → dark screenshot →
+user actions → state update → light theme → :data:`SETTLE` seconds of quiet → read
+everything. The whole of it runs under the per-block time limit; a block that hits it
+(a busy loop freezes the host page too) loses its page, which is closed or killed, and
+the slot gets a fresh one for the next block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import ssl
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...engines import Engine, EngineError, Page, Session, launch
+from ...generator import build_srcdoc
+from ...verify.runner import Slot, Watch, watch_webdriver
+from .canaries import Canaries
+from .hostpage import ACTIONABLE, LIST_ACTIONS, READ, host_page
+from .proxy import Seen, Tap
+
+#: Seconds of quiet after the last user action (and the state update and theme switch) before
+#: the harness reads what happened. Timers and animation frames that fire within it are seen;
+#: code that waits longer (setTimeout(f, 5000), a condition the harness never produces)
+#: escapes the browser layer, and the static layer's timer rules are what is left.
+SETTLE = 1.0
+#: Pages at once per engine (verify measured 3 as the best wall time on this 2-core machine).
+SLOTS = 3
+#: User actions per block (a page of 500 buttons is reviewed on its first ones).
+MAX_ACTIONS = 40
+#: Seconds one user action may take (a click on an element that never becomes clickable).
+ACTION_TIMEOUT = 1.5
+FRAME = "#block iframe"
+
+
+@dataclass
+class Work:
+    """One block prepared for the browsers: its document is built once, its canaries are per engine."""
+
+    index: int
+    file: str
+    source: str
+    fields: list[str]
+    paths: list[str]
+    state: dict[str, Any]
+    theme: dict[str, Any] | None
+    dark: dict[str, Any]
+    light: dict[str, Any]
+    background: tuple[str, str]  # page background light, dark
+
+
+@dataclass
+class Observed:
+    """What one engine saw of one block."""
+
+    engine: str
+    canaries: Canaries
+    seen: list[Seen] = field(default_factory=list)
+    tunnels: list[str] = field(default_factory=list)
+    dropped: int = 0
+    host: dict[str, Any] = field(default_factory=dict)
+    watch: Watch = field(default_factory=Watch)
+    screenshots: dict[str, str] = field(default_factory=dict)
+    actions: list[str] = field(default_factory=list)
+    typed: dict[str, str] = field(default_factory=dict)  # canary -> what was typed into
+    timed_out: bool = False
+    error: str = ""
+    #: Seconds at the end of each step, for bench/review_browser.py and for a timeout's evidence.
+    steps: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class Lane:
+    """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue."""
+
+    def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
+                 slots: int = SLOTS, on_done=None):
+        self.engine = engine
+        self.ssl_context = ssl_context
+        self.time_limit = time_limit
+        self.settle = settle
+        self.size = slots
+        self.on_done = on_done
+        self.session: Session | None = None
+        self._closing: set[asyncio.Task] = set()
+
+    async def run(self, works: list[Work]) -> dict[int, Observed]:
+        out: dict[int, Observed] = {}
+        try:
+            self.session = await launch(self.engine)
+        except EngineError as exc:
+            for w in works:
+                out[w.index] = Observed(self.engine.name, Canaries(), error=str(exc))
+            return out
+        queue: asyncio.Queue[Work] = asyncio.Queue()
+        for w in works:
+            queue.put_nowait(w)
+
+        async def worker(n: int) -> None:
+            tap = await Tap(self.ssl_context).start()
+            page: Page | None = None
+            slot: Slot | None = None
+            try:
+                while not queue.empty():
+                    work = queue.get_nowait()
+                    if page is None:
+                        try:
+                            page, slot = await self._new_page(tap)
+                        except Exception as exc:
+                            out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
+                            page = None
+                            continue
+                    obs, keep = await self.review(work, page, slot, tap)
+                    out[work.index] = obs
+                    if not keep:
+                        await self._drop(page)
+                        page = None
+                    if self.on_done:
+                        self.on_done(self.engine.name, work)
+            finally:
+                if page is not None:
+                    try:
+                        await asyncio.wait_for(page.close(), 10)
+                    except Exception:
+                        pass
+                await tap.stop()
+
+        try:
+            await asyncio.gather(*(worker(n) for n in range(min(self.size, len(works)) or 1)))
+        finally:
+            if self._closing:
+                await asyncio.wait(list(self._closing), timeout=10)
+            try:
+                await asyncio.wait_for(self.session.close(), 30)
+            except Exception:
+                pass
+        return out
+
+    async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
+        assert self.session is not None
+        page = await self.session.new_page(proxy=tap.proxy_url)
+        return page, Slot(page)
+
+    async def _drop(self, page: Page) -> None:
+        """Close a page the last block may have hung, in the background: a busy renderer can take
+        Chromium many seconds to let go of, and the slot's next block needs no wait for it."""
+
+        async def close() -> None:
+            try:
+                await asyncio.wait_for(page.abandon(), 60)
+            except Exception:
+                pass  # the browser goes when the lane ends
+
+        task = asyncio.ensure_future(close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    # ------------------------------------------------------------------ one block
+
+    async def review(self, work: Work, page: Page, slot: Slot, tap: Tap) -> tuple[Observed, bool]:
+        """Review ``work`` on ``page``; returns what was seen and whether the page can be reused."""
+        canaries = Canaries()
+        obs = Observed(self.engine.name, canaries)
+        slot.watch = obs.watch
+        mark = tap.mark()
+        started = time.monotonic()
+        keep = True
+        state = canaries.state(work.state, work.paths)
+        try:
+            srcdoc = build_srcdoc(work.source, block_id="reviewed", fields=work.fields, state=state, theme=work.light)
+        except Exception as exc:  # the generator refused the block (a 4 MiB source, a bad theme)
+            obs.error = f"the generator refused the block: {_first_line(exc)}"
+            return obs, True
+        url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
+        try:
+            await asyncio.wait_for(self.drive(work, page, obs, url, canaries, state), self.time_limit)
+        except asyncio.TimeoutError:
+            obs.timed_out = True
+            keep = False
+        except Exception as exc:
+            # A step that failed on a page that no longer answers is the block hanging it.
+            keep = False
+            if await self._alive(page):
+                obs.error = _first_line(exc)
+            else:
+                obs.timed_out = True
+                obs.steps["hung after"] = round(time.monotonic() - started, 3)
+        if not obs.timed_out and self.engine.driver != "playwright":
+            try:
+                await asyncio.wait_for(watch_webdriver(page, obs.watch, url), 5)
+            except Exception:
+                keep = False
+        if obs.watch.popups or obs.watch.downloads:
+            keep = False
+        if keep:
+            # Unload the block now: its pending loads must not reach the next block's log.
+            try:
+                await page.goto("about:blank", timeout=5)
+            except Exception:
+                keep = False
+        obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
+        obs.seconds = time.monotonic() - started
+        return obs, keep
+
+    async def _alive(self, page: Page) -> bool:
+        """Whether the host page and the block's frame both answer (Chromium runs a sandboxed
+        frame in its own process: the host stays responsive while the block spins)."""
+        try:
+            if await page.evaluate("() => 1", timeout=2) != 1:
+                return False
+            return await page.evaluate("() => 1", frame=FRAME, timeout=2) == 1
+        except Exception:
+            return False
+
+    async def drive(self, work: Work, page: Page, obs: Observed, url: str, canaries: Canaries, state: dict[str, Any]) -> None:
+        t0 = time.monotonic()
+
+        def step(name: str) -> None:
+            obs.steps[name] = round(time.monotonic() - t0, 3)
+
+        await page.goto(url, timeout=self.time_limit)
+        step("load")
+        await page.wait_for("() => window.__review && window.__review.ready", timeout=self.time_limit)
+        step("connected")
+        obs.host = await page.evaluate(READ) or {}
+        if obs.host.get("status") != "connected":
+            return
+        obs.screenshots["light"] = await self.screenshot(page)
+        step("light screenshot")
+        await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
+        await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+        obs.screenshots["dark"] = await self.screenshot(page)
+        step("dark screenshot")
+        await self.act(page, obs, canaries)
+        step("actions")
+        obs.host = await page.evaluate(READ) or obs.host
+        await page.evaluate("(s) => window.__review.handle.setState(s)", canaries.again(state))
+        await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.light)
+        step("update")
+        await asyncio.sleep(self.settle)
+        obs.host = await page.evaluate(READ) or obs.host
+        step("settled")
+
+    async def screenshot(self, page: Page) -> str:
+        if self.engine.driver == "playwright":
+            # A clip of the page, not Locator.screenshot: no waiting for the element to be "stable".
+            box = await page.evaluate("() => { const r = document.getElementById('block').getBoundingClientRect();"
+                                      " return {x: 0, y: 0, width: Math.ceil(r.right + 8), height: Math.ceil(Math.min(r.bottom + 8, 2000))}; }")
+            png = await page.raw.screenshot(clip=box, timeout=5000)  # type: ignore[attr-defined]
+            return base64.b64encode(png).decode("ascii")
+
+        def shot() -> str:
+            from selenium.webdriver.common.by import By
+
+            return page.raw.find_element(By.ID, "block").screenshot_as_base64  # type: ignore[attr-defined]
+
+        return await asyncio.wait_for(asyncio.to_thread(shot), 10)
+
+    # ------------------------------------------------------------------ acting like a user
+
+    async def act(self, page: Page, obs: Observed, canaries: Canaries) -> None:
+        """Click every button, [onclick] and link (links last: one navigates the frame away), type
+        into every input, change every select and checkbox."""
+        items = await page.evaluate(LIST_ACTIONS, ACTIONABLE, frame=FRAME, timeout=5)
+        items = [x for x in items if x["visible"] and x["type"] not in ("hidden", "file")][:MAX_ACTIONS]
+        items.sort(key=lambda x: x["link"])
+        plan = []
+        for x in items:
+            what = f"<{x['tag']}{' type=' + x['type'] if x['type'] else ''}> #{x['i']}"
+            if x["tag"] == "textarea" or (x["tag"] == "input" and x["type"] not in (
+                    "checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "date", "time",
+                    "datetime-local", "month", "week")):
+                if x["type"] == "number":
+                    text = str(canaries.number(f"(typed into {what})"))
+                else:
+                    text = canaries.string(f"(typed into {what})")
+                plan.append(("type", x["i"], text, what))
+            elif x["tag"] == "select":
+                plan.append(("select", x["i"], "", what))
+            else:
+                plan.append(("click", x["i"], "", what))
+        if self.engine.driver == "playwright":
+            await self._act_playwright(page, plan, obs)
+        else:
+            await self._act_webdriver(page, plan, obs)
+
+    async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
+        frame = page.raw.frame_locator(FRAME)  # type: ignore[attr-defined]
+        ms = ACTION_TIMEOUT * 1000
+        for kind, i, text, what in plan:
+            el = frame.locator(ACTIONABLE).nth(i)
+            try:
+                if kind == "type":
+                    await el.click(timeout=ms, force=True, no_wait_after=True)
+                    await el.fill(text, timeout=ms, force=True)
+                    await el.press("Enter", timeout=ms, no_wait_after=True)
+                elif kind == "select":
+                    await el.select_option(index=await el.evaluate("(s) => Math.max(0, s.options.length - 1)"), timeout=ms, force=True)
+                else:
+                    await el.click(timeout=ms, force=True, no_wait_after=True)
+                obs.actions.append(f"{kind} {what}")
+            except Exception as exc:
+                obs.actions.append(f"{kind} {what} failed: {_first_line(exc)[:120]}")
+                if "detached" in str(exc) or "navigat" in str(exc).lower():
+                    break  # the frame navigated away: the rest of its elements are gone
+
+    async def _act_webdriver(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
+        driver = page.raw  # type: ignore[attr-defined]
+
+        def run() -> None:
+            from selenium.webdriver.common.by import By
+            from selenium.webdriver.common.keys import Keys
+            from selenium.webdriver.support.ui import Select
+
+            driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, FRAME))
+            try:
+                for kind, i, text, what in plan:
+                    try:
+                        el = driver.find_elements(By.CSS_SELECTOR, ACTIONABLE)[i]
+                        if kind == "type":
+                            el.click()
+                            el.clear()
+                            el.send_keys(text + Keys.ENTER)
+                        elif kind == "select":
+                            options = Select(el).options
+                            if options:
+                                Select(el).select_by_index(len(options) - 1)
+                        else:
+                            el.click()
+                        obs.actions.append(f"{kind} {what}")
+                    except Exception as exc:
+                        obs.actions.append(f"{kind} {what} failed: {_first_line(exc)[:120]}")
+            finally:
+                driver.switch_to.default_content()
+
+        await page._call(run, timeout=ACTION_TIMEOUT * max(1, len(plan)) + 5)  # type: ignore[attr-defined]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+__all__ = ["Lane", "Work", "Observed", "SETTLE", "SLOTS"]

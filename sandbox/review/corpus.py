@@ -1,0 +1,93 @@
+"""The review corpus (fixtures/review/): blocks with their expected findings as data, and the
+precision and recall of a layer against them.
+
+Each ``NAME.json`` holds ``description``, ``fields``, optional ``state``, optional
+``source`` (a path relative to the JSON file; default ``NAME.html``), ``static`` (the
+expected static findings) and ``browser`` (``{engine: [expected findings]}``, written by
+the in-browser layer). An expected finding is ``{"rule", "paths"?, "hosts"?}``: a found
+finding matches it when the rule is the same and, where given, its paths and hosts are
+the same sets.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import Finding
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "fixtures" / "review"
+
+
+@dataclass
+class Case:
+    name: str
+    file: str
+    source: str
+    fields: list[str]
+    state: dict
+    expected: dict   # layer or engine -> list of expectations
+    description: str = ""
+
+
+def load_corpus(directory: Path = CORPUS) -> list[Case]:
+    cases = []
+    for path in sorted(directory.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        source_path = (path.parent / data.get("source", path.stem + ".html")).resolve()
+        expected = {"static": data.get("static", [])}
+        expected.update({engine: items for engine, items in (data.get("browser") or {}).items()})
+        cases.append(Case(path.stem, str(source_path), source_path.read_text(encoding="utf-8"), data.get("fields", []),
+                          data.get("state", {}), expected, data.get("description", "")))
+    return cases
+
+
+def matches(finding: Finding, expected: dict) -> bool:
+    if finding.rule != expected["rule"]:
+        return False
+    if "paths" in expected and sorted(set(finding.paths)) != sorted(set(expected["paths"])):
+        return False
+    if "hosts" in expected and sorted(set(finding.hosts)) != sorted(set(expected["hosts"])):
+        return False
+    return True
+
+
+@dataclass
+class Score:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    misses: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def add(self, other: "Score") -> None:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+        self.misses += other.misses
+        self.extras += other.extras
+
+
+def score(name: str, found: list[Finding], expected: list[dict]) -> Score:
+    result = Score()
+    left = list(found)
+    for item in expected:
+        hit = next((f for f in left if matches(f, item)), None)
+        if hit is None:
+            result.fn += 1
+            result.misses.append(f"{name}: missed {item}")
+        else:
+            result.tp += 1
+            left.remove(hit)
+    result.fp = len(left)
+    result.extras += [f"{name}: unexpected {f.rule} {f.paths} {f.hosts} at {f.line}:{f.column}: {f.message}" for f in left]
+    return result

