@@ -234,3 +234,29 @@ def test_the_state_beside_the_file_and_the_starters_fields_are_the_defaults(tmp_
     with pytest.raises(Exception) as refused:
         _session(build_parser().parse_args(["edit", str(tmp_path / "card.html")]))
     assert "card.state.json" in str(refused.value)
+
+
+def test_the_review_on_demand_runs_the_in_browser_layer(tmp_path):
+    source = '<p>x</p><script>document.cookie;</script><img src="https://tracker.example/p.png">'
+
+    async def check(server, http):
+        async with http.post(server.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": ["chromium"]}) as r:
+            return r.status, await r.json()
+
+    status, result = run(_with_server(tmp_path / "b.html", check))
+    assert status == 200, result
+    assert result["engines"] == ["chromium"]
+    rules = {f["rule"] for f in result["findings"]}
+    assert "blocked.cookie" in rules
+    assert all(f["line"] >= 1 and f["column"] >= 1 for f in result["findings"])
+
+
+def test_analyze_carries_the_static_reviews_findings_at_their_positions():
+    from sandbox.editor.server import analyze
+    from sandbox.review import review_static
+
+    source = "<p>x</p>\n<script>\n  document.cookie;\n</script>"
+    findings = analyze(source, [])["findings"]
+    expected = review_static(source, file="source", fields=[])
+    assert [(f["rule"], f["line"], f["column"], f["severity"]) for f in findings] == [(f.rule, f.line, f.column, f.severity) for f in expected]
+    assert ("blocked.cookie", 3, 3) in [(f["rule"], f["line"], f["column"]) for f in findings]

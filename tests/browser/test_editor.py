@@ -277,3 +277,19 @@ def test_the_cheatsheet_lists_the_api_and_every_token(page, editor):
     sheet = cheatsheet()
     assert all(a["member"] in text for a in sheet["api"])
     assert all(t["property"] in text for t in sheet["tokens"])
+
+
+def test_static_review_findings_are_markers_at_their_lines_as_you_type(page, editor):
+    open_editor(page, editor)
+    focus_editor(page, "source")
+    type_text(page, "<script>document.cookie")  # the HTML mode closes the script element
+    finding = page.wait_for(
+        "() => { const li = document.querySelector('[data-testid=findings] li[data-rule=\"blocked.cookie\"]'); return li && li.textContent; }",
+        timeout=15,
+    )
+    assert finding.startswith(f"{BLOCK.count(chr(10)) + 1}:9 medium blocked.cookie: ")
+    # The marker sits in the source, on that text, as a warning.
+    assert page.wait_for(
+        "() => [...document.querySelectorAll('[data-testid=source] .cm-lintRange-warning')].some((e) => e.textContent === 'd')"
+    )
+    assert page.evaluate("() => !document.querySelector('[data-testid=review-button]').hidden")
