@@ -251,12 +251,16 @@ def test_the_review_on_demand_runs_the_in_browser_layer(tmp_path):
     assert all(f["line"] >= 1 and f["column"] >= 1 for f in result["findings"])
 
 
-def test_analyze_carries_the_static_reviews_findings_at_their_positions():
-    from sandbox.editor.server import analyze
+def test_the_findings_are_the_static_reviews_at_their_positions(tmp_path):
     from sandbox.review import review_static
 
     source = "<p>x</p>\n<script>\n  document.cookie;\n</script>"
-    findings = analyze(source, [])["findings"]
+
+    async def check(server, http):
+        async with http.post(server.url + "api/findings", json={"source": source, "fields": []}) as r:
+            return await r.json()
+
+    findings = run(_with_server(tmp_path / "b.html", check))["findings"]
     expected = review_static(source, file="source", fields=[])
     assert [(f["rule"], f["line"], f["column"], f["severity"]) for f in findings] == [(f.rule, f.line, f.column, f.severity) for f in expected]
     assert ("blocked.cookie", 3, 3) in [(f["rule"], f["line"], f["column"]) for f in findings]

@@ -22,7 +22,9 @@ The JSON API (all POST bodies JSON, all answers JSON):
 * ``GET api/session``: the file, its text (or the starter's), its sha256, state, fields, theme;
 * ``POST api/analyze`` ``{source, fields}``: the markup paths the generator extracts (the
   preview passes them to the host so its srcdoc is ``build_srcdoc``'s bytes), or the problems
-  with line:column; and the static review findings;
+  with line:column;
+* ``POST api/findings`` ``{source, fields}``: the static review's findings (asked for beside the
+  analysis, so the preview never waits for the review);
 * ``POST api/json`` ``{text, what}``: the JSON of the state pane, or its error with line:column;
 * ``GET api/disk``: the file's sha256 now (the page polls it to see changes on disk);
 * ``GET api/disk/text``: the file's text and sha256;
@@ -192,6 +194,7 @@ class EditorServer:
         r.add_get(f"{prefix}/api/disk", self._api_disk)
         r.add_get(f"{prefix}/api/disk/text", self._api_disk_text)
         r.add_post(f"{prefix}/api/analyze", self._api_analyze)
+        r.add_post(f"{prefix}/api/findings", self._api_findings)
         r.add_post(f"{prefix}/api/json", self._api_json)
         r.add_post(f"{prefix}/api/save", self._api_save)
         r.add_post(f"{prefix}/api/review", self._api_review)
@@ -263,7 +266,6 @@ class EditorServer:
             "file": str(s.file), "name": s.file.name, "exists": text is not None,
             "source": s.starter if text is None else text, "sha": sha256(text),
             "state": s.state if s.state is not None else {}, "fields": s.fields, "theme": s.theme, "blockId": s.block_id,
-            "review": _review() is not None,
         })
 
     async def _api_contract(self, request: web.Request) -> web.Response:
@@ -283,6 +285,14 @@ class EditorServer:
         if not isinstance(source, str) or not isinstance(fields, list):
             return web.json_response({"error": "source must be a string and fields a list"}, status=400)
         return web.json_response(await asyncio.get_running_loop().run_in_executor(None, analyze, source, fields))
+
+    async def _api_findings(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        source = body.get("source")
+        fields = body.get("fields") or []
+        if not isinstance(source, str) or not isinstance(fields, list):
+            return web.json_response({"error": "source must be a string and fields a list"}, status=400)
+        return web.json_response(await asyncio.get_running_loop().run_in_executor(None, static_findings, source, fields))
 
     async def _api_json(self, request: web.Request) -> web.Response:
         body = await _json_body(request)
@@ -360,23 +370,15 @@ async def _json_body(request: web.Request) -> dict:
     return body
 
 
-def _review():
-    """``sandbox.review.review_static`` when the review command is installed, else ``None``."""
-    try:
-        from sandbox.review import review_static  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return review_static
-
-
 def analyze(source: str, fields: list) -> dict[str, Any]:
     """The generator's view of ``source``: its markup paths (or every problem with
-    line:column), problems of ``fields``, and the static review findings."""
+    line:column) and the problems of ``fields``. Fast (the preview waits for it); the review's
+    findings come separately (:func:`static_findings`)."""
     from sandbox.errors import SandboxError
     from sandbox.extract import ExtractionError, extract_paths
     from sandbox.generator import check_paths, check_text
 
-    out: dict[str, Any] = {"paths": None, "problems": [], "fieldProblems": [], "findings": []}
+    out: dict[str, Any] = {"paths": None, "problems": [], "fieldProblems": []}
     try:
         check_text(source, "source")
         out["paths"] = extract_paths(source)
@@ -388,15 +390,19 @@ def analyze(source: str, fields: list) -> dict[str, Any]:
         check_paths(fields, "fields")
     except SandboxError as exc:
         out["fieldProblems"] = [str(exc)]
-    review = _review()
-    if review is not None:
-        try:
-            findings = review(source, file="source", fields=list(fields))
-        except Exception as exc:  # the review must never take the editor down
-            findings = []
-            out["reviewError"] = f"{type(exc).__name__}: {exc}"
-        out["findings"] = [_finding_json(f) for f in findings]
     return out
+
+
+def static_findings(source: str, fields: list) -> dict[str, Any]:
+    """The static review's findings (``sandbox.review.review_static``) at their line:column."""
+    from sandbox.review import review_static
+
+    fields = [f for f in fields if isinstance(f, str)]
+    try:
+        findings = review_static(source, file="source", fields=fields)
+    except Exception as exc:  # a review bug must not take the editor down: it is shown, not raised
+        return {"findings": [], "error": f"the review failed: {type(exc).__name__}: {exc}"}
+    return {"findings": [_finding_json(f) for f in findings]}
 
 
 def _finding_json(finding: Any) -> dict[str, Any]:

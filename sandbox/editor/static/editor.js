@@ -149,35 +149,58 @@ function scheduleSource() {
 }
 
 // Analyse the source on the server (the generator's own path extraction, so the preview's srcdoc is
-// build_srcdoc's bytes; and the review findings), then mount it. One analysis at a time.
+// build_srcdoc's bytes), then mount it. One analysis at a time; the review's findings are asked for
+// beside it, so the preview never waits for the review.
 async function rebuild() {
   if (analyzing) { analyzeAgain = true; return; }
   const source = sourceText();
+  refreshFindings(source);
   analyzing = api('analyze', { source, fields });
   let result;
   try { result = (await analyzing).data; } catch (error) { result = null; $('preview-status').textContent = `server unreachable: ${error}`; }
   analyzing = null;
-  if (result) {
-    showProblems(result, source);
-    if (result.paths && !result.fieldProblems.length) { paths = result.paths; mountPreview(source); }
+  if (result && source === sourceText()) {
+    lastProblems = result.problems;
+    paintDiagnostics();
+    $('source-problems').textContent = result.problems.length ? `${result.problems.length} path problem(s): the preview shows the last good build` : '';
+    const fe = $('fields-error');
+    fe.hidden = !result.fieldProblems.length;
+    fe.textContent = result.fieldProblems.join('\n');
   }
+  if (result && result.paths && !result.fieldProblems.length) { paths = result.paths; mountPreview(source); }
   if (analyzeAgain) { analyzeAgain = false; rebuild(); }
 }
 
-function showProblems(result, source) {
-  if (source !== sourceText()) return; // stale: a newer analysis follows
+let lastProblems = [];
+let lastFindings = [];
+let findingsBusy = false;
+let findingsAgain = false;
+
+// The static review's findings for the text on the page (one request at a time, the newest text wins).
+async function refreshFindings(source) {
+  if (findingsBusy) { findingsAgain = true; return; }
+  findingsBusy = true;
+  try {
+    const { data } = await api('findings', { source, fields });
+    if (data && source === sourceText()) {
+      lastFindings = data.findings || [];
+      $('findings').dataset.error = data.error || '';
+      paintDiagnostics();
+    }
+  } catch { /* the server is down: the markers stay as they were */ }
+  findingsBusy = false;
+  if (findingsAgain) { findingsAgain = false; refreshFindings(sourceText()); }
+}
+
+// Markers in the source: the path problems and the review's findings, at their line:column.
+function paintDiagnostics() {
   const diags = [];
-  for (const p of result.problems) {
+  for (const p of lastProblems) {
     diags.push(diagnostic(sourceView, p.line, p.column, 'error', p.element ? `<${p.element} ${p.attribute}="${p.value}">: ${p.reason}` : p.reason, 'paths'));
   }
-  for (const f of result.findings) diags.push(diagnostic(sourceView, f.line, f.column, markerSeverity(f.severity), `${f.rule} (${f.severity}): ${f.message}`, 'review'));
+  for (const f of lastFindings) diags.push(diagnostic(sourceView, f.line, f.column, markerSeverity(f.severity), `${f.rule} (${f.severity}): ${f.message}`, 'review'));
   sourceView.dispatch(setDiagnostics(sourceView.state, diags));
-  $('source-problems').textContent = result.problems.length ? `${result.problems.length} path problem(s): the preview shows the last good build` : '';
-  const fe = $('fields-error');
-  fe.hidden = !result.fieldProblems.length;
-  fe.textContent = result.fieldProblems.join('\n');
-  lastAnalysis = { findings: result.findings, problems: result.problems };
-  renderFindings(result.findings, result.problems);
+  renderFindings(lastFindings, lastProblems);
 }
 
 // The review's severities (high, medium, low, info) as the editor's marker kinds.
@@ -219,8 +242,6 @@ function renderFindings(findings, problems) {
   $('findings-count').textContent = String(count);
 }
 
-let lastAnalysis = { findings: [], problems: [] };
-
 // The whole review (static and in-browser layers) of the text on the page, on demand: it mounts the
 // block in every engine installed, so it takes seconds.
 async function reviewInBrowsers() {
@@ -235,7 +256,7 @@ async function reviewInBrowsers() {
       return;
     }
     browserReview = { at: new Date().toLocaleTimeString(), engines: data.engines, findings: data.findings, source };
-    renderFindings(lastAnalysis.findings, lastAnalysis.problems);
+    renderFindings(lastFindings, lastProblems);
     $('preview-status').textContent = `reviewed in ${data.engines.join(', ')}: ${data.findings.length} finding(s)`;
     document.querySelector('[role=tab][data-tab="findings"]').click();
   } catch (error) {
@@ -244,10 +265,7 @@ async function reviewInBrowsers() {
     button.disabled = false;
   }
 }
-if (session.review) {
-  $('review-button').hidden = false;
-  $('review-button').addEventListener('click', reviewInBrowsers);
-}
+$('review-button').addEventListener('click', reviewInBrowsers);
 
 // ------------------------------------------------------------------------ state, fields, theme
 
