@@ -132,6 +132,121 @@ export function project(state, paths) {
 }
 const MISSING = Symbol('missing');
 
+// The projection as `project` makes it, but found by walking the block's paths only, never the
+// keys of the state around them: what a push costs depends on the block's own paths, not on the
+// size of the state outside them (a block that times the host must learn nothing from it). Keys
+// of an object reached through several paths come in path order (`project` keeps state order;
+// the values are the same, only JSON.stringify of such an object can differ).
+export function projectPaths(state, paths) {
+  const WHOLE = Symbol('whole');
+  const trie = new Map();
+  for (const path of paths) {
+    let node = trie;
+    let whole = false;
+    for (const segment of path.split('.')) {
+      if (node.has(WHOLE)) { whole = true; break; }
+      if (!node.has(segment)) node.set(segment, new Map());
+      node = node.get(segment);
+    }
+    if (!whole) { node.clear(); node.set(WHOLE, true); }
+  }
+  function pick(value, node) {
+    if (node.has(WHOLE)) return structuredCloneJson(value);
+    if (value === null || typeof value !== 'object') return MISSING;
+    if (Array.isArray(value)) {
+      const found = new Map();
+      for (const [segment, sub] of node) {
+        if (/^(?:0|[1-9][0-9]*)$/.test(segment) && +segment < value.length) {
+          const v = pick(value[+segment], sub);
+          if (v !== MISSING) found.set(+segment, v);
+        }
+      }
+      if (!found.size) return MISSING;
+      const out = [];
+      for (let i = 0; i <= Math.max(...found.keys()); i++) out.push(found.has(i) ? found.get(i) : null);
+      return out;
+    }
+    const out = {};
+    let any = false;
+    for (const [segment, sub] of node) {
+      if (hasOwn.call(value, segment)) {
+        const v = pick(value[segment], sub);
+        if (v !== MISSING) { out[segment] = v; any = true; }
+      }
+    }
+    return any ? out : MISSING;
+  }
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) return {};
+  const picked = pick(state, trie);
+  return picked === MISSING ? {} : picked;
+}
+
+// ---- openUrl: which URLs a block may open
+
+function isIpOrSingleLabel(hostname) {
+  return hostname.startsWith('[') || /^[0-9.]+$/.test(hostname) || !hostname.includes('.');
+}
+
+// The host's site, the rule PROTOCOL.md states ("openUrl"): without a public-suffix list the
+// site of a name is its last two labels (errs towards refusing more: a host under co.uk counts
+// all of co.uk as its own unless it names its site); an IP address or a single label is a site of its own.
+export function siteOf(hostname) {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (!name || isIpOrSingleLabel(name)) return name;
+  return name.split('.').slice(-2).join('.');
+}
+
+function sameSite(hostname, site) {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return site !== '' && (name === site || name.endsWith(`.${site}`));
+}
+
+function checkAllowList(list) {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new TypeError(`mountHtmlBlock: allowOwnSiteUrls must be an array of https URLs, not ${describe(list)}`);
+  return list.map((entry, i) => {
+    let url = null;
+    try { url = typeof entry === 'string' ? new URL(entry) : null; } catch (e) { url = null; }
+    if (!url || url.protocol !== 'https:' || url.username || url.password || url.search || url.hash) {
+      throw new TypeError(`mountHtmlBlock: allowOwnSiteUrls[${i}] ${describe(entry)} must be an absolute https URL without user name, query or fragment`);
+    }
+    return url.href;
+  });
+}
+
+// Why a block may not open `url` (a URL object), as [reason, text], or null. `site` is the host's
+// site ('' when the page has no host name), `allow` the normalised allowOwnSiteUrls.
+export function openUrlProblem(url, { site = '', allow = [] } = {}) {
+  if (url.username || url.password) return ['user-info', `${JSON.stringify(url.href.slice(0, 100))} carries a user name or password; such URLs are refused`];
+  if (sameSite(url.hostname, site) && !allow.some((a) => url.href === a || (a.endsWith('/') && url.href.startsWith(a)))) {
+    return ['same-site', `${url.origin} is on the host's own site (${site}); a block opens it only where allowOwnSiteUrls lists it`];
+  }
+  return null;
+}
+
+// ---- the rate budgets: the author's requests, and everything else (PROTOCOL.md, "Limits")
+
+export function tokenBucket(burst, perSecond, now = () => performance.now()) {
+  let tokens = burst;
+  let at = now();
+  let dropped = 0;
+  return {
+    // true when the message may pass; `onFlood` runs once per flood (until the bucket is full again).
+    take(onFlood) {
+      const t = now();
+      tokens = Math.min(burst, tokens + ((t - at) / 1000) * perSecond);
+      at = t;
+      if (tokens >= burst) dropped = 0;
+      if (tokens >= 1) { tokens -= 1; return true; }
+      dropped += 1;
+      if (dropped === 1 && onFlood) onFlood();
+      return false;
+    },
+  };
+}
+
+const REQUESTS = ['send', 'setValue', 'openUrl'];
+
 // A deep copy of a JSON value (already checked to be JSON).
 function structuredCloneJson(value) {
   if (value === null || typeof value !== 'object') return value;
@@ -336,13 +451,14 @@ const SHAPES = {
   height: { required: ['type', 'height'], optional: ['viewport'] },
   error: { required: ['type', 'message'], optional: ['kind', 'source', 'line', 'column'] },
   csp: { required: ['type', 'directive'], optional: ['blockedUri', 'sample'] },
+  pong: { required: ['type', 'n'], optional: [] },
 };
 
 function isRequestId(id) { return Number.isSafeInteger(id) && id >= 1; }
 
 // Checks one message from the block's port. Returns {ok: true, message} or
 // {ok: false, reason, message, id}: `id` is set when the block can be answered.
-export function validateBlockMessage(data, { fields = [] } = {}) {
+export function validateBlockMessage(data, { fields = [], site = '', allow = [] } = {}) {
   const refuse = (reason, text) => ({
     ok: false, reason, message: text,
     id: data !== null && typeof data === 'object' && isRequestId(data.id) && ['send', 'setValue', 'openUrl'].includes(data.type) ? data.id : null,
@@ -376,6 +492,8 @@ export function validateBlockMessage(data, { fields = [] } = {}) {
       let url;
       try { url = new URL(data.url); } catch (e) { return refuse('bad-url', `${JSON.stringify(data.url.slice(0, 100))} is not an absolute URL`); }
       if (url.protocol !== 'https:' || !url.hostname) return refuse('not-https', `only https: URLs can be opened, not ${JSON.stringify(url.protocol)}`);
+      const why = openUrlProblem(url, { site, allow });
+      if (why) return refuse(why[0], why[1]);
       if (data.gesture !== true) return refuse('no-gesture', 'openUrl needs a user gesture (a click or key press) in the block');
       return { ok: true, message: data, url: url.href };
     }
@@ -390,6 +508,8 @@ export function validateBlockMessage(data, { fields = [] } = {}) {
         ['line', 'column'].every((k) => data[k] === undefined || (Number.isSafeInteger(data[k]) && data[k] >= 0));
       return ok ? { ok: true, message: data } : refuse('bad-message', 'error: message and source must be strings, line and column numbers');
     }
+    case 'pong':
+      return isRequestId(data.n) ? { ok: true, message: data } : refuse('bad-message', 'pong: n must be a positive integer');
     case 'csp': {
       const ok = ['directive', 'blockedUri', 'sample'].every((k) => data[k] === undefined || typeof data[k] === 'string');
       return ok ? { ok: true, message: data } : refuse('bad-message', 'csp: directive, blockedUri and sample must be strings');
@@ -459,6 +579,20 @@ export function heightController({
 
 // ------------------------------------------------------------------------------ mounting
 
+const NAVIGATED_NOTICE = 'This block left its content and was closed.';
+// A focus move into a block counts as the user's when it follows a Tab within this long, or a
+// pointer on the frame with no typing in the host within this long (PROTOCOL.md, "Focus").
+const FOCUS_INTENT_MS = 1000;
+// How far (CSS px) outside the frame the host's last pointer event may lie and still count as
+// the pointer having entered the frame (Chromium routes no pointer event over a frame to the host).
+const FOCUS_POINTER_MARGIN = 48;
+
+function randomId() {
+  const words = new Uint32Array(2);
+  crypto.getRandomValues(words);
+  return (words[0] & 0x1fffff) * 2 ** 32 + words[1] + 1; // a safe integer >= 1
+}
+
 // Mounts a block into `container` and returns its handle (see PROTOCOL.md for every option).
 export function mountHtmlBlock(container, options = {}) {
   if (!container || typeof container.appendChild !== 'function') throw new TypeError('mountHtmlBlock: container must be a DOM element');
@@ -467,6 +601,16 @@ export function mountHtmlBlock(container, options = {}) {
     if (options[name] !== undefined && typeof options[name] !== 'function') throw new TypeError(`mountHtmlBlock: ${name} must be a function`);
   }
   const frozenFields = options.frozen || [];
+  const ownHost = (typeof location !== 'undefined' && location.hostname) || '';
+  let site = siteOf(ownHost);
+  if (options.site !== undefined) {
+    const named = typeof options.site === 'string' ? options.site.toLowerCase().replace(/\.$/, '') : '';
+    if (!named || !sameSite(ownHost, named)) throw new TypeError(`mountHtmlBlock: site ${describe(options.site)} must be this page's host name (${ownHost}) or a domain it is under`);
+    site = named;
+  }
+  const allow = checkAllowList(options.allowOwnSiteUrls);
+  const notice = options.navigatedNotice === undefined ? NAVIGATED_NOTICE : options.navigatedNotice;
+  if (notice !== null && typeof notice !== 'string') throw new TypeError('mountHtmlBlock: navigatedNotice must be a string or null');
   let init;
   let hostState;
   let srcdoc;
@@ -490,6 +634,7 @@ export function mountHtmlBlock(container, options = {}) {
   const fields = init.fields;
   const projectionPaths = [...fields, ...init.paths.filter((p) => !fields.includes(p))];
   let held = init.state; // what the block holds
+  let next = null; // the projection of the latest state, not yet sent
   let theme = parseTheme(init.theme).json;
   let pendingTheme = null;
   let status = 'loading';
@@ -502,7 +647,11 @@ export function mountHtmlBlock(container, options = {}) {
   const autoHeight = options.autoHeight !== false;
   const height = heightController({ min: options.minHeight, max: options.maxHeight });
   let heightLoopReported = false;
-  const bucket = { tokens: LIMITS.rateBurst, at: performance.now(), dropped: 0 };
+  const requests = tokenBucket(LIMITS.rateBurst, LIMITS.ratePerSecond);
+  const reports = tokenBucket(LIMITS.reportBurst, LIMITS.reportPerSecond);
+  let alive = null; // the pending liveness check: {n, due, timer}
+  let aliveLoads = 0; // the load count the last answered ping covered
+  let noticeElement = null;
 
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', SANDBOX);
@@ -540,12 +689,22 @@ export function mountHtmlBlock(container, options = {}) {
 
   // ---- host -> block
 
+  // The projection of `state`, checked to be JSON the block can take (only the projection: what
+  // lies outside it never leaves the host, and is never walked).
+  function projectionOf(state) {
+    const projected = projectPaths(state, projectionPaths);
+    const problem = jsonProblem(projected, 'the block\'s projection', 0, GENERATOR.stateMaxDepth, Infinity);
+    if (problem) throw new TypeError(`flow-ui: ${problem.message}`);
+    return projected;
+  }
+
   function flush() {
     flushQueued = false;
     if (status !== 'connected') return;
-    const next = project(hostState, projectionPaths);
-    const diff = diffProjection(held, next, projectionPaths);
-    held = next;
+    const target = next || projectPaths(hostState, projectionPaths);
+    next = null;
+    const diff = diffProjection(held, target, projectionPaths);
+    held = target;
     if (diff.changed.length) postToBlock({ type: 'state', set: diff.set, unset: diff.unset });
   }
 
@@ -556,21 +715,6 @@ export function mountHtmlBlock(container, options = {}) {
   }
 
   // ---- block -> host
-
-  function takeToken() {
-    const now = performance.now();
-    bucket.tokens = Math.min(LIMITS.rateBurst, bucket.tokens + ((now - bucket.at) / 1000) * LIMITS.ratePerSecond);
-    bucket.at = now;
-    // A flood ends when the bucket is full again; each flood is reported once.
-    if (bucket.tokens >= LIMITS.rateBurst) bucket.dropped = 0;
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return true;
-    }
-    bucket.dropped += 1;
-    if (bucket.dropped === 1) log('warn', 'rate-limited', `the block sends more than ${LIMITS.rateBurst} messages at once or ${LIMITS.ratePerSecond} per second; the excess is dropped`);
-    return false;
-  }
 
   function fieldValues() {
     const out = {};
@@ -600,7 +744,23 @@ export function mountHtmlBlock(container, options = {}) {
     reply(m.id, true, value);
   }
 
+  // The block changed its projection already (where it could): the host's own value goes back to
+  // it. `held` is made what the block holds now, so the next flush sends the difference.
+  function undoInBlock(m) {
+    const mirrored = setIn(held, m.path, m.value);
+    if (mirrored.state) held = mirrored.state;
+    scheduleFlush();
+  }
+
   async function handleSetValue(m) {
+    // The rule of PROTOCOL.md, "Writing a path", checked before the host's callback hears of it.
+    const depth = jsonProblem(m.value, 'value', m.path.split('.').length, GENERATOR.stateMaxDepth, Infinity);
+    const written = depth ? { problem: depth.message } : setIn(hostState, m.path, m.value);
+    if (written.problem) {
+      refuse(m.id, depth ? depth.reason : 'bad-path', `${m.path}: ${written.problem}`, { path: m.path });
+      undoInBlock(m);
+      return;
+    }
     if (options.onValue) {
       let verdict;
       try {
@@ -611,17 +771,24 @@ export function mountHtmlBlock(container, options = {}) {
       }
       if (verdict === false) {
         refuse(m.id, 'refused', `the host refused the value of ${m.path}`, { path: m.path });
-        // The block changed its projection already: the host's value goes back to it.
-        held = setIn(held, m.path, m.value);
-        scheduleFlush();
+        undoInBlock(m);
         return;
       }
     }
-    hostState = setIn(hostState, m.path, m.value);
+    // The state may have changed while onValue ran: write into the current one.
+    const current = setIn(hostState, m.path, m.value);
+    if (current.problem) {
+      refuse(m.id, 'bad-path', `${m.path}: ${current.problem}`, { path: m.path });
+      undoInBlock(m);
+      return;
+    }
+    hostState = current.state;
     log('info', 'value', `${m.path} set`, { path: m.path, value: m.value });
     // The block holds its value already (it puts its unanswered writes back on top of any state
     // we sent meanwhile), so only other changes still travel.
-    held = setIn(held, m.path, m.value);
+    const mirrored = setIn(held, m.path, m.value);
+    if (mirrored.state) held = mirrored.state;
+    next = null;
     scheduleFlush();
     reply(m.id, true, null);
   }
@@ -630,6 +797,29 @@ export function mountHtmlBlock(container, options = {}) {
     // User activation propagates from a clicked frame to its ancestors (HTML's user-activation
     // model); the host opens a window only while it holds that activation itself.
     return navigator.userActivation ? navigator.userActivation.isActive : true;
+  }
+
+  // Opens `href` in a new window so that the host knows whether it opened: window.open with
+  // noopener returns null even on success, so the host opens about:blank (its return value says
+  // whether the popup blocker let it), cuts the opener, and navigates it through a
+  // rel=noreferrer link inside it (no Referer, no window.opener). Returns 'opened' or 'blocked'.
+  function openWindow(href) {
+    const win = window.open('about:blank', '_blank');
+    if (!win) return 'blocked';
+    try {
+      win.opener = null;
+      const doc = win.document;
+      const a = doc.createElement('a');
+      a.href = href;
+      a.rel = 'noreferrer noopener';
+      (doc.body || doc.documentElement).appendChild(a);
+      a.click();
+    } catch (error) {
+      // Never fall back to a navigation that would carry the host's URL as Referer.
+      try { win.close(); } catch (e) { /* gone already */ }
+      throw error;
+    }
+    return 'opened';
   }
 
   function handleOpenUrl(m, href) {
@@ -642,15 +832,26 @@ export function mountHtmlBlock(container, options = {}) {
       try { verdict = options.onOpenUrl({ blockId, url: href }); } catch (error) { verdict = false; log('error', 'failed', `onOpenUrl failed: ${error}`); }
       if (verdict === false) { refuse(m.id, 'refused', 'the host refused to open the URL', { url: href }); return; }
     }
-    window.open(href, '_blank', 'noopener,noreferrer');
+    let outcome;
+    try {
+      outcome = openWindow(href);
+    } catch (error) {
+      log('error', 'failed', `openUrl could not navigate the new window: ${error}`, { url: href });
+      reply(m.id, false, 'failed', 'the host could not open the URL');
+      return;
+    }
+    if (outcome === 'blocked') {
+      refuse(m.id, 'popup-blocked', 'the browser\'s popup blocker refused to open the window', { url: href });
+      return;
+    }
     log('info', 'open-url', `opened ${href}`, { url: href });
-    reply(m.id, true, null);
+    reply(m.id, true, outcome);
   }
 
   function handleHeight(m) {
     if (!autoHeight) return;
-    const next = height.report(m.height, m.viewport);
-    if (next !== null) iframe.style.height = `${next}px`;
+    const h = height.report(m.height, m.viewport);
+    if (h !== null) iframe.style.height = `${h}px`;
     if (height.frozen && !heightLoopReported) {
       heightLoopReported = true;
       log('warn', 'height-loop', height.frozen === 'grows-with-frame'
@@ -659,17 +860,31 @@ export function mountHtmlBlock(container, options = {}) {
     }
   }
 
+  function handlePong(data) {
+    if (!alive || data.n !== alive.n) return;
+    clearTimeout(alive.timer);
+    alive = null;
+    aliveLoads = loads;
+  }
+
   function onPortMessage(event) {
     try {
       if (status !== 'connected') return;
       const data = event.data;
-      if (!takeToken()) {
-        if (data !== null && typeof data === 'object' && isRequestId(data.id) && ['send', 'setValue', 'openUrl'].includes(data.type)) {
-          reply(data.id, false, 'rate-limited', LIMITS.reasons['rate-limited']);
-        }
+      const isObject = data !== null && typeof data === 'object';
+      // Liveness answers cost no token: a flood of reports must not make a live block look gone.
+      if (isObject && data.type === 'pong') { handlePong(data); return; }
+      const request = isObject && REQUESTS.includes(data.type);
+      const budget = request ? requests : reports;
+      const passed = budget.take(() => log('warn', 'rate-limited', request
+        ? `the block sends more than ${LIMITS.rateBurst} requests at once or ${LIMITS.ratePerSecond} per second; the excess is refused`
+        : `the block sends more than ${LIMITS.reportBurst} reports (height, error, csp) at once or ${LIMITS.reportPerSecond} per second; the excess is dropped`,
+      { budget: request ? 'requests' : 'reports' }));
+      if (!passed) {
+        if (request && isRequestId(data.id)) reply(data.id, false, 'rate-limited', LIMITS.reasons['rate-limited']);
         return;
       }
-      const verdict = validateBlockMessage(data, { fields });
+      const verdict = validateBlockMessage(data, { fields, site, allow });
       if (!verdict.ok) { refuse(verdict.id, verdict.reason, verdict.message); return; }
       const m = verdict.message;
       switch (m.type) {
@@ -691,6 +906,51 @@ export function mountHtmlBlock(container, options = {}) {
     }
   }
 
+  // ---- the block's document: connected once, and gone at any navigation (PROTOCOL.md, "Handshake")
+
+  function navigated(why) {
+    if (status !== 'connected' && status !== 'loading') return;
+    status = 'navigated';
+    if (alive) { clearTimeout(alive.timer); alive = null; }
+    if (port) { port.onmessage = null; port.close(); port = null; }
+    log('error', 'navigated', `the block navigated away from its document (${why}); the bridge is closed and the frame removed`, { loads });
+    // The frame now shows somebody else's page inside the host's UI: it goes, a notice takes its place.
+    iframe.removeEventListener('load', onLoad);
+    if (notice) {
+      noticeElement = document.createElement('p');
+      noticeElement.className = 'flow-ui-navigated';
+      noticeElement.setAttribute('role', 'status');
+      noticeElement.setAttribute('data-block-id', blockId);
+      noticeElement.textContent = notice;
+      iframe.replaceWith(noticeElement);
+    } else {
+      iframe.remove();
+    }
+    stopFocusGuard();
+  }
+
+  // Each load of the frame must be the connected document's: ping it over its port. A document
+  // that navigated away, even before its own first load, has nobody left to answer.
+  function checkAlive(force = false) {
+    if (alive || status !== 'connected' || (!force && (loads === 0 || aliveLoads === loads))) return;
+    const n = randomId();
+    alive = { n, due: performance.now() + LIMITS.aliveCheckMs, timer: 0 };
+    const expire = () => {
+      if (!alive || alive.n !== n) return;
+      // A timer that ran late means the host's own event loop stalled (Firefox and WebKit share it
+      // with the block): the wait only counts time the loop actually ran.
+      const late = performance.now() - alive.due;
+      if (late > 250) {
+        alive.due = performance.now() + 1000;
+        alive.timer = setTimeout(expire, 1000);
+        return;
+      }
+      navigated(`its frame loaded a document that does not answer (no pong within ${LIMITS.aliveCheckMs} ms)`);
+    };
+    alive.timer = setTimeout(expire, LIMITS.aliveCheckMs);
+    postToBlock({ type: 'ping', n });
+  }
+
   function onWindowMessage(event) {
     try {
       if (event.source !== iframe.contentWindow || event.source === null) return;
@@ -698,6 +958,8 @@ export function mountHtmlBlock(container, options = {}) {
       if (data === null || typeof data !== 'object' || data.type !== 'flow-ui:hello') return;
       if (status !== 'loading' || loads > 1) {
         log('warn', 'hello-refused', 'a second hello from the block\'s frame was ignored');
+        // A new document in the frame (a reload before the first load) or the block itself: ask.
+        if (status === 'connected') checkAlive(true);
         return;
       }
       const channel = new MessageChannel();
@@ -709,6 +971,7 @@ export function mountHtmlBlock(container, options = {}) {
       log('info', 'connected', 'the block is connected');
       if (pendingTheme) { postToBlock(pendingTheme); pendingTheme = null; }
       flush();
+      checkAlive(); // the frame may have fired its load before the hello arrived
       resolveReady();
     } catch (error) {
       log('error', 'host-error', `flow-ui host: ${error}`);
@@ -717,17 +980,81 @@ export function mountHtmlBlock(container, options = {}) {
 
   function onLoad() {
     loads += 1;
-    if (loads === 1) return;
     // A second load: the block navigated away from its document. Its new document gets nothing.
-    if (status === 'connected' || status === 'loading') {
-      status = 'navigated';
-      if (port) { port.onmessage = null; port.close(); port = null; }
-      log('error', 'navigated', 'the block navigated away from its document; the bridge is closed', { loads });
+    if (loads > 1) { navigated(`its frame loaded ${loads} documents`); return; }
+    checkAlive();
+  }
+
+  // ---- focus: a block takes the keyboard only when the user aims at it (PROTOCOL.md, "Focus")
+
+  const focusGuard = options.focusGuard !== false;
+  let lastKey = null;
+  let lastPointer = null;
+  let pointerOnFrame = false;
+  let lastHostFocus = null;
+  let focusRefusals = 0;
+  let lastFocusLog = -Infinity;
+  const onKey = (e) => { if (e.isTrusted) lastKey = { key: e.key, at: performance.now() }; };
+  const onPointer = (e) => { if (e.isTrusted) lastPointer = { x: e.clientX, y: e.clientY, at: performance.now() }; };
+  const onFrameOver = () => { pointerOnFrame = true; };
+  const onFrameOut = () => { pointerOnFrame = false; };
+  const onFocusOut = (e) => { if (e.target && e.target !== iframe && e.target.tagName !== 'IFRAME') lastHostFocus = e.target; };
+  const onBlur = () => { setTimeout(judgeFocus, 0); };
+
+  function pointerAimsAtFrame() {
+    if (pointerOnFrame) return true;
+    try { if (iframe.matches(':hover')) return true; } catch (e) { /* not in a document */ }
+    if (!lastPointer) return false;
+    const r = iframe.getBoundingClientRect();
+    const m = FOCUS_POINTER_MARGIN;
+    return lastPointer.x >= r.left - m && lastPointer.x <= r.right + m && lastPointer.y >= r.top - m && lastPointer.y <= r.bottom + m;
+  }
+
+  function judgeFocus() {
+    if (status === 'destroyed' || document.activeElement !== iframe) return;
+    const now = performance.now();
+    const recentKey = lastKey && now - lastKey.at < FOCUS_INTENT_MS;
+    const tab = recentKey && lastKey.key === 'Tab';
+    const typing = recentKey && lastKey.key !== 'Tab';
+    const activated = navigator.userActivation ? navigator.userActivation.isActive : true;
+    // Where the host saw the pointer last: far from the frame means the user points elsewhere.
+    // (Chromium routes no pointer event over a frame to the host; no pointer seen, e.g. touch, says nothing.)
+    const elsewhere = lastPointer !== null && !pointerAimsAtFrame();
+    if (tab || (activated && !typing && !elsewhere)) return;
+    focusRefusals += 1;
+    const back = lastHostFocus && lastHostFocus.isConnected ? lastHostFocus : null;
+    if (back) back.focus({ preventScroll: true });
+    if (document.activeElement === iframe) iframe.blur();
+    if (now - lastFocusLog > 1000) {
+      lastFocusLog = now;
+      log('warn', 'focus-refused', `the block took the keyboard focus without the user aiming at it; it went back to ${back ? `the host's ${back.tagName.toLowerCase()}` : 'the page'}`,
+        { refusals: focusRefusals, typing: Boolean(typing) });
     }
+  }
+
+  function startFocusGuard() {
+    if (!focusGuard) return;
+    window.addEventListener('keydown', onKey, true);
+    window.addEventListener('pointermove', onPointer, true);
+    window.addEventListener('pointerdown', onPointer, true);
+    window.addEventListener('blur', onBlur);
+    document.addEventListener('focusout', onFocusOut, true);
+    iframe.addEventListener('pointerover', onFrameOver);
+    iframe.addEventListener('pointerout', onFrameOut);
+  }
+
+  function stopFocusGuard() {
+    if (!focusGuard) return;
+    window.removeEventListener('keydown', onKey, true);
+    window.removeEventListener('pointermove', onPointer, true);
+    window.removeEventListener('pointerdown', onPointer, true);
+    window.removeEventListener('blur', onBlur);
+    document.removeEventListener('focusout', onFocusOut, true);
   }
 
   window.addEventListener('message', onWindowMessage);
   iframe.addEventListener('load', onLoad);
+  startFocusGuard();
   container.appendChild(iframe);
 
   const handle = {
@@ -741,26 +1068,38 @@ export function mountHtmlBlock(container, options = {}) {
     get theme() { return theme; },
     get fields() { return fields.slice(); },
     get paths() { return projectionPaths.slice(); },
+    get notice() { return noticeElement; },
     // A new state (the whole state; the block gets its projection, and only what changed).
+    // Only the block's projection is walked and checked (it must be JSON): what a push costs
+    // does not depend on the state outside it.
     setState(state) {
-      hostState = checkState(state);
+      if (state === null || state === undefined) state = {};
+      if (typeof state !== 'object' || Array.isArray(state)) throw new TypeError(`flow-ui: the state must be a JSON object, not ${describe(state)}`);
+      const projected = projectionOf(state);
+      hostState = state;
+      next = projected;
       scheduleFlush();
     },
     // A JSON Patch (add/replace/remove) on the state; all operations or none.
     patch(ops) {
+      let patched;
+      let projected;
       try {
-        hostState = applyPatch(hostState, ops);
+        patched = applyPatch(hostState, ops);
+        projected = projectionOf(patched);
       } catch (error) {
         log('error', 'bad-patch', error.message);
         throw error;
       }
+      hostState = patched;
+      next = projected;
       scheduleFlush();
     },
     // A new theme; refused (ThemeError) before anything reaches the block.
-    setTheme(next) {
+    setTheme(nextTheme) {
       let parsed;
       try {
-        parsed = parseTheme(next);
+        parsed = parseTheme(nextTheme);
       } catch (error) {
         log('error', 'bad-theme', error.message);
         throw error;
@@ -775,8 +1114,11 @@ export function mountHtmlBlock(container, options = {}) {
       status = 'destroyed';
       window.removeEventListener('message', onWindowMessage);
       iframe.removeEventListener('load', onLoad);
+      stopFocusGuard();
+      if (alive) { clearTimeout(alive.timer); alive = null; }
       if (port) { port.onmessage = null; port.close(); port = null; }
       iframe.remove();
+      if (noticeElement) noticeElement.remove();
     },
   };
   return handle;

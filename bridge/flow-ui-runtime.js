@@ -6,7 +6,7 @@
   'use strict';
 
   // @generated-constants-begin: written by `flowui-sandbox generate` from
-  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"}};
+  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","user-info":"URLs with a user name or password (https://name@host/) are refused","same-site":"the URL is on the host's own site; the host opens only the own-site URLs it allows","popup-blocked":"the browser's popup blocker refused to open the window","bad-path":"the path cannot be written in the host's state (an index past the end of an array, or a value that is not an object or array on the way)","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"}};
   // @generated-constants-end
 
   // @core-begin: pure functions, shared with the host module (contract.py copies this
@@ -153,23 +153,39 @@
     return Array.isArray(value) ? value.slice() : Object.assign({}, value);
   }
 
-  // A copy of `state` with `value` at `path` (undefined removes it); untouched branches are shared.
-  // Missing containers are created as objects; an index on an array sets that element.
+  function kindOf(value) {
+    return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : 'a ' + typeof value;
+  }
+
+  // Writes `value` at `path` (PROTOCOL.md, "Writing a path"): {state} with a copy of `state`
+  // (untouched branches shared), or {problem} when the path cannot be written. Missing (or null)
+  // containers on the way are created as objects; on an array a segment must be an index of an
+  // element or the one right after the last (it appends); an index past that, a word on an
+  // array, or a string, number or boolean on the way is refused. So no write makes a sparse
+  // array or replaces a value the path only passes through.
   function setIn(state, path, value) {
     var segments = path.split('.');
-    var root = state !== null && typeof state === 'object' ? copyContainer(state) : {};
+    var root = state !== null && typeof state === 'object' && !Array.isArray(state) ? copyContainer(state) : {};
     var node = root;
-    for (var i = 0; i < segments.length - 1; i++) {
-      var next = child(node, segments[i]);
-      next = next !== null && typeof next === 'object' ? copyContainer(next) : {};
-      node[segments[i]] = next;
+    for (var i = 0; i < segments.length; i++) {
+      var segment = segments[i];
+      var last = i === segments.length - 1;
+      var at = segments.slice(0, i).join('.') || 'the state';
+      var key = segment;
+      if (Array.isArray(node)) {
+        if (!INDEX.test(segment)) return { problem: JSON.stringify(segment) + ' is not an index, but ' + at + ' is an array' };
+        key = +segment;
+        if (key > node.length) return { problem: 'index ' + segment + ' is past the end of ' + at + ' (an array of ' + node.length + ')' };
+      }
+      if (last) { node[key] = value; break; }
+      var next = child(node, segment);
+      if (next === undefined || next === null) next = {};
+      else if (typeof next === 'object') next = copyContainer(next);
+      else return { problem: segments.slice(0, i + 1).join('.') + ' is ' + kindOf(next) + ', not an object or array' };
+      node[key] = next;
       node = next;
     }
-    var last = segments[segments.length - 1];
-    if (value !== undefined) node[last] = value;
-    else if (Array.isArray(node)) { if (INDEX.test(last) && +last < node.length) node[+last] = null; }
-    else delete node[last];
-    return root;
+    return { state: root };
   }
 
   function deepFreeze(value) {
@@ -303,7 +319,10 @@
     var set = message.set && typeof message.set === 'object' ? message.set : {};
     var keys = Object.keys(set);
     for (i = 0; i < keys.length; i++) next[keys[i]] = set[keys[i]];
-    for (i = 0; i < writes.length; i++) next = setIn(next, writes[i].path, writes[i].value);
+    for (i = 0; i < writes.length; i++) {
+      var written = setIn(next, writes[i].path, writes[i].value);
+      if (written.state) next = written.state;
+    }
     commit(next);
   }
 
@@ -343,6 +362,7 @@
   function onPortMessage(event) {
     var m = event.data;
     if (!m || typeof m !== 'object') return;
+    if (m.type === 'ping') { port.postMessage({ type: 'pong', n: m.n }); return; }
     if (m.type === 'state') applyState(m);
     else if (m.type === 'theme') applyTheme(m);
     else if (m.type === 'reply' && hasOwn.call(pending, m.id)) {
@@ -488,7 +508,9 @@
       var promise = request(message);
       var copy = JSON.parse(JSON.stringify(value)); // our own copy: the state is frozen, the author's object is not
       writes.push({ id: message.id, path: path, value: copy });
-      commit(setIn(state, path, copy));
+      // Where the projection cannot hold the write, it waits for the host's answer (and its state).
+      var written = setIn(state, path, copy);
+      if (written.state) commit(written.state);
       return promise;
     },
     openUrl: function (url) {
@@ -498,6 +520,7 @@
       var parsed;
       try { parsed = new URL(url); } catch (e) { fail(where, quote(url) + ' is not an absolute URL'); }
       if (parsed.protocol !== 'https:') fail(where, 'only https: URLs can be opened, not ' + quote(parsed.protocol));
+      if (parsed.username || parsed.password) fail(where, quote(url) + ' carries a user name or password; such URLs are refused (they disguise where they lead)');
       return request({ type: 'openUrl', url: url, gesture: hasGesture() });
     }
   };

@@ -32,9 +32,19 @@ PROTOCOL_VERSION = 1
 MAX_MESSAGE_CHARS = 65_536
 #: Deepest nesting of objects and arrays in one message (the message object is depth 1).
 MAX_MESSAGE_DEPTH = 32
-#: Token bucket per block: at most RATE_BURST messages at once, refilled at RATE_PER_SECOND.
+#: The author's budget, a token bucket per block: at most RATE_BURST requests (``send``,
+#: ``setValue``, ``openUrl``) at once, refilled at RATE_PER_SECOND. Only requests take from it.
 RATE_BURST = 60
 RATE_PER_SECOND = 30
+#: A second, separate bucket per block for everything else on the port (``height``, ``error``,
+#: ``csp`` and messages of no known type): the runtime's own reports never cost the author a
+#: request, and a flood of reports cannot starve the requests (see PROTOCOL.md, "Limits").
+REPORT_BURST = 60
+REPORT_PER_SECOND = 30
+#: After each ``load`` event of the block's frame the host pings the block over its port; a
+#: document that navigated away cannot answer. No ``pong`` within this many milliseconds of the
+#: host's own event loop running (a stalled loop does not count) means the block navigated away.
+ALIVE_CHECK_MS = 3000
 #: An action name: snake_case, like a path segment.
 ACTION_PATTERN = r"[a-z][a-z0-9_]*"
 ACTION_MAX_LENGTH = 64
@@ -71,6 +81,10 @@ REASONS: dict[str, str] = {
     "not-a-field": "setValue is allowed only on the block's fields",
     "bad-url": "the URL does not parse",
     "not-https": "only https: URLs can be opened",
+    "user-info": "URLs with a user name or password (https://name@host/) are refused",
+    "same-site": "the URL is on the host's own site; the host opens only the own-site URLs it allows",
+    "popup-blocked": "the browser's popup blocker refused to open the window",
+    "bad-path": "the path cannot be written in the host's state (an index past the end of an array, or a value that is not an object or array on the way)",
     "no-gesture": "openUrl needs a user gesture (a click or key press) in the block",
     "refused": "the host refused the request",
     "failed": "the host's handler failed",
@@ -91,6 +105,9 @@ def limits() -> dict[str, Any]:
         "maxMessageDepth": MAX_MESSAGE_DEPTH,
         "rateBurst": RATE_BURST,
         "ratePerSecond": RATE_PER_SECOND,
+        "reportBurst": REPORT_BURST,
+        "reportPerSecond": REPORT_PER_SECOND,
+        "aliveCheckMs": ALIVE_CHECK_MS,
         "actionPattern": ACTION_PATTERN,
         "actionMaxLength": ACTION_MAX_LENGTH,
         "urlMaxLength": URL_MAX_LENGTH,
@@ -223,6 +240,8 @@ class OpenUrl(_Message):
             raise ValueError(f"bad-url: {exc}") from None
         if parts.scheme.lower() != "https" or not parts.hostname:
             raise ValueError("not-https: only https: URLs with a host can be opened")
+        if "@" in parts.netloc:
+            raise ValueError("user-info: URLs with a user name or password are refused")
         return url
 
 
@@ -255,8 +274,15 @@ class CspViolation(_Message):
     sample: Annotated[str, Field(max_length=200)] = ""
 
 
+class Pong(_Message):
+    """The runtime's answer to :class:`Ping`, carrying its ``n``: proof the connected document still lives."""
+
+    type: Literal["pong"]
+    n: RequestId
+
+
 BlockMessage = Annotated[
-    Union[Send, SetValue, OpenUrl, Height, BlockError, CspViolation], Field(discriminator="type")
+    Union[Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong], Field(discriminator="type")
 ]
 
 
@@ -298,6 +324,17 @@ class ThemeMessage(_Message):
         return theme
 
 
+class Ping(_Message):
+    """Sent after each ``load`` event of the block's frame; the runtime answers :class:`Pong` at once.
+
+    The port belongs to the document the host connected; a frame that navigated away (however
+    early, e.g. before that document's own ``load``) has no document left to answer.
+    """
+
+    type: Literal["ping"]
+    n: RequestId
+
+
 class ReplyOk(_Message):
     type: Literal["reply"]
     id: RequestId
@@ -315,7 +352,7 @@ class ReplyRefused(_Message):
 
 Reply = Annotated[Union[ReplyOk, ReplyRefused], Field(discriminator="ok")]
 
-HostMessage = Annotated[Union[State, ThemeMessage, ReplyOk, ReplyRefused], Field(union_mode="left_to_right")]
+HostMessage = Annotated[Union[State, ThemeMessage, Ping, ReplyOk, ReplyRefused], Field(union_mode="left_to_right")]
 
 
 # ------------------------------------------------------------------------- ui-action
@@ -366,7 +403,8 @@ class UserMessage(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    role: Literal["user"]
+    #: ``ROLE_USER`` is the A2A 1.0 wire form (the seed's); ``user`` is the form of A2A 0.x, still accepted.
+    role: Literal["ROLE_USER", "user"]
     parts: list[dict[str, Any]]
 
     @model_validator(mode="after")
@@ -391,7 +429,7 @@ class UserMessage(BaseModel):
 def user_message(action: UiAction, **extra: Any) -> dict[str, Any]:
     """The A2A user message that carries ``action`` (and ``extra`` fields such as messageId)."""
     part = UiActionPart(data=action, mediaType=UI_ACTION_MEDIA_TYPE).model_dump(mode="json")
-    return UserMessage(role="user", parts=[part], **extra).model_dump(mode="json")
+    return UserMessage(role="ROLE_USER", parts=[part], **extra).model_dump(mode="json")
 
 
 # -------------------------------------------------------------------------- parsing
@@ -413,8 +451,8 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of the protocol (committed as bridge/protocol.schema.json)."""
     from pydantic.json_schema import models_json_schema
 
-    models = [Hello, Connect, Send, SetValue, OpenUrl, Height, BlockError, CspViolation,
-              State, ThemeMessage, ReplyOk, ReplyRefused, UiAction, UiActionPart, UserMessage]
+    models = [Hello, Connect, Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong,
+              State, ThemeMessage, Ping, ReplyOk, ReplyRefused, UiAction, UiActionPart, UserMessage]
     refs, top = models_json_schema([(m, "validation") for m in models], ref_template="#/$defs/{model}")
     ref = {m.__name__: refs[(m, "validation")] for m in models}
     return {
@@ -424,8 +462,8 @@ def json_schema() -> dict[str, Any]:
         "$defs": {
             **top["$defs"],
             "WindowMessage": {"oneOf": [ref["Hello"], ref["Connect"]]},
-            "BlockMessage": {"oneOf": [ref[n] for n in ("Send", "SetValue", "OpenUrl", "Height", "BlockError", "CspViolation")]},
-            "HostMessage": {"oneOf": [ref[n] for n in ("State", "ThemeMessage", "ReplyOk", "ReplyRefused")]},
+            "BlockMessage": {"oneOf": [ref[n] for n in ("Send", "SetValue", "OpenUrl", "Height", "BlockError", "CspViolation", "Pong")]},
+            "HostMessage": {"oneOf": [ref[n] for n in ("State", "ThemeMessage", "Ping", "ReplyOk", "ReplyRefused")]},
         },
         "anyOf": [
             {"$ref": "#/$defs/WindowMessage"},
@@ -444,8 +482,9 @@ def schema_text() -> str:
 
 __all__ = [
     "PROTOCOL_VERSION", "MAX_MESSAGE_CHARS", "MAX_MESSAGE_DEPTH", "RATE_BURST", "RATE_PER_SECOND",
+    "REPORT_BURST", "REPORT_PER_SECOND", "ALIVE_CHECK_MS",
     "ACTION_PATTERN", "ACTION_MAX_LENGTH", "URL_MAX_LENGTH", "REASONS", "UI_ACTION_MEDIA_TYPE",
-    "Hello", "Connect", "Send", "SetValue", "OpenUrl", "Height", "BlockError", "CspViolation",
-    "State", "ThemeMessage", "ReplyOk", "ReplyRefused", "UiAction", "UiActionPart", "UserMessage",
+    "Hello", "Connect", "Send", "SetValue", "OpenUrl", "Height", "BlockError", "CspViolation", "Pong",
+    "State", "ThemeMessage", "Ping", "ReplyOk", "ReplyRefused", "UiAction", "UiActionPart", "UserMessage",
     "limits", "json_schema", "schema_text", "parse_block_message", "parse_host_message", "user_message",
 ]

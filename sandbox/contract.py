@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 from bridge import BRIDGE_DIR, RUNTIME_FILE
+from .files import write_output
 
 CONTRACT_FILE = BRIDGE_DIR / "contract.js"
 SCHEMA_FILE = BRIDGE_DIR / "protocol.schema.json"

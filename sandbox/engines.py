@@ -73,14 +73,60 @@ class Engine:
         return {"name": self.name, "driver": self.driver, "executable": self.executable, "origin": self.origin}
 
 
+#: The browser each engine launches from Playwright's folder: headless Chromium is the
+#: headless shell (Playwright >= 1.49); older Playwright has no such entry and uses chromium.
+_PLAYWRIGHT_BROWSERS = {"chromium": ("chromium-headless-shell", "chromium"), "firefox": ("firefox",), "webkit": ("webkit",)}
+
+
+def playwright_browsers_dir() -> str:
+    """Where Playwright keeps its browsers (``PLAYWRIGHT_BROWSERS_PATH`` as Playwright reads it)."""
+    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    if root == "0":
+        return os.path.join(_playwright_package_dir() or "", ".local-browsers")
+    return os.path.abspath(root) if root else os.path.expanduser("~/.cache/ms-playwright")
+
+
+def _playwright_package_dir() -> str | None:
+    """The installed Playwright driver package (holding browsers.json), found without importing Playwright."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("playwright")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(list(spec.submodule_search_locations)[0], "driver", "package")
+
+
+def playwright_revisions() -> dict[str, list[str]]:
+    """For each browser of the installed Playwright, the folder names it would launch from
+    (``chromium_headless_shell-1187``; a platform override adds ``NAME_PLATFORM_special-REV``),
+    read from its ``browsers.json``. Empty when Playwright or the file is missing or unreadable."""
+    package = _playwright_package_dir()
+    try:
+        with open(os.path.join(package or "", "browsers.json"), encoding="utf-8") as f:
+            browsers = json.load(f)["browsers"]
+        folders: dict[str, list[str]] = {}
+        for entry in browsers:
+            name, prefix = entry["name"], entry["name"].replace("-", "_")
+            folders[name] = [f"{prefix}-{entry['revision']}"] + [
+                f"{prefix}_{platform}_special-{revision}" for platform, revision in (entry.get("revisionOverrides") or {}).items()
+            ]
+        return folders
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 def _playwright_builds() -> dict[str, bool]:
-    """Which of Playwright's own browser builds are installed (no browser is started)."""
-    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or os.path.expanduser("~/.cache/ms-playwright")
+    """Which of Playwright's own browser builds are installed, in the revision the installed
+    Playwright launches (no browser is started). A folder of another revision (left by an older
+    or newer Playwright, or copied from elsewhere) or one whose download never completed does
+    not count: Playwright would not launch it, and the Debian browser is used instead."""
+    root = playwright_browsers_dir()
+    revisions = playwright_revisions()
     found = {}
-    for name in ENGINE_NAMES:
-        dirs = glob.glob(os.path.join(root, f"{name}-*"))
-        found[name] = any(
-            os.path.isfile(os.path.join(d, "INSTALLATION_COMPLETE")) or os.path.isdir(d) for d in dirs
+    for engine, names in _PLAYWRIGHT_BROWSERS.items():
+        name = next((n for n in names if n in revisions), None)
+        found[engine] = name is not None and any(
+            os.path.isfile(os.path.join(root, folder, "INSTALLATION_COMPLETE")) for folder in revisions[name]
         )
     return found
 
@@ -375,6 +421,10 @@ class _WebDriverPage(Page):
         process = getattr(getattr(driver, "service", None), "process", None)
         if process is not None:
             await asyncio.to_thread(_kill_tree, process.pid)
+            try:
+                await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
+            except Exception:
+                pass
 
 
 def _kill_tree(pid: int) -> None:
@@ -402,10 +452,6 @@ def _kill_tree(pid: int) -> None:
             os.kill(p, signal.SIGKILL)
         except OSError:
             pass
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except OSError:
-        pass
 
 
 class _WebDriverSession(Session):

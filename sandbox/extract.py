@@ -37,9 +37,9 @@ from html import unescape
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 
-from .errors import SandboxError, UsageError
-from .files import read_text
-from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, path_problem
+from .errors import OptionError, SandboxError, UsageError
+from .files import display_name, read_text
+from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, parse_path_list, path_problem
 
 #: What precedes the author source in the block document, as far as the tree
 #: builder cares: it is "in body" with frameset-ok off when the source begins.
@@ -85,28 +85,31 @@ class Problem:
     reason: str
 
     def __str__(self) -> str:
-        where = f"{self.line}:{self.column}" if self.line is not None else "?:?"
+        """``LINE:COL: message``, or ``message`` when the position is unknown."""
+        where = f"{self.line}:{self.column}: " if self.line is not None else ""
         if self.element is None:
-            return self.reason if self.line is None else f"{where}: {self.reason}"
+            return f"{where}{self.reason}"
         shown = json.dumps(self.value, ensure_ascii=False)
         if len(shown) > 60:
             shown = shown[:56] + '..."'
         tail = "" if self.line is not None else " (its position in the source could not be found)"
-        return f"{where}: <{self.element} {self.attribute}={shown}>: {self.reason}{tail}"
+        return f"{where}<{self.element} {self.attribute}={shown}>: {self.reason}{tail}"
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in ("line", "column", "element", "attribute", "value", "reason")}
 
 
 class ExtractionError(SandboxError):
-    """Every problem of one source, reported at once (:attr:`problems`)."""
+    """Every problem of one source, reported at once (:attr:`problems`).
+
+    The text is one line per problem, ``NAME:LINE:COL: message`` (``NAME: message``
+    when the position is unknown), the form editors and CI problem matchers parse.
+    """
 
     def __init__(self, problems: list[Problem], *, name: str = "source"):
         self.problems = list(problems)
         self.name = name
-        count = len(self.problems)
-        head = f"{name}: {count} problem{'s' if count != 1 else ''}"
-        super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
+        super().__init__("\n".join(f"{name}:{p}" if p.line is not None else f"{name}: {p}" for p in self.problems))
 
 
 # ----------------------------------------------------------------------------- API
@@ -559,14 +562,16 @@ def add_cli(sub, command) -> None:
 
 
 def _paths_command(args: argparse.Namespace) -> int:
-    frozen = [f.strip() for f in args.frozen.split(",") if f.strip()]
+    frozen, problems = parse_path_list(args.frozen, "--frozen", top_level=True)
+    if problems:
+        raise OptionError("\n".join(problems))
     results: dict[str, list[str]] = {}
     errors: list[str] = []
     for name in args.files:
         try:
             results[name] = extract_paths(read_text(name, limit=MAX_SOURCE_BYTES), frozen=frozen)
         except ExtractionError as exc:
-            errors.append(str(ExtractionError(exc.problems, name=name)))
+            errors.append(str(ExtractionError(exc.problems, name=display_name(name))))
         except UsageError as exc:
             errors.append(str(exc))
     if args.json:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from bridge import BRIDGE_DIR
 
+from .files import write_output
+
 COMMAND = "flowui-sandbox generate"
 
 #: The modules that derive files; each has ``outputs() -> {path: text}``.
@@ -58,8 +60,7 @@ def write() -> list[Path]:
     changed = []
     for path, text in outputs().items():
         if not _current(path, text):
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+            write_output(path, text)  # a file that cannot be written is one located line
             changed.append(path)
     return changed
 

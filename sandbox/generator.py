@@ -45,21 +45,19 @@ keeps the srcdoc exactly the document that was built.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from bridge import runtime_source
 from theme import Theme
 
-from .errors import SandboxError, UsageError
-from .files import read_text
-from .extract import MAX_SOURCE_BYTES, extract_paths
+from .errors import OptionError, SandboxError, UsageError
+from .extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
+from .files import display_name, member_positions, parse_json, read_text, top_position, writable_output, write_output
 from .jsonjs import check_json, script_json
-from .paths import path_problem
+from .paths import parse_path_list, path_problem
 from .policy import CSP, REFERRER_POLICY, SANDBOX
 from .projection import project
 
@@ -246,13 +244,23 @@ def build_page(source: str, *, block_id: str, title: str | None = None, **option
     )
 
 
-# The page's own script: mount the block, accept what it asks, log every bridge event.
+# The page's own script: mount the block, accept what it asks, log every bridge event with its
+# data (a ui-action's fields and payload, the value written, the URL and the verdict), since
+# that data is what an author previews the block for.
 _PAGE_SCRIPT = (
     "import { mountHtmlBlock } from 'flowui-host';"
     "const config = JSON.parse(document.getElementById('flow-ui-page').textContent);"
     "const list = document.getElementById('log');"
+    "const json = (v) => { const s = JSON.stringify(v === undefined ? null : v);"
+    " return s.length > 4000 ? s.slice(0, 4000) + ` … (${s.length - 4000} more characters)` : s; };"
+    "const data = (e) => { const d = e.detail; if (d === undefined) return '';"
+    " if (e.code === 'action') return ` from ${d.source}: fields ${json(d.fields)}, payload ${json(d.payload)}`;"
+    " if (e.code === 'value') return ` to ${json(d.value)}`;"
+    " if (e.code === 'open-url') return ' (allowed by this page: a new tab, noopener, noreferrer)';"
+    " return ` ${json(d)}`; };"
     "const show = (entry) => { const li = document.createElement('li');"
-    " li.textContent = `${entry.level} ${entry.code}: ${entry.message}`; list.append(li); };"
+    " li.dataset.code = entry.code;"
+    " li.textContent = `${entry.level} ${entry.code}: ${entry.message}${data(entry)}`; list.append(li); };"
     "window.flowUiHandle = mountHtmlBlock(document.getElementById('block'), {"
     " srcdoc: config.srcdoc, title: config.title, onLog: show,"
     " onAction: (action) => ({ received: action.action }), onValue: () => true, onOpenUrl: () => true });"
@@ -294,47 +302,65 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     command("build")(_build_command)
 
 
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _read_json(name: str) -> Any:
+def read_state(name: str) -> dict:
+    """The state file ``name`` (``-``: standard input): a JSON object, every problem located."""
     text = read_text(name, limit=MAX_SOURCE_BYTES)
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{name}: not JSON: {exc.msg} (line {exc.lineno} column {exc.colno})") from None
-    except ValueError as exc:
-        raise UsageError(f"{name}: not JSON: {exc}") from None
+    name = display_name(name)
+    state = parse_json(text, name)
+    if not isinstance(state, dict):
+        raise UsageError(f"{name}:{top_position(text)}: the state must be a JSON object, not {_json_type(state)}")
+    return state
 
 
-def _split(value: str) -> list[str]:
-    return [] if value.strip() == "" else [part.strip() for part in value.split(",")]
+def read_theme(name: str) -> Theme:
+    """The flat theme file ``name``: each bad token reported on its own line at its key."""
+    text = read_text(name, limit=MAX_SOURCE_BYTES)
+    name = display_name(name)
+    data = parse_json(text, name)
+    if not isinstance(data, dict):
+        raise UsageError(f"{name}:{top_position(text)}: the theme must be a JSON object, not {_json_type(data)}")
+    keys = member_positions(text)
+    problems = []
+    for key, value in data.items():
+        try:  # one key at a time, so each problem is reported at its own key
+            Theme.parse({key: value})
+        except ValueError as exc:
+            problems.append(f"{name}:{keys.get(key, top_position(text))}: {exc}")
+    if problems:
+        raise UsageError("\n".join(problems))
+    return check_theme(data)
+
+
+def _json_type(value: object) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
 
 
 def _build_command(args: argparse.Namespace) -> int:
-    # Each input is checked on its own first, so the error names the right file or option.
-    def checked(what: str, fn, *a):
-        try:
-            return fn(*a)
-        except (SandboxError, ValueError) as exc:
-            raise UsageError(f"{what}: {exc}") from None
-
-    checked("--block-id", check_block_id, args.block_id)
-    frozen = checked("--frozen", check_paths, _split(args.frozen), "frozen")
-    fields = checked("--fields", check_paths, _split(args.fields), "fields", frozen)
-    state = checked(args.state, check_state, _read_json(args.state)) if args.state else None
-    theme = checked(args.theme, check_theme, _read_json(args.theme)) if args.theme else None
+    # Each input is checked on its own first, so every error names the right file or option.
+    try:
+        check_block_id(args.block_id)
+    except GeneratorError as exc:
+        raise OptionError(f"--block-id: {exc}") from None
+    frozen, problems = parse_path_list(args.frozen, "--frozen", top_level=True)
+    fields, more = parse_path_list(args.fields, "--fields", frozen=frozen)
+    if problems or more:
+        raise OptionError("\n".join(problems + more))
+    output = writable_output(args.output) if args.output else None
+    state = read_state(args.state) if args.state else None
+    theme = read_theme(args.theme) if args.theme else None
     source = read_text(args.file, limit=MAX_SOURCE_BYTES)
+    try:
+        paths = extract_paths(source, frozen=frozen)
+    except ExtractionError as exc:
+        raise UsageError(str(ExtractionError(exc.problems, name=display_name(args.file)))) from None
     build = build_page if args.page else build_iframe
-    html = checked(args.file, lambda: build(source, block_id=args.block_id, fields=fields, state=state, theme=theme, frozen=frozen))
-    if args.output:
-        out = Path(args.output)
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(html + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"{args.output}: cannot write: {exc.strerror}") from None
+    try:
+        html = build(source, block_id=args.block_id, fields=fields, state=state, theme=theme, frozen=frozen, paths=paths)
+    except (SandboxError, ValueError) as exc:
+        # What is left is the whole projection's size: it comes from the state.
+        raise UsageError(f"{display_name(args.state or args.file)}: {exc}") from None
+    if output:
+        write_output(output, html + "\n")
     else:
         sys.stdout.write(html + "\n")
     return 0

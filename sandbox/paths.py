@@ -22,6 +22,8 @@ SEGMENT_PATTERN = r"[a-z][a-z0-9_]*|0|[1-9][0-9]*"
 PATH_PATTERN = rf"(?:{SEGMENT_PATTERN})(?:\.(?:{SEGMENT_PATTERN}))*"
 
 _SEGMENT = re.compile(rf"(?:{SEGMENT_PATTERN})\Z")
+# The whole grammar, limits included, as one match: the fast path of path_problem.
+_VALID = re.compile(rf"(?=.{{1,{MAX_LENGTH}}}\Z)(?:{SEGMENT_PATTERN})(?:\.(?:{SEGMENT_PATTERN})){{0,{MAX_SEGMENTS - 1}}}\Z")
 
 
 def path_problem(path: object, frozen: Iterable[str] = ()) -> str | None:
@@ -30,6 +32,9 @@ def path_problem(path: object, frozen: Iterable[str] = ()) -> str | None:
     The reason is a short sentence meant for an author, e.g.
     ``segment 2 "Name" must match [a-z][a-z0-9_]* or an array index``.
     """
+    frozen = tuple(frozen)
+    if isinstance(path, str) and _VALID.match(path) and path.partition(".")[0] not in frozen:
+        return None
     if not isinstance(path, str):
         return f"a path must be a string, not {type(path).__name__}"
     if path == "":
@@ -47,7 +52,6 @@ def path_problem(path: object, frozen: Iterable[str] = ()) -> str | None:
                 f"segment {number} {_quote(segment)} must be snake_case "
                 "([a-z][a-z0-9_]*) or an array index (0 or a number without leading zeros)"
             )
-    frozen = tuple(frozen)
     if segments[0] in frozen:
         return f"{_quote(segments[0])} is a frozen system field and cannot be used in a block"
     return None
@@ -65,3 +69,27 @@ def split_path(path: str) -> list[str | int]:
 def _quote(text: str) -> str:
     shown = text if len(text) <= 40 else text[:37] + "..."
     return '"' + shown.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+
+
+def parse_path_list(text: str, option: str, *, frozen: Iterable[str] = (), top_level: bool = False) -> tuple[list[str], list[str]]:
+    """A comma-separated list of paths from the command line (``--fields``, ``--frozen``).
+
+    Returns the paths (in order, duplicates dropped, blanks around commas ignored) and one
+    problem sentence per bad item, each naming ``option``, the item and why. An empty text
+    is the empty list; an empty item between commas is a problem. ``top_level``: each item
+    must be one segment (frozen fields are top-level names: a dotted one would never match).
+    """
+    if text.strip() == "":
+        return [], []
+    paths: dict[str, None] = {}
+    problems = []
+    for number, raw in enumerate(text.split(","), 1):
+        item = raw.strip()
+        why = path_problem(item, frozen)
+        if why is None and top_level and "." in item:
+            why = "a frozen field is a top-level name (one segment); paths under it are frozen with it"
+        if why is not None:
+            problems.append(f"{option}: item {number} {_quote(item)}: {why}")
+        else:
+            paths.setdefault(item)
+    return list(paths), problems

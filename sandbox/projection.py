@@ -30,6 +30,8 @@ One set of rules, checked on both sides by ``fixtures/projection.json``,
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterable
 from typing import Any
 
@@ -86,6 +88,68 @@ def get_path(state: Any, path: str) -> Any:
         if value is MISSING:
             break
     return value
+
+
+class WriteError(SandboxError):
+    """A path that cannot be written in a state (see :func:`set_path`)."""
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def set_path(state: dict, path: str, value: Any) -> dict:
+    """A copy of ``state`` with ``value`` at ``path``: the rule a block's ``setValue`` follows in the
+    host (the JavaScript ``core.setIn``; shared cases in ``fixtures/bridge/set_value.json``).
+
+    Missing (or null) containers on the way are created as objects; on an array a segment must
+    be the index of an element or the one right after the last (it appends). An index past that,
+    a word on an array, or a string, number or boolean on the way raises :class:`WriteError`:
+    no write makes a sparse array or replaces a value the path only passes through. Untouched
+    branches are shared, ``state`` is not modified.
+    """
+    segments = _segments(path)
+    root: Any = dict(state) if isinstance(state, dict) else {}
+    node: Any = root
+    for i, segment in enumerate(segments):
+        at = ".".join(segments[:i]) or "the state"
+        key: Any = segment
+        if isinstance(node, list):
+            if not (segment == "0" or (segment.isdigit() and segment[0] != "0")):
+                raise WriteError(f"{json.dumps(segment)} is not an index, but {at} is an array")
+            key = int(segment)
+            if key > len(node):
+                raise WriteError(f"index {segment} is past the end of {at} (an array of {len(node)})")
+        last = i == len(segments) - 1
+        if last:
+            if isinstance(node, list) and key == len(node):
+                node.append(value)
+            else:
+                node[key] = value
+            break
+        nxt = _child(node, segment)
+        if nxt is MISSING or nxt is None:
+            nxt = {}
+        elif isinstance(nxt, dict):
+            nxt = dict(nxt)
+        elif isinstance(nxt, list):
+            nxt = list(nxt)
+        else:
+            raise WriteError(f"{'.'.join(segments[:i + 1])} is {_kind(nxt)}, not an object or array")
+        if isinstance(node, list) and key == len(node):
+            node.append(nxt)
+        else:
+            node[key] = nxt
+        node = nxt
+    return root
 
 
 _WHOLE = object()  # trie marker: the path ends here, carry the whole value

@@ -6,7 +6,9 @@ It serves:
 * ``/p/<id>``: pages registered with :meth:`LocalServer.add_page`, with their own headers;
 * ``/log/<anything>``: any method; the request is recorded (method, path, query,
   headers, cookies, body) and answered with a 1x1 GIF, CSS, JS or JSON as the
-  path's extension says, so it can stand in for any resource a probe tries to load.
+  path's extension says, so it can stand in for any resource a probe tries to load;
+* ``/hang/<anything>``: recorded like ``/log/``, then never answered (until the server stops),
+  e.g. an image that keeps a document's ``load`` event from firing.
 
 Free ports are chosen by the OS at start. Nothing listens beyond 127.0.0.1.
 """
@@ -68,6 +70,8 @@ class LocalServer:
         self.port: int | None = None
         self.app.router.add_get("/p/{id}", self._page)
         self.app.router.add_route("*", "/log/{tail:.*}", self._log)
+        self.app.router.add_route("*", "/hang/{tail:.*}", self._hang)
+        self._closing = asyncio.Event()
         self.app.router.add_static("/bridge/", BRIDGE_DIR, show_index=False)
         self.app.router.add_static("/examples/", EXAMPLES_DIR, show_index=False)
 
@@ -85,6 +89,7 @@ class LocalServer:
         return self
 
     async def stop(self) -> None:
+        self._closing.set()  # hanging requests end now, so cleanup does not wait for them
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -117,6 +122,15 @@ class LocalServer:
         suffix = Path(request.path).suffix
         payload, ctype = _BODIES.get(suffix, (b"", "text/plain"))
         return web.Response(body=payload, content_type=ctype, headers={"Access-Control-Allow-Origin": "*"})
+
+
+    async def _hang(self, request: web.Request) -> web.StreamResponse:
+        self._record(request, await request.read())
+        try:
+            await asyncio.wait_for(self._closing.wait(), 600)
+        except asyncio.TimeoutError:
+            pass
+        return web.Response(status=504, text="hung")
 
 
 def tls_context(*hosts: str) -> tuple[trustme.CA, ssl.SSLContext]:

@@ -14,6 +14,7 @@ naming the column.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,12 @@ from .projection import MISSING, format_text, get_path
 
 
 class TemplateError(SandboxError):
-    pass
+    """``offset`` is the 0-based index in the template where the problem starts; ``reason`` the text after it."""
+
+    def __init__(self, offset: int, reason: str):
+        self.offset = offset
+        self.reason = reason
+        super().__init__(f"column {offset + 1}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -31,14 +37,30 @@ class _Slot:
     path: str
     optional: bool
     fallback: tuple | None  # parsed fallback template, or None
+    offset: int = 0  # where the path starts in the template
 
 
-def _parse(text: str, start: int = 0, *, nested: bool = False) -> tuple[tuple, int]:
+_SPECIAL = re.compile(r"[\\{}]")
+_PATH_END = re.compile(r"[|}]")
+
+#: Fallbacks nested deeper than this are refused (the parser recurses once per level).
+MAX_NESTING = 32
+
+
+def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0) -> tuple[tuple, int]:
     """Parse from ``start``; in a fallback stop at the closing ``}``. Returns (parts, end index)."""
     parts: list[str | _Slot] = []
     literal: list[str] = []
     i = start
     while i < len(text):
+        special = _SPECIAL.search(text, i)  # jump over plain text at once
+        if special is None:
+            literal.append(text[i:])
+            i = len(text)
+            break
+        if special.start() > i:
+            literal.append(text[i:special.start()])
+            i = special.start()
         ch = text[i]
         if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}\\":
             literal.append(text[i + 1])
@@ -56,20 +78,21 @@ def _parse(text: str, start: int = 0, *, nested: bool = False) -> tuple[tuple, i
         j = i + 1
         optional = text.startswith("?", j)
         j += optional
-        end = j
-        while end < len(text) and text[end] not in "|}":
-            end += 1
+        found = _PATH_END.search(text, j)
+        end = found.start() if found else len(text)
         if end >= len(text):
-            raise TemplateError(f"column {i + 1}: '{{' is never closed (write \\{{ for a literal brace)")
+            raise TemplateError(i, "'{' is never closed (write \\{ for a literal brace)")
         path = text[j:end]
         if (why := path_problem(path)) is not None:
-            raise TemplateError(f"column {j + 1}: bad path {path!r}: {why}")
+            raise TemplateError(j, f"bad path {path!r}: {why}")
         fallback = None
         if text[end] == "|":
-            fallback, end = _parse(text, end + 1, nested=True)
+            if depth >= MAX_NESTING:
+                raise TemplateError(i, f"fallbacks nest deeper than {MAX_NESTING} levels")
+            fallback, end = _parse(text, end + 1, nested=True, depth=depth + 1)
             if end >= len(text):
-                raise TemplateError(f"column {i + 1}: '{{' is never closed (write \\{{ for a literal brace)")
-        parts.append(_Slot(path, optional, fallback))
+                raise TemplateError(i, "'{' is never closed (write \\{ for a literal brace)")
+        parts.append(_Slot(path, optional, fallback, j))
         i = end + 1
     if literal:
         parts.append("".join(literal))
@@ -78,17 +101,22 @@ def _parse(text: str, start: int = 0, *, nested: bool = False) -> tuple[tuple, i
 
 def template_paths(template: str) -> list[str]:
     """Every path the template reads, fallbacks included, in order, without duplicates."""
-    seen: dict[str, None] = {}
+    return list(dict.fromkeys(path for path, _ in template_refs(template)))
+
+
+def template_refs(template: str) -> list[tuple[str, int]]:
+    """Every ``(path, offset)`` of the template in order, duplicates kept (offset: where the path starts)."""
+    out: list[tuple[str, int]] = []
 
     def walk(parts: tuple) -> None:
         for part in parts:
             if isinstance(part, _Slot):
-                seen.setdefault(part.path)
+                out.append((part.path, part.offset))
                 if part.fallback:
                     walk(part.fallback)
 
     walk(_parse(template)[0])
-    return list(seen)
+    return out
 
 
 def render_template(template: str, state: Any) -> str | None:

@@ -193,3 +193,23 @@ def test_number_text_matches_javascript_examples():
     assert [number_text(x) for x in (1.0, 1e21, 1e-7, -0.0, 0.1, 1e20, 123e-20, 2.0**70, 100.0, 1.5e300)] == [
         "1", "1e+21", "1e-7", "0", "0.1", "100000000000000000000", "1.23e-18", "1.1805916207174113e+21", "100", "1.5e+300",
     ]
+
+
+# ------------------------------------------------------------------ writing a path (setValue)
+
+SET_VALUE = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "bridge" / "set_value.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", SET_VALUE, ids=[c["name"] for c in SET_VALUE])
+def test_set_path_follows_the_shared_rule(case):
+    """The same cases tests/js run through the host's core.setIn."""
+    from sandbox.projection import WriteError, set_path
+
+    before = json.dumps(case["state"])
+    if "problem" in case:
+        with pytest.raises(WriteError) as error:
+            set_path(case["state"], case["path"], case["value"])
+        assert str(error.value) == case["problem"]
+    else:
+        assert set_path(case["state"], case["path"], case["value"]) == case["result"]
+    assert json.dumps(case["state"]) == before, "the input is not modified"

@@ -86,6 +86,22 @@ def test_ui_action_and_the_user_message_rule():
         UiAction(action="submit", source="b", fields={}, payload=float("nan"))
 
 
+def test_the_user_message_takes_the_a2a_1_role_and_the_old_one():
+    """The seed's wire form is A2A 1.0's ``role: "ROLE_USER"``; A2A 0.x's ``"user"`` stays accepted."""
+    part = {"data": {"action": "submit", "source": "send_button", "fields": {}}, "mediaType": UI_ACTION_MEDIA_TYPE}
+    seed = {"role": "ROLE_USER", "contextId": "c1", "taskId": "t1", "parts": [part]}
+    assert UserMessage.model_validate(seed).ui_action.action == "submit"
+    assert UserMessage.model_validate({"role": "user", "parts": [part]}).ui_action.source == "send_button"
+    assert user_message(UiAction(action="submit", source="b", fields={}))["role"] == "ROLE_USER"
+    for role in ("ROLE_AGENT", "agent", "USER", ""):
+        with pytest.raises(ValidationError):
+            UserMessage.model_validate({"role": role, "parts": [part]})
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator({**protocol.json_schema(), "anyOf": [{"$ref": "#/$defs/UserMessage"}]})
+    assert not list(validator.iter_errors(seed))
+    assert list(validator.iter_errors({**seed, "role": "ROLE_AGENT"}))
+
+
 def test_the_committed_schema_is_current():
     committed = (Path(protocol.__file__).parent / "protocol.schema.json").read_text(encoding="utf-8")
     assert committed == protocol.schema_text(), "bridge/protocol.schema.json is stale: run `flowui-sandbox generate`"

@@ -94,7 +94,7 @@ def test_the_id_must_match_the_file_name_and_json_must_parse(tmp_path):
         load_probe(write(tmp_path, MINIMAL, name="other.name"))
     bad = tmp_path / "broken.json"
     bad.write_text("{", encoding="utf-8")
-    with pytest.raises(ProbeError, match=r"broken.json: not JSON.*line 1"):
+    with pytest.raises(ProbeError, match=r"broken.json:1:2: not JSON"):
         load_probe(bad)
 
 
@@ -235,7 +235,7 @@ def test_the_json_report_round_trips():
     (["verify", "--generator", f"{sys.executable} -c print(1)"], "exactly one <iframe>, found 0"),
     (["verify", "--generator", f"{sys.executable} -c import\\ sys;\\ sys.exit(3)"], "exited with status 3"),
     (["verify", "--generator", "'unbalanced"], "cannot split"),
-    (["verify", "--json", "/no/such/dir/out.json"], "does not exist"),
+    (["verify", "--json", "/dev/null/out.json"], "/dev/null is not a folder"),
     (["verify", "--probe", "nothing.like.this"], "no probe id starts with that"),
 ])
 def test_verify_usage_errors_exit_2_with_a_clear_message(argv, message, capsys):
@@ -260,3 +260,32 @@ def test_threats_md_cites_every_probe_and_only_real_ones():
     cited = set(re.findall(r"\[([a-z][a-z0-9_-]*\.[a-z0-9_.-]+)\]", text))
     assert cited <= ids, f"THREATS.md cites unknown probes: {sorted(cited - ids)}"
     assert ids <= cited, f"probes THREATS.md does not discuss: {sorted(ids - cited)}"
+
+
+def test_the_json_protocol_hands_the_generator_the_whole_block(tmp_path):
+    """--generator-protocol json: the command reads {version, source, block_id, fields, state, theme};
+    the correct test generator's output equals our own build for the same block."""
+    import asyncio
+    import shlex
+
+    from sandbox.verify.probes import Block
+    from sandbox.verify.request import generator_request
+    from sandbox.verify.runner import CommandGenerator
+
+    script = Path(__file__).resolve().parent / "generators" / "json_generator.py"
+    block = Block(source='<p data-bind="a.b"></p>', block_id="blk", fields=["c"], state={"a": {"b": "</script>"}, "c": 1, "d": 2},
+                  theme={"color-scheme": "dark"})
+    generator = CommandGenerator(shlex.join([sys.executable, str(script)]), "json")
+    assert generator.full and generator.mounts_own_document
+    built = asyncio.run(generator.build(block, block.source, block.state))
+    assert built.html == build_iframe(block.source, block_id="blk", fields=["c"], state=block.state, theme=block.theme)
+    assert built.problems == []
+    assert list(generator_request("s", block_id="b", fields=[], state=None, theme=None)) == [
+        "version", "source", "block_id", "fields", "state", "theme"]
+    # A refusal (exit status 2) is the generator blocking the input, not a broken generator.
+    from sandbox.verify.runner import GeneratorRefused
+
+    with pytest.raises(GeneratorRefused, match="is not a color"):
+        asyncio.run(generator.build(Block(source="<p></p>", theme={"accent": "red;}"}), "<p></p>", None))
+    source_only = CommandGenerator(shlex.join([sys.executable, str(script)]))
+    assert not source_only.full and not source_only.mounts_own_document

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..extract import MAX_SOURCE_BYTES
-from ..files import read_text
+from ..files import display_name, parse_json, read_text
 from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
 from .static import analyse
@@ -170,10 +170,7 @@ def load_baseline(name: str) -> dict[str, str]:
     """fingerprint -> justification. Every entry needs a real justification (a written
     baseline starts with TODO placeholders, which are refused until replaced)."""
     text = read_text(name, limit=16 * 2**20)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{name}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    data = parse_json(text, display_name(name))  # deep or bad JSON: one located line
     entries = data.get("findings") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise UsageError(f'{name}:1:1: a baseline is {{"version": 1, "findings": [{{"fingerprint", "rule", "file", "justification"}}...]}}')

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from ..engines import ENGINE_NAMES
-from ..errors import SandboxError, UsageError
+from ..errors import OptionError
+from ..files import writable_output, write_output
 
 FORMATS = ("text", "json", "sarif", "html")
 
@@ -37,7 +38,8 @@ def add_cli(sub, command) -> None:
 
 
 def _review_command(args: argparse.Namespace) -> int:
-    from ..generator import _read_json, _split, check_paths, check_state, check_theme
+    from ..generator import read_state, read_theme
+    from ..paths import parse_path_list
     from . import render
     from .api import baseline_document, failing, load_baseline, review
 
@@ -45,21 +47,20 @@ def _review_command(args: argparse.Namespace) -> int:
         _write(args.output, render.rules_markdown())
         return 0
     if not args.files:
-        raise UsageError("review: give at least one FILE (or a directory)")
+        raise OptionError("give at least one FILE (or a directory)")
 
-    def checked(what: str, fn, *a):
-        try:
-            return fn(*a)
-        except (SandboxError, ValueError) as exc:
-            raise UsageError(f"{what}: {exc}") from None
-
-    fields = checked("--fields", check_paths, _split(args.fields), "fields")
-    state = checked(args.state, check_state, _read_json(args.state)) if args.state else None
-    theme = checked(args.theme, check_theme, _read_json(args.theme)) if args.theme else None
-    sensitive = _split(args.sensitive) if args.sensitive is not None else None
+    for name in (args.output, args.write_baseline):
+        if name:
+            writable_output(name)  # refused now, not after the browsers ran
+    fields, problems = parse_path_list(args.fields or "", "--fields")
+    if problems:
+        raise OptionError("\n".join(problems))
+    state = read_state(args.state) if args.state else None
+    theme = read_theme(args.theme) if args.theme else None
+    sensitive = [w.strip() for w in args.sensitive.split(",") if w.strip()] if args.sensitive is not None else None
     baseline = load_baseline(args.baseline) if args.baseline else None
     if args.time_limit is not None and not 0.5 <= args.time_limit <= 600:
-        raise UsageError(f"--time-limit: {args.time_limit:g} s; give 0.5 to 600")
+        raise OptionError(f"--time-limit: {args.time_limit:g} s; give 0.5 to 600")
     progress = _progress() if sys.stderr.isatty() else None
     report = review(args.files, fields=fields, state=state if isinstance(state, dict) else None,
                     theme=theme.to_json() if hasattr(theme, "to_json") else theme, engines=args.engine,
@@ -87,9 +88,4 @@ def _write(name: str | None, text: str) -> None:
     if not name:
         sys.stdout.write(text)
         return
-    out = Path(name)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{name}: cannot write: {exc.strerror}") from None
+    write_output(Path(name), text)

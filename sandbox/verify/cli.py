@@ -9,9 +9,12 @@ import sys
 import time
 from pathlib import Path
 
-from ..engines import ENGINE_NAMES, EngineError, select_engines
-from ..errors import UsageError
+from .. import remote
+from ..engines import ENGINE_NAMES
+from ..errors import OptionError, UsageError
+from ..files import writable_output, write_output
 from .probes import PROBES_DIR, ProbeError, load_catalogue
+from .request import GENERATOR_PROTOCOLS
 
 
 def add_cli(sub: argparse._SubParsersAction, command) -> None:
@@ -24,43 +27,32 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
     p.add_argument("--engine", action="append", metavar="E", help=f"run on this engine only (repeatable; {', '.join(ENGINE_NAMES)})")
     p.add_argument("--json", metavar="FILE", help="write every result as JSON to FILE")
     p.add_argument("--html", metavar="FILE", help="write an HTML report with the evidence to FILE")
-    p.add_argument("--generator", metavar="CMD", help="verify another generator: CMD reads an author source on stdin and prints the iframe HTML")
+    p.add_argument("--generator", metavar="CMD", help="verify another generator: CMD reads a block on stdin and prints the iframe HTML "
+                   "(exit status 2: it refuses the input)")
+    p.add_argument("--generator-protocol", choices=GENERATOR_PROTOCOLS, default="source",
+                   help="what CMD reads on stdin: 'source' (default) the author source only, so probes needing fields, state, "
+                   "theme or the bridge are n/a; 'json' one JSON object {version, source, block_id, fields, state, theme}, so "
+                   "every probe runs (docs/GENERATORS.md)")
     p.add_argument("--probe", action="append", metavar="ID", help="run only probes whose id starts with ID (repeatable)")
     p.add_argument("--probes-dir", metavar="DIR", default=str(PROBES_DIR), help="the catalogue to run (default: the built-in one)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    remote.add_arguments(p)
     command("verify")(_verify)
-
-
-def _writable(name: str | None, flag: str) -> Path | None:
-    if name is None:
-        return None
-    path = Path(name)
-    if path.is_dir():
-        raise UsageError(f"{flag} {name}: is a directory, not a file")
-    if not path.parent.exists():
-        raise UsageError(f"{flag} {name}: the folder {path.parent} does not exist")
-    return path
-
-
-def _write(path: Path, text: str, flag: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{flag} {path}: cannot write: {exc.strerror}") from None
 
 
 def _verify(args: argparse.Namespace) -> int:
     from . import report
     from .runner import CommandGenerator, Generator, run_matrix
+    from .servers import Servers
 
-    json_out = _writable(args.json, "--json")
-    html_out = _writable(args.html, "--html")
-    try:
-        engines = select_engines(args.engine)
-    except EngineError as exc:
-        raise UsageError(str(exc)) from None
+    json_out = writable_output(args.json) if args.json else None
+    html_out = writable_output(args.html) if args.html else None
+    names = remote.server_names(args.bind, args.public_host, args.canary_host)
+    engines, endpoints = remote.plan(args.engine, remote.parse_remote(args.remote))
     if not engines:
-        raise UsageError("no browser engine found (run `make setup`, see README)")
+        raise OptionError("no browser engine found (run `make setup`, see README)")
+    if not Path(args.probes_dir).is_dir():
+        raise OptionError(f"--probes-dir {args.probes_dir}: not a folder")
     try:
         probes = load_catalogue(Path(args.probes_dir))
     except ProbeError as exc:
@@ -68,9 +60,11 @@ def _verify(args: argparse.Namespace) -> int:
     if args.probe:
         probes = [p for p in probes if any(p.id.startswith(prefix) for prefix in args.probe)]
         if not probes:
-            raise UsageError(f"--probe {', '.join(args.probe)}: no probe id starts with that")
+            raise OptionError(f"--probe {', '.join(args.probe)}: no probe id starts with that")
+    if args.generator is None and args.generator_protocol != "source":
+        raise OptionError("--generator-protocol: needs --generator CMD (the built-in generator takes every input)")
     if args.generator is not None:
-        generator = CommandGenerator(args.generator)
+        generator = CommandGenerator(args.generator, args.generator_protocol)
         generator.preflight()
     else:
         generator = Generator()
@@ -86,14 +80,20 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"[{finished:>3}/{total}] {result.engine:<8} {result.probe:<40} {result.verdict}{flag}", file=sys.stderr, flush=True)
 
     if not args.quiet:
-        print(f"verify: {len(probes)} probes on {', '.join(e.name for e in engines)} (generator: {generator.name})", file=sys.stderr)
+        where = "".join(f" {e.name} on {len(endpoints[e.name])} remote browser(s)," for e in engines if e.name in endpoints)
+        print(f"verify: {len(probes)} probes on {', '.join(e.name for e in engines)} (generator: {generator.name}){where.rstrip(',')}", file=sys.stderr)
     started = time.monotonic()
-    runs = asyncio.run(run_matrix(engines, probes, generator, progress))
+
+    async def run():
+        async with Servers(names.bind, names.host, names.canary) as servers:
+            return await run_matrix(engines, probes, generator, progress, servers, endpoints)
+
+    runs = asyncio.run(run())
     wall = time.monotonic() - started
 
     print(report.text_matrix(probes, runs, wall))
     if json_out:
-        _write(json_out, json.dumps(report.to_json(probes, runs, generator=generator.name, wall=wall), indent=1, ensure_ascii=False), "--json")
+        write_output(json_out, json.dumps(report.to_json(probes, runs, generator=generator.name, wall=wall), indent=1, ensure_ascii=False))
     if html_out:
-        _write(html_out, report.to_html(probes, runs, generator=generator.name, wall=wall), "--html")
+        write_output(html_out, report.to_html(probes, runs, generator=generator.name, wall=wall))
     return 1 if report.unexpected(runs) or report.engine_errors(runs) else 0

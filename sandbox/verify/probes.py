@@ -24,7 +24,13 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..engines import ENGINE_NAMES
-from ..errors import SandboxError
+from ..errors import SandboxError, UsageError
+from ..extract import MAX_SOURCE_BYTES
+from ..files import member_positions, parse_json, read_text, top_position
+from ..jsonjs import MAX_DEPTH
+
+#: A probe file nests a block's state (itself at most jsonjs.MAX_DEPTH deep) a few levels down.
+MAX_PROBE_DEPTH = MAX_DEPTH + 8
 
 PROBES_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "probes"
 
@@ -33,7 +39,7 @@ SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "locati
 
 #: Names a template may use.
 TEMPLATE_VARS = frozenset(
-    {"token", "canary", "canary_http", "host", "host_http", "tap", "udp_port", "host_nonce", "alive"}
+    {"token", "canary", "canary_http", "host", "host_http", "tap", "tap_host", "udp_port", "host_nonce", "alive"}
     | {f"secret_{s}" for s in SECRETS}
 )
 
@@ -231,40 +237,47 @@ def render_json(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-def _describe(exc: ValidationError) -> str:
-    parts = []
+def _describe(exc: ValidationError, name: str, keys: dict[str, str]) -> list[str]:
+    """One located line per validation error, at the top-level key it is under."""
+    lines = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top)"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)
+        at = keys.get(str(err["loc"][0])) if err["loc"] else None
+        lines.append(f"{name}:{at}: {where}: {err['msg']}" if at else f"{name}: {where}: {err['msg']}")
+    return lines
 
 
 def load_probe(path: Path) -> Probe:
-    """One probe from ``path`` (``.json``); a ProbeError names the file and every problem."""
+    """One probe from ``path`` (``.json``); a ProbeError names the file and every problem, one line each."""
+    name = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProbeError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ProbeError(f"{path}: not JSON: {exc.msg} (line {exc.lineno} column {exc.colno})") from None
+        text = read_text(name, limit=MAX_SOURCE_BYTES)
+        data = parse_json(text, name, max_depth=MAX_PROBE_DEPTH)
+    except UsageError as exc:
+        raise ProbeError(str(exc)) from None
     if not isinstance(data, dict):
-        raise ProbeError(f"{path}: expected a JSON object")
+        raise ProbeError(f"{name}:{top_position(text)}: a probe is a JSON object")
+    keys = member_positions(text)
     html = path.with_suffix(".html")
     block = data.get("block")
     if html.exists() and isinstance(block, dict):
         if "source" in block:
-            raise ProbeError(f"{path}: both block.source and {html.name} give the source; keep one")
-        data = {**data, "block": {**block, "source": html.read_text(encoding="utf-8")}}
+            raise ProbeError(f"{name}:{keys['block']}: both block.source and {html.name} give the source; keep one")
+        try:
+            source = read_text(str(html), limit=MAX_SOURCE_BYTES)
+        except UsageError as exc:
+            raise ProbeError(str(exc)) from None
+        data = {**data, "block": {**block, "source": source}}
     try:
         probe = Probe.model_validate(data)
     except ValidationError as exc:
-        raise ProbeError(f"{path}: {_describe(exc)}") from None
+        raise ProbeError("\n".join(_describe(exc, name, keys))) from None
     if probe.id != path.stem:
-        raise ProbeError(f"{path}: id {probe.id!r} must equal the file name {path.stem!r}")
+        raise ProbeError(f"{name}:{keys['id']}: id {probe.id!r} must equal the file name {path.stem!r}")
     for text in probe.templates():
-        for name in _TEMPLATE.findall(text):
-            if name not in TEMPLATE_VARS:
-                raise ProbeError(f"{path}: unknown template variable {{{{{name}}}}}; known: {', '.join(sorted(TEMPLATE_VARS))}")
+        for var in _TEMPLATE.findall(text):
+            if var not in TEMPLATE_VARS:
+                raise ProbeError(f"{name}: unknown template variable {{{{{var}}}}}; known: {', '.join(sorted(TEMPLATE_VARS))}")
     return probe
 
 

@@ -59,6 +59,10 @@ def text_matrix(probes: list[Probe], runs: list[EngineRun], wall: float | None =
     )
     for error in engine_errors(runs):
         lines.append(f"ENGINE FAILED {error}")
+    for run in runs:
+        for b in run.browsers:
+            if b.get("lost") or b.get("error"):
+                lines.append(f"BROWSER LOST {run.engine} {b['url']}: {b.get('lost') or b.get('error')} (its probes ran on the others)")
     bad = unexpected(runs)
     if bad:
         lines.append("")
@@ -76,7 +80,8 @@ def to_json(probes: list[Probe], runs: list[EngineRun], *, generator: str, wall:
         "policy": {"csp": CSP, "sandbox": SANDBOX},
         "wall_seconds": round(wall, 2),
         "summary": summary(runs),
-        "engines": [{"engine": run.engine, "error": run.error, "seconds": round(run.seconds, 2)} for run in runs],
+        "engines": [{"engine": run.engine, "error": run.error, "seconds": round(run.seconds, 2),
+                     **({"browsers": run.browsers} if run.browsers else {})} for run in runs],
         "probes": [
             {"id": p.id, "title": p.title, "category": p.category, "attack": p.attack, "bridge": p.bridge,
              "expect": {e: p.expected(e).model_dump() for e in ENGINE_NAMES}}

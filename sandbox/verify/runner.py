@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import Engine, EngineError, Page, Session, launch
-from ..errors import SandboxError, UsageError
+from ..errors import OptionError, SandboxError, UsageError
 from ..policy import CSP, REFERRER_POLICY, SANDBOX
 from .probes import (
     Block, Event, Expect, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, Tap, Unresponsive,
     render, render_json, SECRETS,
 )
+from .request import GENERATOR_PROTOCOLS, REFUSED_STATUS, generator_request
 from .servers import HOST_COOKIES, Servers, Taps, cookie_value
 
 #: Pages open at once per engine (WebKit pages are whole MiniBrowsers). The 2-core machine is CPU-bound with three browsers (no idle CPU during a run):
@@ -62,6 +63,10 @@ ALWAYS: tuple[Observation, ...] = (
 
 class GeneratorOutputError(SandboxError):
     """The generator's output is not one usable sandboxed iframe."""
+
+
+class GeneratorRefused(SandboxError):
+    """The generator refused the input (exit status :data:`REFUSED_STATUS`); the message is its reason."""
 
 
 @dataclass
@@ -114,8 +119,12 @@ class Generator:
     """Our generator (sandbox.generator.build_iframe)."""
 
     name = "flowui-sandbox"
-    #: Whether it takes fields, state and theme (an external command gets the source only).
+    #: Whether it takes fields, state and theme (an external command in the source protocol gets the source only).
     full = True
+    #: Whether bridge probes mount the document this generator built (``srcdoc``) instead of letting the
+    #: host module build it from the source. Ours: no, the host module builds the same bytes
+    #: (fixtures/srcdoc golden documents); an external generator's document is what is under test.
+    mounts_own_document = False
 
     async def build(self, block: Block, source: str, state: Any) -> Built:
         from ..generator import build_iframe
@@ -125,47 +134,72 @@ class Generator:
 
 
 class CommandGenerator(Generator):
-    """Another platform's generator: a command that reads an author source on stdin and prints the iframe HTML."""
+    """Another platform's generator: a command that prints the iframe HTML on stdout.
 
-    full = False
+    Protocol ``source``: stdin is the author source (UTF-8), nothing else; probes that need
+    fields, state, theme or the bridge are n/a. Protocol ``json``: stdin is one JSON object,
+    :func:`generator_request`; every probe runs, bridge probes on the srcdoc it built.
+    """
 
-    def __init__(self, command: str):
+    def __init__(self, command: str, protocol: str = "source"):
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
-            raise UsageError(f"--generator {command!r}: cannot split into words: {exc}") from None
+            raise OptionError(f"--generator {command!r}: cannot split into words: {exc}") from None
         if not self.argv:
-            raise UsageError("--generator: the command is empty")
-        self.name = command
+            raise OptionError("--generator: the command is empty")
+        if protocol not in GENERATOR_PROTOCOLS:
+            raise OptionError(f"--generator-protocol {protocol!r}: choose from {', '.join(GENERATOR_PROTOCOLS)}")
+        self.protocol = protocol
+        self.full = self.mounts_own_document = protocol == "json"
+        self.name = command if protocol == "source" else f"{command} (protocol json)"
+        self.command = command
 
-    def run(self, source: str) -> str:
+    def run(self, stdin: str) -> str:
         try:
-            done = subprocess.run(self.argv, input=source.encode("utf-8"), capture_output=True, timeout=20)
+            done = subprocess.run(self.argv, input=stdin.encode("utf-8"), capture_output=True, timeout=20)
         except FileNotFoundError:
-            raise UsageError(f"--generator {self.name!r}: no such command {self.argv[0]!r}") from None
+            raise OptionError(f"--generator {self.command!r}: no such command {self.argv[0]!r}") from None
         except PermissionError:
-            raise UsageError(f"--generator {self.name!r}: {self.argv[0]!r} is not executable") from None
+            raise OptionError(f"--generator {self.command!r}: {self.argv[0]!r} is not executable") from None
         except subprocess.TimeoutExpired:
             raise GeneratorOutputError("the command did not finish within 20 s") from None
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        if done.returncode == REFUSED_STATUS:
+            raise GeneratorRefused(err[-1] if err else f"the command refused the input (exit status {REFUSED_STATUS})")
         if done.returncode != 0:
-            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GeneratorOutputError(f"the command exited with status {done.returncode}: {err[-1] if err else '(no stderr)'}")
         try:
             return done.stdout.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise GeneratorOutputError(f"the output is not UTF-8 (offset {exc.start})") from None
 
+    def _stdin(self, block: Block, source: str, state: Any) -> str:
+        if self.protocol == "source":
+            return source
+        request = generator_request(source, block_id=block.block_id, fields=block.fields, state=state, theme=block.theme)
+        return json.dumps(request, ensure_ascii=False)
+
     def preflight(self) -> None:
-        """Run the command once on a plain source: a command that cannot start at all is a usage error."""
+        """Run the command once on a plain block: a command that cannot start at all is a usage error."""
         try:
-            html = self.run("<p>hello</p>")
+            html = self.run(self._stdin(Block(source="<p>hello</p>", block_id="preflight"), "<p>hello</p>", None))
             check_iframe(html)
+        except GeneratorRefused as exc:
+            raise OptionError(f"--generator {self.command!r}: refused a plain block (<p>hello</p>): {exc}") from None
         except GeneratorOutputError as exc:
-            raise UsageError(f"--generator {self.name!r}: {exc}") from None
+            raise OptionError(f"--generator {self.command!r}: {exc}") from None
 
     async def build(self, block: Block, source: str, state: Any) -> Built:
-        html = await asyncio.to_thread(self.run, source)
+        html = await asyncio.to_thread(self.run, self._stdin(block, source, state))
         return Built(html, check_iframe(html))
+
+
+def iframe_srcdoc(html: str) -> str:
+    """The srcdoc of the one iframe of a generator's output (already checked by :func:`check_iframe`)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    return LexborHTMLParser(html).css_first("iframe").attributes["srcdoc"] or ""
 
 
 # --------------------------------------------------------------------------- results
@@ -246,8 +280,10 @@ const h = window.__host;
 const copy = (v) => { try { return JSON.parse(JSON.stringify(v)); } catch (e) { return String(v); } };
 try {
   h.blocks.forEach((b, i) => {
+    // b.srcdoc: the document an external generator built (verify --generator-protocol json).
+    const doc = b.srcdoc ? {srcdoc: b.srcdoc} : {source: b.source, blockId: b.block_id, fields: b.fields};
     h.handles[i] = mountHtmlBlock(document.getElementById('block-' + i), {
-      source: b.source, blockId: b.block_id, fields: b.fields, state: b.state, theme: b.theme || undefined,
+      ...doc, state: b.state, theme: b.theme || undefined,
       onAction: (a) => { h.actions.push(copy(a)); return {ok: true}; },
       onValue: (v) => { h.values.push(copy(v)); },
       // Refused after recording: the harness sees what reached the host without opening windows.
@@ -297,7 +333,9 @@ def make_values(servers: Servers, token: str, taps: Taps, https: bool) -> dict[s
         "canary_http": servers.canary_http.base_url,
         "host": host.base_url,
         "host_http": servers.host_http.base_url,
-        "tap": f"https://localhost:{taps.tcp_port}",
+        # On the canary's name: the tap is another site than the host, as an attacker's server would be.
+        "tap": f"https://{servers.canary.public_host}:{taps.tcp_port}",
+        "tap_host": servers.host.public_host,
         "udp_port": str(taps.udp_port),
         "host_nonce": _secrets.token_hex(8),
         "secret_cookie": cookie_value("fs_lax", token),
@@ -386,10 +424,11 @@ class Pages:
         self.all.append(slot)
         return slot
 
-    async def acquire(self) -> Slot:
+    async def acquire(self, *, fresh: bool = False) -> Slot:
+        """A page; ``fresh``: a new one, never used (its history holds only this run's page)."""
         if self.session.engine.driver != "playwright":
             return Slot(await self.session.new_page())
-        slot = self.idle.pop() if self.idle else await self._new()
+        slot = self.idle.pop() if self.idle and not fresh else await self._new()
         slot.watch = Watch()
         return slot
 
@@ -400,7 +439,7 @@ class Pages:
             return
         raw = slot.page.raw  # type: ignore[attr-defined]
         try:
-            if not reuse:
+            if not reuse or raw.is_closed():
                 raise RuntimeError("not reusable")
             for other in raw.context.pages:
                 if other is not raw:
@@ -486,8 +525,9 @@ class Run:
         probe = self.probe
         blocks_of = (probe.block, *probe.siblings)
         if not self.generator.full and (probe.bridge or any(b.state or b.theme or b.fields for b in blocks_of)):
-            return self.result("n/a", why="needs fields, state, theme or the bridge, which a --generator command does not take")
-        taps = await Taps().start()
+            return self.result("n/a", why="needs fields, state, theme or the bridge, which a --generator command takes only "
+                               "with --generator-protocol json")
+        taps = await Taps(self.servers.bind).start()
         host = self.servers.host if probe.host_scheme == "https" else self.servers.host_http
         self.values = values = make_values(self.servers, self.token, taps, probe.host_scheme == "https")
         slot: Slot | None = None
@@ -497,7 +537,7 @@ class Run:
                 "state": render_json(b.state, values), "theme": b.theme,
             } for b in blocks_of]
             iframes = None
-            if not probe.bridge:
+            if not probe.bridge or self.generator.mounts_own_document:
                 iframes, problems = [], []
                 for block, b in zip(blocks_of, blocks):
                     try:
@@ -512,10 +552,16 @@ class Run:
                     problems += built.problems
                 if problems:
                     self.observed["generator_problems"] = sorted(set(problems))
+                if probe.bridge:  # the host module mounts the generator's own document
+                    for b, html in zip(blocks, iframes):
+                        b["srcdoc"] = iframe_srcdoc(html)
+                    iframes = None
             headers = {k: render(v, values) for k, v in probe.host_headers.items()}
             self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
             self.url += f"?loc={values['secret_location']}"
-            slot = await self.pages.acquire()
+            # A run that will not give its page back (a click, a permission, a DoS) gets a new one too:
+            # user activation and history (what makes a window script-closable) start clean.
+            slot = await self.pages.acquire(fresh=bool(probe.click or probe.grant or probe.category == "dos"))
             self.started = time.monotonic()
             limit = probe.wait + RUN_SLACK
             try:
@@ -546,8 +592,8 @@ class Run:
             try:
                 script = f"async () => {{ const f = ({render(probe.host_script, self.values)}); return await f(window.__host); }}"
                 self.observed["host_script"] = await page.evaluate(script, timeout=10)
-            except EngineError as exc:
-                self.observed["host_script_error"] = str(exc)
+            except Exception as exc:  # the page may be gone (a block that closed its top): observed below
+                self.observed["host_script_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         if probe.click:
             try:
                 await self.click(page, probe.click)
@@ -619,8 +665,8 @@ class Run:
         )
         try:
             return await page.evaluate(script, timeout=8)
-        except EngineError as exc:
-            return str(exc)
+        except Exception as exc:  # a busy page (EngineError) or one that is gone (closed by its block)
+            return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
     async def read_frames(self, page: Page) -> dict[int, dict[str, Any]]:
         """The blocks' own reports and the frame checks, read by the harness from inside each frame."""
@@ -728,9 +774,45 @@ class EngineRun:
     results: list[Result]
     error: str = ""
     seconds: float = 0.0
+    #: Remote runs: each browser's URL, how many probes it ran, and why it was lost if it was.
+    browsers: list[dict[str, Any]] = field(default_factory=list)
 
 
 Progress = Callable[[Result, int, int], None]
+
+
+async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator: Generator,
+                        alive: Callable[[], Any] | None = None) -> Result:
+    """One probe on one browser, retried when the run did not exercise it.
+
+    ``alive`` (remote sessions): after a lost run, ``await alive()`` false means the
+    browser itself went away: :class:`sandbox.remote.SessionLost` is raised instead of retrying here.
+    """
+    engine = pages.session.engine.name
+    earlier: list[dict[str, str]] = []
+    for attempt in (1, 2, 3):
+        run = Run(probe, pages, servers, generator)
+        try:
+            result = await run.execute()
+        except UsageError:
+            raise
+        except Exception as exc:  # one broken run must not hide the others
+            result = run.result("error", why=f"harness error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        # A run that did not exercise the probe (a lost click, a page too slow to load on a
+        # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
+        lost = result.status in ("invalid", "error") or (
+            result.status == "timeout" and "did not finish" in " ".join(result.evidence) and probe.expected(engine).outcome != "timeout")
+        # A lost browser shows as any of these (a host page that stops answering is a timeout).
+        if alive is not None and result.status in ("invalid", "error", "timeout") and not await alive():
+            from ..remote import SessionLost
+
+            raise SessionLost(f"the browser went away during {probe.id}: {result.reason}")
+        if not lost or attempt == 3:
+            break
+        earlier.append({"status": result.status, "reason": result.reason})
+    if earlier:
+        result.observed["earlier_attempts"] = earlier
+    return result
 
 
 async def run_engine(session: Session, probes: list[Probe], servers: Servers, generator: Generator,
@@ -744,24 +826,7 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
     async def one(probe: Probe) -> Result:
         nonlocal done
         async with limit:
-            earlier: list[dict[str, str]] = []
-            for attempt in (1, 2, 3):
-                run = Run(probe, pages, servers, generator)
-                try:
-                    result = await run.execute()
-                except UsageError:
-                    raise
-                except Exception as exc:  # one broken run must not hide the others
-                    result = run.result("error", why=f"harness error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
-                # A run that did not exercise the probe (a lost click, a page too slow to load on a
-                # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
-                lost = result.status in ("invalid", "error") or (
-                    result.status == "timeout" and "did not finish" in " ".join(result.evidence) and probe.expected(engine).outcome != "timeout")
-                if not lost or attempt == 3:
-                    break
-                earlier.append({"status": result.status, "reason": result.reason})
-            if earlier:
-                result.observed["earlier_attempts"] = earlier
+            result = await attempt_probe(probe, pages, servers, generator)
         done += 1
         if progress:
             progress(result, done, len(probes))
@@ -775,8 +840,10 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
 
 
 async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Generator | None = None,
-                     progress: Progress | None = None, servers: Servers | None = None) -> list[EngineRun]:
-    """The catalogue on every engine at once, each engine in its own browser."""
+                     progress: Progress | None = None, servers: Servers | None = None,
+                     remote: dict[str, list[Any]] | None = None) -> list[EngineRun]:
+    """The catalogue on every engine at once, each engine in its own browser,
+    or spread over the remote browsers ``remote[engine]`` (sandbox.remote.Endpoint) when given."""
     generator = generator or Generator()
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-verify"))
@@ -785,6 +852,10 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
     async def per_engine(engine: Engine) -> EngineRun:
         started = time.monotonic()
+        if remote and remote.get(engine.name):
+            from .spread import run_remote
+
+            return await run_remote(engine, remote[engine.name], probes, servers, generator, progress)
         try:
             session = await launch(engine)
         except EngineError as exc:
@@ -807,5 +878,5 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
 __all__ = [
     "Result", "EngineRun", "Generator", "CommandGenerator", "GeneratorOutputError", "check_iframe",
-    "run_engine", "run_matrix", "judge", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
+    "run_engine", "run_matrix", "attempt_probe", "judge", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
 ]

@@ -1,4 +1,7 @@
-"""The servers `verify` runs the probes against: all on 127.0.0.1, free ports, started and stopped by the harness.
+"""The servers `verify` runs the probes against: on 127.0.0.1, free ports, started and stopped by the harness.
+
+(For browsers on other machines the sockets bind another address and the URLs use other
+names: ``Servers(bind, host_name, canary_name)``, docs/SCALE.md.)
 
 * **host** (``https://127.0.0.1:P`` and ``http://127.0.0.1:Q``): serves the host pages
   (``/host/<key>``, which also set the host's cookies), the bridge files, and the
@@ -50,11 +53,11 @@ class Origin(LocalServer):
     """A :class:`LocalServer` that is one origin of the harness: host pages with cookies, an API, downloads.
 
     ``public_host`` is the name browsers use in URLs (``localhost`` for the canary);
-    the socket is always bound to 127.0.0.1.
+    the socket is bound to ``bind`` (127.0.0.1 unless remote browsers must reach it, docs/SCALE.md).
     """
 
-    def __init__(self, label: str, *, ssl_context: ssl.SSLContext | None = None, public_host: str = "127.0.0.1"):
-        super().__init__(ssl_context=ssl_context, public_host=public_host)
+    def __init__(self, label: str, *, ssl_context: ssl.SSLContext | None = None, public_host: str = "127.0.0.1", bind: str = "127.0.0.1"):
+        super().__init__(ssl_context=ssl_context, host=bind, public_host=public_host)
         self.label = label
         self.cookie_tokens: set[str] = set()  # host pages (by token) that set the host cookies
         self.app.router.add_get("/host/{id}", self._host_page)
@@ -108,7 +111,8 @@ class TapEvent:
 class Taps:
     """A raw TCP listener and a UDP socket on fresh ports, for one probe run."""
 
-    def __init__(self) -> None:
+    def __init__(self, bind: str = "127.0.0.1") -> None:
+        self.bind = bind
         self.events: list[TapEvent] = []
         self.tcp_port: int | None = None
         self.udp_port: int | None = None
@@ -125,7 +129,7 @@ class Taps:
             self.events.append(TapEvent("tcp", peer, data))
             writer.close()
 
-        self._server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(on_connect, self.bind, 0)
         self.tcp_port = self._server.sockets[0].getsockname()[1]
         taps = self
 
@@ -134,7 +138,7 @@ class Taps:
                 taps.events.append(TapEvent("udp", str(addr), data[:512]))
 
         loop = asyncio.get_running_loop()
-        self._udp, _ = await loop.create_datagram_endpoint(_Udp, local_addr=("127.0.0.1", 0))
+        self._udp, _ = await loop.create_datagram_endpoint(_Udp, local_addr=(self.bind, 0))
         self.udp_port = self._udp.get_extra_info("sockname")[1]
         return self
 
@@ -148,18 +152,25 @@ class Taps:
 
 
 class Servers:
-    """The four origins of a verify run; ``async with Servers() as s:``."""
+    """The four origins of a verify run; ``async with Servers() as s:``.
 
-    def __init__(self) -> None:
-        self.ca, context = tls_context("127.0.0.1", "localhost")
+    By default everything is on 127.0.0.1: the host is ``127.0.0.1``, the canary
+    ``localhost`` (another site). For browsers on other machines (docs/SCALE.md) the
+    sockets bind ``bind`` and the URLs name ``host_name`` and ``canary_name``, which the
+    certificate covers.
+    """
+
+    def __init__(self, bind: str = "127.0.0.1", host_name: str = "127.0.0.1", canary_name: str = "localhost") -> None:
+        self.bind = bind
+        self.ca, context = tls_context(host_name, canary_name)
         self._tmp = tempfile.TemporaryDirectory(prefix="flowui-verify-")
         #: The run's CA certificate (PEM), for a browser that must trust it instead of ignoring errors.
         self.ca_file = Path(self._tmp.name) / "flowui-verify-ca.pem"
         self.ca.cert_pem.write_to_path(str(self.ca_file))
-        self.host = Origin("host", ssl_context=context)
-        self.host_http = Origin("host_http")
-        self.canary = Origin("canary", ssl_context=context, public_host="localhost")
-        self.canary_http = Origin("canary_http", public_host="localhost")
+        self.host = Origin("host", ssl_context=context, public_host=host_name, bind=bind)
+        self.host_http = Origin("host_http", public_host=host_name, bind=bind)
+        self.canary = Origin("canary", ssl_context=context, public_host=canary_name, bind=bind)
+        self.canary_http = Origin("canary_http", public_host=canary_name, bind=bind)
 
     @property
     def origins(self) -> tuple[Origin, ...]:

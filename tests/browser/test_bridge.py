@@ -103,8 +103,8 @@ class Host:
     def wait(self, script: str, arg=None, timeout: float = 10):
         return self.page.wait_for(script, arg, timeout=timeout)
 
-    def block(self, block_id: str, script: str, arg=None):
-        return self.page.evaluate(script, arg, frame=frame(block_id))
+    def block(self, block_id: str, script: str, arg=None, timeout: float = 10):
+        return self.page.evaluate(script, arg, frame=frame(block_id), timeout=timeout)
 
     def wait_block(self, block_id: str, script: str, arg=None, timeout: float = 10):
         return self.page.wait_for(script, arg, frame=frame(block_id), timeout=timeout)
@@ -321,13 +321,13 @@ def test_errors_and_csp_violations_reach_the_host_log(page, server):
 
 
 OPENER_SOURCE = """<button id="open" onclick="flowUi.openUrl(flowUi.get('target')).then(
-  function () { window.opened = 'ok'; }, function (e) { window.opened = e.reason; })">open</button>
+  function (v) { window.opened = v; }, function (e) { window.opened = e.reason; })">open</button>
 <script>
   // Without a user gesture the host refuses. The call waits out any transient activation the
   // test driver's own script calls may have left (Firefox's WebDriver BiDi activates frames).
   window.late = 'pending';
   setTimeout(function () {
-    flowUi.openUrl('https://127.0.0.1:9/late').then(function () { late = 'ok'; }, function (e) { late = e.reason; });
+    flowUi.openUrl('https://localhost:9/late').then(function () { late = 'ok'; }, function (e) { late = e.reason; });
   }, 5500);
 </script>"""
 
@@ -340,7 +340,8 @@ def _windows(page) -> int:
 def _https_server(portal):
     from sandbox.server import LocalServer, tls_context
 
-    return portal.run(LocalServer(ssl_context=tls_context()[1]).start())
+    # Another site than the host page's 127.0.0.1: a block may not open the host's own site.
+    return portal.run(LocalServer(ssl_context=tls_context("127.0.0.1", "localhost")[1], public_host="localhost").start())
 
 
 def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, server, portal):
@@ -352,15 +353,27 @@ def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, s
         time.sleep(6.5)  # no driver call meanwhile: the block's timer runs without any activation
         assert host.wait_block("opener", "() => window.late !== 'pending' && window.late") == "no-gesture"
         assert "no-gesture" in host.codes("opener")
+        # The host's own site (same site, any port or subdomain) is refused before anything else,
+        # unless the host lists the URL; user-info URLs never pass.
+        own = host.block("opener", """async (base) => {
+          const out = [];
+          for (const u of [base + '/api/x?action=delete', 'https://127.0.0.1:1/', 'https://accounts.example.com@evil.example/']) {
+            try { await flowUi.openUrl(u); out.push('ok'); } catch (e) { out.push(e.reason || e.name); }
+          }
+          return out;
+        }""", server.base_url.replace("http://", "https://"))
+        assert own == ["same-site", "same-site", "TypeError"], own
+        assert "same-site" in host.codes("opener")
         before = _windows(page)
         page.click("#open", frame=frame("opener"))
-        assert host.wait_block("opener", "() => window.opened") == "ok"
+        outcome = host.wait_block("opener", "() => window.opened")
         # A click in the block activates the host page too (user activation reaches the ancestors),
         # measured in every engine: the host opens the window only while it holds that activation.
         assert host.js("() => T.urls.opener") == [{"url": url, "activation": True}]
-        assert "open-url" in host.codes("opener")
-        # WebKit's popup blocker refuses the host's window.open here (see PROTOCOL.md): no window.
+        # WebKit's popup blocker refuses the host's window.open here (see PROTOCOL.md): the block
+        # hears so, never a success that did not happen.
         if page.name != "webkit":
+            assert outcome == "opened" and "open-url" in host.codes("opener")
             for _ in range(100):
                 if target.logged("/log/opened.html") and _windows(page) > before:
                     break
@@ -371,6 +384,7 @@ def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, s
             popup = page.async_page.raw.context.pages[-1]
             assert portal.run(popup.evaluate("() => window.opener === null")), "noopener"
         else:
+            assert outcome == "popup-blocked" and "popup-blocked" in host.codes("opener")
             time.sleep(1)
             assert _windows(page) == before, "WebKit blocked it until now: if this fails, update PROTOCOL.md"
         host.no_host_errors()
@@ -432,13 +446,25 @@ def test_a_flood_is_dropped_and_reported_once(page, server):
     host = Host(page, server)
     host.mount("flood", RAW_SOURCE, fields=["email"], state={})
     host.wait_block("flood", "() => !!window.rawPort")
-    host.block("flood", "() => { for (let i = 1; i <= 500; i++) rawPort.postMessage({ type: 'send', id: i, action: 'spam' }); return true; }")
-    host.wait_block("flood", "() => raw.filter((m) => m.type === 'reply').length === 500")
+    # 300 height reports first (the runtime's own kind of message), then 500 requests: only the
+    # requests take from the author's budget, so the reports cost it nothing.
+    elapsed = host.block("flood", """async () => {
+      const t0 = Date.now();
+      for (let i = 1; i <= 300; i++) rawPort.postMessage({ type: 'height', height: 100 + (i % 2) });
+      for (let i = 1; i <= 500; i++) rawPort.postMessage({ type: 'send', id: i, action: 'spam' });
+      await new Promise((resolve) => { const t = setInterval(() => {
+        if (raw.filter((m) => m.type === 'reply').length === 500) { clearInterval(t); resolve(); } }, 5); });
+      return Date.now() - t0;
+    }""", timeout=30)
     replies = host.block("flood", "() => raw.filter((m) => m.type === 'reply').map((m) => m.ok ? 'ok' : m.reason)")
     accepted = replies.count("ok")
-    # The burst, plus what the bucket refills while the flood is handled (a few seconds at most).
-    assert RATE_BURST <= accepted < RATE_BURST + 5 * RATE_PER_SECOND and replies.count("rate-limited") == 500 - accepted
-    assert host.codes("flood").count("rate-limited") == 1
+    # Exactly the burst, plus what the bucket refilled while the block waited for the 500 replies
+    # (the host handled them all inside that window, so this bound holds however slow the machine).
+    assert RATE_BURST <= accepted <= RATE_BURST + int(elapsed / 1000 * RATE_PER_SECOND) + 1, (accepted, elapsed)
+    assert replies.count("rate-limited") == 500 - accepted
+    logs = host.js("() => T.logs.flood.filter((e) => e.code === 'rate-limited').map((e) => e.detail.budget)")
+    assert logs.count("requests") == 1, logs
+    assert logs.count("reports") <= 1, logs
     assert host.js("() => T.actions.flood.length") == accepted
     host.no_host_errors()
 
@@ -470,17 +496,43 @@ def test_a_navigated_block_gets_nothing_more(page, server):
     host.block("away", "() => { setTimeout(() => { location.href = 'about:blank'; }, 0); return true; }")
     for block_id in ("reload", "away"):
         host.wait(f"() => T.handles.{block_id}.status === 'navigated'")
-        assert host.js(f"() => T.handles.{block_id}.loads") == 2
         assert "navigated" in host.codes(block_id)
-        host.js(f"() => T.handles.{block_id}.setState({{ email: '2' }})")
-    # The reloaded document runs the runtime again; its hello is refused and it never connects.
-    host.wait("() => T.codes('reload').includes('hello-refused')")
-    assert host.block("reload", "() => [flowUi.get('email'), window.rawPort === undefined]") == ["1", True]
+        # The foreign document is gone with its frame; a notice (text, in the host) takes its place.
+        assert host.js(f"""() => {{ const h = T.handles.{block_id}; h.setState({{ email: '2' }});
+          return [h.iframe.isConnected, h.notice.isConnected, h.notice.textContent.length > 0, h.notice.getAttribute('role')]; }}""") == [
+            False, True, True, "status"]
     # destroy: the iframe goes, later calls do nothing and throw nothing.
     host.mount("gone", RAW_SOURCE, fields=["email"], state={"email": "1"})
     assert host.js("""() => { const h = T.handles.gone; h.destroy(); h.destroy(); h.setState({ email: '2' });
       return [h.status, document.querySelector('iframe[data-block-id="gone"]') === null]; }""") == ["destroyed", True]
     host.no_host_errors()
+
+
+def test_a_navigation_before_the_first_load_is_detected(page, server, portal):
+    """An https image that never answers holds the block's load; a navigation at 400 ms replaces
+    the document, and the frame's one load event is the new document's. The host's ping over the
+    connected document's port finds nobody (B4)."""
+    hang = _https_server(portal)
+    try:
+        host = Host(page, server)
+        early = RAW_SOURCE + f"""<img src="{hang.base_url}/hang/never.gif">
+<script>setTimeout(() => {{ location.href = 'about:blank'; }}, 400);</script>"""
+        host.mount("early", early, fields=["email"], state={"email": "1"})
+        # (Reported through the bridge: WebDriver will not script a frame whose load is pending.)
+        slow = RAW_SOURCE + f"""<img src="{hang.base_url}/hang/slow.gif">
+<script>flowUi.onChange((s) => {{ if (s.email === '2') flowUi.send('seen', s.email); }});</script>"""
+        host.mount("slow", slow, fields=["email"], state={"email": "1"})
+        host.wait("() => T.handles.early.status === 'navigated'", timeout=20)
+        # One load event, the new document's: the block's own load never came (the image holds it).
+        assert host.js("() => [T.handles.early.loads, T.handles.early.notice.isConnected]") == [1, True]
+        # A block whose load is still pending (nothing navigated) stays connected and answers.
+        time.sleep(1)
+        assert host.js("() => [T.handles.slow.status, T.handles.slow.loads]") == ["connected", 0]
+        host.js("() => T.handles.slow.setState({ email: '2' })")
+        host.wait("() => T.actions.slow.some((a) => a.action === 'seen' && a.payload === '2')")
+        host.no_host_errors()
+    finally:
+        portal.run(hang.stop())
 
 
 # ------------------------------------------------------------------------------ theme
@@ -622,4 +674,69 @@ def test_the_starter_block_works(page, server):
     assert action["action"] == "submit" and action["source"] == "starter"
     assert action["fields"]["draft.email"] == "new@example.com"
     host.wait_block("starter", "() => document.getElementById('status').textContent.length > 0")
+    host.no_host_errors()
+
+
+# ------------------------------------------------------------------ no input makes the host throw
+
+FUZZ_SOURCE = RAW_PORT + """<script>
+// A seeded generator of hostile messages (the same every run): values and paths built to hit
+// the write rule's corners (indexes past the end, words on arrays, scalars on the way, deep values).
+window.fuzz = async function (seed, count) {
+  let x = seed >>> 0 || 1;
+  const rnd = () => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x / 2 ** 32; };
+  const pick = (list) => list[Math.floor(rnd() * list.length)];
+  const value = (d) => d > 3 || rnd() < 0.4 ? pick([null, true, 0, -1.5, '', 'x', [], {}]) :
+    rnd() < 0.5 ? Array.from({ length: Math.floor(rnd() * 4) }, () => value(d + 1)) :
+    Object.fromEntries(Array.from({ length: Math.floor(rnd() * 3) }, () => [pick(['a', 'items', '3', 'constructor', 'name']), value(d + 1)]));
+  let deep = 1; for (let i = 0; i < 31; i++) deep = [deep];
+  const paths = ['items.3', 'items.0.name', 'a.b', 'n', 'n.deep', 'items', 'a', 'x.y.z'];
+  for (let i = 0; i < count; i++) {
+    const type = pick(['setValue', 'setValue', 'setValue', 'send', 'openUrl', 'height', 'error', 'csp', 'pong', 'junk']);
+    const all = { id: pick([i + 1, i + 1, i + 1, 0, -1, '1', 2 ** 60]), path: pick(paths), value: rnd() < 0.1 ? deep : value(0),
+      url: pick(['https://a.example/', 'https://u@a.example/', 'javascript:x', 5]), gesture: pick([true, false]),
+      action: pick(['a', 'A', 5]), height: pick([1, -1, 'x', 1e308]), n: pick([1, 'x']), message: pick(['m', 5]), directive: pick(['x', null]) };
+    const keys = { setValue: ['id', 'path', 'value'], send: ['id', 'action', 'value'], openUrl: ['id', 'url', 'gesture'], height: ['height'],
+      error: ['message'], csp: ['directive'], pong: ['n'], junk: ['value'] }[type];
+    const m = { type };
+    for (const k of keys) if (rnd() > 0.1) m[k === 'value' && type === 'send' ? 'payload' : k] = all[k];
+    if (rnd() < 0.1) m[pick(Object.keys(all))] = all.value; // an unknown or doubled key now and then
+    rawPort.postMessage(rnd() < 0.05 ? pick([null, 5, 'x', []]) : m);
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  return true;
+};
+</script>"""
+
+
+def test_no_block_input_makes_a_host_method_throw(page, server):
+    host = Host(page, server)
+    fields = ["items.3", "items.0.name", "a.b", "n", "n.deep", "x.y.z"]
+    state = {"items": ["a"], "a": "text", "n": 5, "keep": {"k": 1}}
+    block_ids = [f"fuzz{i}" for i in range(4)]
+    for block_id in block_ids:
+        host.mount(block_id, FUZZ_SOURCE, fields=fields, state=state)
+    for round_ in range(3):
+        for i, block_id in enumerate(block_ids):
+            host.wait_block(block_id, "() => !!window.rawPort")
+            host.block(block_id, "([seed, n]) => fuzz(seed, n)", [1000 * round_ + i + 1, 50])
+        # Every host method, on what the blocks left behind: none may throw.
+        errors = host.js("""(ids) => { const out = [];
+          for (const id of ids) { const h = T.handles[id];
+            for (const [name, call] of [
+              ['setState', () => h.setState(h.state)], ['patch', () => h.patch([])],
+              ['patch-copy', () => h.patch([{ op: 'replace', path: '', value: JSON.parse(JSON.stringify(h.state)) }])],
+              ['setTheme', () => h.setTheme(h.theme)], ['read', () => JSON.stringify([h.status, h.state, h.projection, h.fields, h.paths, h.loads])]]) {
+              try { call(); } catch (e) { out.push(id + ' ' + name + ': ' + e); } } }
+          return out; }""", block_ids)
+        assert errors == [], errors
+    # The write rule held: no hole, no replaced scalar on the way, the state is still JSON.
+    states = host.js("(ids) => ids.map((id) => T.handles[id].state)", block_ids)
+    for s in states:
+        assert s["keep"] == {"k": 1}
+        assert isinstance(s["items"], list) and None not in s["items"][:1]
+    codes = [c for b in block_ids for c in host.codes(b)]
+    assert "bad-path" in codes and "value" in codes, sorted(set(codes))
+    assert host.js("(ids) => ids.map((id) => T.handles[id].status)", block_ids) == ["connected"] * 4
+    host.js("(ids) => ids.forEach((id) => T.handles[id].destroy())", block_ids)
     host.no_host_errors()

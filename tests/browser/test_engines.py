@@ -25,3 +25,35 @@ def test_every_engine_is_found_in_ci():
         assert found == set(ENGINE_NAMES), f"CI needs every engine; missing {set(ENGINE_NAMES) - found}"
     else:
         assert found <= set(ENGINE_NAMES)
+
+
+def test_a_stale_playwright_folder_falls_back_to_debians_chromium_which_launches(tmp_path, monkeypatch):
+    """A stale or foreign chromium-* folder in PLAYWRIGHT_BROWSERS_PATH once made `engines` pick it and
+    `verify` fail to launch; only the revision the installed Playwright needs counts. A real launch."""
+    import asyncio
+    import os
+
+    import pytest
+
+    from sandbox.engines import DEBIAN_CHROMIUM, find_engines, launch
+    from sandbox.pytest_plugin import in_ci
+
+    if not os.access(DEBIAN_CHROMIUM, os.X_OK):
+        (pytest.fail if in_ci() else pytest.skip)(f"{DEBIAN_CHROMIUM} is not installed (the fallback under test)")
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))
+    for name in ("chromium-1000", "chromium_headless_shell-1000"):
+        (tmp_path / name / "chrome-linux").mkdir(parents=True)
+        (tmp_path / name / "INSTALLATION_COMPLETE").write_text("")
+    (engine,) = [e for e in find_engines() if e.name == "chromium"]
+    assert engine.executable == DEBIAN_CHROMIUM
+
+    async def title() -> str:
+        session = await launch(engine)
+        try:
+            page = await session.new_page()
+            await page.goto("data:text/html,<title>up</title>")
+            return await page.evaluate("() => document.title")
+        finally:
+            await session.close()
+
+    assert asyncio.run(title()) == "up"

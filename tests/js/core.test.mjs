@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { core, LIMITS, THEME } from '../../bridge/contract.js';
-import { project, scriptJson, applyPatch, validateBlockMessage, parseTheme, diffProjection, heightController } from '../../bridge/flow-ui-host.js';
+import {
+  project, projectPaths, scriptJson, applyPatch, validateBlockMessage, parseTheme, diffProjection, heightController, tokenBucket, openUrlProblem, siteOf,
+} from '../../bridge/flow-ui-host.js';
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8'));
 
@@ -94,13 +96,106 @@ test('path and action problems are author-readable', () => {
   assert.equal(core.actionProblem('add_to_cart'), null);
 });
 
-test('setIn copies along the path and leaves the input alone', () => {
+test('setIn: the rule for writing a path (fixtures/bridge/set_value.json)', () => {
+  const deepFreeze = (v) => { if (v && typeof v === 'object') { Object.values(v).forEach(deepFreeze); Object.freeze(v); } return v; };
+  for (const c of fixture('bridge/set_value.json')) {
+    const state = deepFreeze(JSON.parse(JSON.stringify(c.state)));
+    const out = core.setIn(state, c.path, c.value);
+    if (c.problem) assert.equal(out.problem, c.problem, c.name);
+    else {
+      assert.deepEqual(out, { state: c.result }, c.name);
+      assert.equal(JSON.stringify(JSON.parse(JSON.stringify(out.state))), JSON.stringify(out.state), `${c.name}: no holes`);
+    }
+  }
   const state = Object.freeze({ a: Object.freeze({ b: 1 }), c: Object.freeze([1, 2]) });
-  assert.deepEqual(core.setIn(state, 'a.b', 2), { a: { b: 2 }, c: [1, 2] });
-  assert.deepEqual(core.setIn(state, 'x.y', 1), { a: { b: 1 }, c: [1, 2], x: { y: 1 } });
-  assert.deepEqual(core.setIn(state, 'c.1', 9), { a: { b: 1 }, c: [1, 9] });
-  assert.equal(core.setIn(state, 'x.y', 1).c, state.c, 'untouched branches are shared');
-  assert.deepEqual(core.setIn(state, 'a', undefined), { c: [1, 2] });
+  assert.equal(core.setIn(state, 'x.y', 1).state.c, state.c, 'untouched branches are shared');
+});
+
+// A deterministic PRNG, so a failure names its seed.
+function prng(seed) {
+  let x = seed >>> 0 || 1;
+  return () => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x / 2 ** 32; };
+}
+const pick = (rnd, list) => list[Math.floor(rnd() * list.length)];
+
+function hostileValue(rnd, depth = 0) {
+  const leaves = [null, true, 0, -1.5, '', 'x', '__proto__', [], {}, 'constructor'];
+  if (depth > 3 || rnd() < 0.4) return pick(rnd, leaves);
+  if (rnd() < 0.5) return Array.from({ length: Math.floor(rnd() * 4) }, () => hostileValue(rnd, depth + 1));
+  const out = {};
+  for (let i = 0; i < Math.floor(rnd() * 4); i++) out[pick(rnd, ['a', 'b', 'items', '0', '3', 'constructor', 'to_string'])] = hostileValue(rnd, depth + 1);
+  return out;
+}
+
+function hostilePath(rnd) {
+  const segments = ['a', 'b', 'items', 'constructor', 'to_string', '0', '1', '2', '3', '10', '99999'];
+  return Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => pick(rnd, segments)).join('.');
+}
+
+test('fuzz: no write makes a state that is not JSON, and validation never throws', () => {
+  for (let seed = 1; seed <= 300; seed++) {
+    const rnd = prng(seed);
+    let state = { items: ['a'], a: { b: [1, { c: 2 }] }, n: 5 };
+    for (let i = 0; i < 40; i++) {
+      const path = hostilePath(rnd);
+      const out = core.setIn(state, path, hostileValue(rnd));
+      if (out.state) state = out.state;
+      else assert.equal(typeof out.problem, 'string', `seed ${seed}: ${path}`);
+      const problem = core.jsonProblem(state, 'state', 0, 64, Infinity);
+      assert.equal(problem, null, `seed ${seed}: after ${path}: ${problem && problem.message}`);
+      assert.equal(JSON.stringify(JSON.parse(JSON.stringify(state))), JSON.stringify(state), `seed ${seed}: ${path} left a hole`);
+    }
+    for (let i = 0; i < 40; i++) {
+      const message = rnd() < 0.5 ? hostileValue(rnd) : { type: pick(rnd, ['send', 'setValue', 'openUrl', 'height', 'error', 'csp', 'pong', 'ping', 'x']),
+        id: pick(rnd, [1, 0, -1, 2 ** 60, '1', null]), path: hostilePath(rnd), value: hostileValue(rnd), url: pick(rnd, ['https://a.example/', 'https://u:p@a.example/', 'javascript:x', 5, 'https://127.0.0.1/x']),
+        gesture: pick(rnd, [true, false, 'yes']), n: pick(rnd, [1, 0, 'x']), action: pick(rnd, ['a', 'A', 5]), height: pick(rnd, [1, -1, 'x', NaN]) };
+      assert.doesNotThrow(() => validateBlockMessage(message, { fields: ['items.3', 'a.b', 'n'], site: '127.0.0.1' }), `seed ${seed}`);
+    }
+  }
+});
+
+test('rate budgets: exact burst and refill, one report per flood', () => {
+  let clock = 0;
+  let floods = 0;
+  const bucket = tokenBucket(LIMITS.rateBurst, LIMITS.ratePerSecond, () => clock);
+  let passed = 0;
+  for (let i = 0; i < 500; i++) if (bucket.take(() => floods++)) passed++;
+  assert.equal(passed, LIMITS.rateBurst, 'exactly the burst at once');
+  assert.equal(floods, 1);
+  clock += 1000;
+  passed = 0;
+  for (let i = 0; i < 500; i++) if (bucket.take(() => floods++)) passed++;
+  assert.equal(passed, LIMITS.ratePerSecond, 'exactly the refill a second later');
+  assert.equal(floods, 1, 'the same flood: the bucket was never full again');
+  clock += 10_000;
+  for (let i = 0; i < 500; i++) bucket.take(() => floods++);
+  assert.equal(floods, 2, 'a new flood once the bucket was full');
+});
+
+test('openUrl: user-info and the host\'s own site are refused', () => {
+  assert.equal(siteOf('app.example.com'), 'example.com');
+  assert.equal(siteOf('127.0.0.1'), '127.0.0.1');
+  assert.equal(siteOf('localhost'), 'localhost');
+  assert.equal(siteOf('[::1]'), '[::1]');
+  const why = (url, ctx) => { const p = openUrlProblem(new URL(url), ctx); return p && p[0]; };
+  assert.equal(why('https://accounts.example.com@evil.example/login', {}), 'user-info');
+  assert.equal(why('https://:pw@evil.example/', {}), 'user-info');
+  const ctx = { site: 'example.com', allow: ['https://help.example.com/', 'https://example.com/terms'] };
+  for (const url of ['https://example.com/api/x?action=delete', 'https://api.example.com/', 'https://EXAMPLE.com./', 'https://a.b.example.com:8443/']) {
+    assert.equal(why(url, ctx), 'same-site', url);
+  }
+  for (const url of ['https://help.example.com/guide', 'https://example.com/terms', 'https://example.org/', 'https://notexample.com/']) {
+    assert.equal(why(url, ctx), null, url);
+  }
+  assert.equal(why('https://example.com/terms/more', ctx), 'same-site', 'an entry without a trailing slash is one URL');
+  assert.equal(validateBlockMessage({ type: 'openUrl', id: 1, url: 'https://127.0.0.1:9/api', gesture: false }, { site: '127.0.0.1' }).reason, 'same-site',
+    'refused before the gesture is looked at');
+});
+
+test('projectPaths: the values of project, walking the paths only', () => {
+  for (const c of fixture('projection.json')) {
+    assert.deepEqual(projectPaths(c.state, c.paths), project(c.state, c.paths), c.name);
+  }
 });
 
 test('diffProjection: nothing when no projection path changed, top-level keys otherwise', () => {

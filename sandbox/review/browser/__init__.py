@@ -11,7 +11,7 @@ each engine observes and what escapes.
 from __future__ import annotations
 
 import asyncio
-import time
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -67,12 +67,29 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
             progress(f"{done}/{total} {engine} {work.file}")
 
     lanes = [Lane(e, context, time_limit=time_limit, settle=settle, slots=slots, on_done=on_done) for e in engines]
-    runs = await asyncio.gather(*(lane.run(works) for lane in lanes))
+    quiet = _QuietDisconnects()
+    logging.getLogger("aiohttp.server").addFilter(quiet)
+    try:
+        runs = await asyncio.gather(*(lane.run(works) for lane in lanes))
+    finally:
+        logging.getLogger("aiohttp.server").removeFilter(quiet)
     results = []
     for w in works:
         per_engine = {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}
         results.append(judge(w, per_engine))
     return results
+
+
+class _QuietDisconnects(logging.Filter):
+    """A hung page closed while a server sent it the bridge files is expected here, not news."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        while exc is not None:
+            if isinstance(exc, ConnectionError):
+                return False
+            exc = exc.__context__
+        return True
 
 
 def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -279,14 +296,14 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
         make.add("browser.dialog", f"a dialog showed: {d[:200]}", context="dialog")
     for d in obs.watch.downloads:
         make.add("browser.download", f"a download started: {d[:200]}", context="download")
-    for c in obs.watch.console:
-        if "Content Security Policy" in c or "Refused to" in c:
-            make.add("browser.csp-violation", c[:300], context=f"console-csp {c[:120]}")
+    # CSP violations come from the runtime's report, the same in every engine (Chromium's console
+    # repeats them in its own words; not used, so the engines' findings compare).
 
     # ---- CPU, hangs, height
     if obs.timed_out:
-        make.add("browser.timeout", "the block did not finish its review within the per-block time limit; "
-                 "its page was closed and the review went on", context="timeout", evidence={"actions": obs.actions[-5:]})
+        make.add("browser.timeout", "the block hung its page (it stopped answering, or its review did not finish "
+                 "within the per-block time limit); the page was closed and the review went on", context="timeout",
+                 evidence={"steps": obs.steps, "actions": obs.actions[-5:]})
     elif host.get("maxGap", 0) > STALL_MS:
         make.add("browser.main-thread-stall", f"the host page's main thread stalled for {host['maxGap']} ms",
                  context="stall", evidence={"max_gap_ms": host["maxGap"]})

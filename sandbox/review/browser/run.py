@@ -35,8 +35,11 @@ SLOTS = 3
 #: User actions per block (a page of 500 buttons is reviewed on its first ones).
 MAX_ACTIONS = 40
 #: Seconds one user action may take (a click on an element that never becomes clickable).
-ACTION_TIMEOUT = 1.5
+ACTION_TIMEOUT = 3.0
 FRAME = "#block iframe"
+#: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
+HANG_PROBE = 3.0
+HANG_MISSES = 2
 
 
 @dataclass
@@ -72,7 +75,7 @@ class Observed:
     timed_out: bool = False
     error: str = ""
     #: Seconds at the end of each step, for bench/review_browser.py and for a timeout's evidence.
-    steps: dict[str, float] = field(default_factory=dict)
+    steps: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -89,6 +92,7 @@ class Lane:
         self.on_done = on_done
         self.session: Session | None = None
         self._closing: set[asyncio.Task] = set()
+        self._lock = asyncio.Lock()
 
     async def run(self, works: list[Work]) -> dict[int, Observed]:
         out: dict[int, Observed] = {}
@@ -102,7 +106,7 @@ class Lane:
         for w in works:
             queue.put_nowait(w)
 
-        async def worker(n: int) -> None:
+        async def worker(n: int, retry: bool = False) -> None:
             tap = await Tap(self.ssl_context).start()
             page: Page | None = None
             slot: Slot | None = None
@@ -112,16 +116,28 @@ class Lane:
                     if page is None:
                         try:
                             page, slot = await self._new_page(tap)
-                        except Exception as exc:
-                            out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
-                            page = None
-                            continue
-                    obs, keep = await self.review(work, page, slot, tap)
+                        except Exception:
+                            # A browser that opens no page any more (Chromium busy letting go of a spinning
+                            # renderer) is replaced; pages the other slots had on it fail and are retried.
+                            try:
+                                await self._relaunch()
+                                page, slot = await self._new_page(tap)
+                            except Exception as exc:
+                                out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
+                                page = None
+                                continue
+                    try:
+                        # Everything of one block, cleanup included, under a bound: a browser that stops
+                        # answering (a flood still draining) costs this block its page, not the run.
+                        obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
+                    except asyncio.TimeoutError:
+                        obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
+                        obs.seen, obs.tunnels, obs.dropped = tap.since(tap.mark())
                     out[work.index] = obs
                     if not keep:
                         await self._drop(page)
                         page = None
-                    if self.on_done:
+                    if self.on_done and not retry:
                         self.on_done(self.engine.name, work)
             finally:
                 if page is not None:
@@ -133,6 +149,13 @@ class Lane:
 
         try:
             await asyncio.gather(*(worker(n) for n in range(min(self.size, len(works)) or 1)))
+            # A block that hung while other pages ran may have been starved by one that really spins
+            # (two cores, a busy loop on each): each is reviewed once more, alone, and that verdict stands.
+            again = [w for w in works if out.get(w.index) is not None and (out[w.index].timed_out or out[w.index].error)]
+            if again and min(self.size, len(works)) > 1:
+                for w in again:
+                    queue.put_nowait(w)
+                await worker(0, retry=True)
         finally:
             if self._closing:
                 await asyncio.wait(list(self._closing), timeout=10)
@@ -144,8 +167,19 @@ class Lane:
 
     async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
         assert self.session is not None
-        page = await self.session.new_page(proxy=tap.proxy_url)
+        page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url), 60)
         return page, Slot(page)
+
+    async def _relaunch(self) -> None:
+        old = self.session
+        async with self._lock:
+            if self.session is not old:
+                return  # another slot relaunched it already
+            try:
+                await asyncio.wait_for(old.close(), 15)  # type: ignore[union-attr]
+            except Exception:
+                pass
+            self.session = await launch(self.engine)
 
     async def _drop(self, page: Page) -> None:
         """Close a page the last block may have hung, in the background: a busy renderer can take
@@ -179,7 +213,11 @@ class Lane:
             return obs, True
         url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
         try:
-            await asyncio.wait_for(self.drive(work, page, obs, url, canaries, state), self.time_limit)
+            await asyncio.wait_for(self.watched(page, obs, self.drive(work, page, obs, url, canaries, state)), self.time_limit)
+            if not await self._alive(page):  # e.g. a loop that started before the bridge connected
+                obs.timed_out = True
+                obs.steps["hung after"] = round(time.monotonic() - started, 3)
+                keep = False
         except asyncio.TimeoutError:
             obs.timed_out = True
             keep = False
@@ -194,15 +232,17 @@ class Lane:
         if not obs.timed_out and self.engine.driver != "playwright":
             try:
                 await asyncio.wait_for(watch_webdriver(page, obs.watch, url), 5)
-            except Exception:
+            except Exception as exc:
+                obs.steps["watch failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
                 keep = False
         if obs.watch.popups or obs.watch.downloads:
             keep = False
         if keep:
             # Unload the block now: its pending loads must not reach the next block's log.
             try:
-                await page.goto("about:blank", timeout=5)
-            except Exception:
+                await asyncio.wait_for(page.goto("about:blank", timeout=5), 10)
+            except Exception as exc:
+                obs.steps["unload failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
                 keep = False
         obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
         obs.seconds = time.monotonic() - started
@@ -218,13 +258,54 @@ class Lane:
         except Exception:
             return False
 
+    async def watched(self, page: Page, obs: Observed, drive) -> None:
+        """Run ``drive`` while a watchdog asks the host page (and, once connected, the block's frame)
+        for a trivial answer every second: :data:`HANG_MISSES` misses in a row end the review as a
+        hang long before the time limit, so a spinning block stops eating the CPU the other pages
+        need. Playwright only: WebDriver takes one call at a time, there the calls' own timeouts
+        and the time limit decide."""
+        task = asyncio.ensure_future(drive)
+        if self.engine.driver != "playwright":
+            await task
+            return
+
+        async def watchdog() -> None:
+            misses = 0
+            while misses < HANG_MISSES:
+                await asyncio.sleep(1)
+                if "load" not in obs.steps:
+                    continue
+                try:
+                    await page.evaluate("() => 1", timeout=HANG_PROBE)
+                    if "connected" in obs.steps:
+                        await page.evaluate("() => 1", frame=FRAME, timeout=HANG_PROBE)
+                    misses = 0
+                except Exception:
+                    misses += 1
+
+        dog = asyncio.ensure_future(watchdog())
+        try:
+            done, _ = await asyncio.wait({task, dog}, return_when=asyncio.FIRST_COMPLETED)
+            if task in done:
+                task.result()
+                return
+            obs.steps["watchdog"] = f"no answer {HANG_MISSES} times in a row"
+            raise asyncio.TimeoutError
+        finally:
+            for t in (task, dog):
+                t.cancel()
+
     async def drive(self, work: Work, page: Page, obs: Observed, url: str, canaries: Canaries, state: dict[str, Any]) -> None:
         t0 = time.monotonic()
 
         def step(name: str) -> None:
             obs.steps[name] = round(time.monotonic() - t0, 3)
 
-        await page.goto(url, timeout=self.time_limit)
+        if self.engine.driver == "playwright":
+            # "commit", not "load": a block spinning at load never lets the load event come (Firefox).
+            await page.raw.goto(url, wait_until="commit", timeout=self.time_limit * 1000)  # type: ignore[attr-defined]
+        else:
+            await page.goto(url, timeout=min(self.time_limit, 10))
         step("load")
         await page.wait_for("() => window.__review && window.__review.ready", timeout=self.time_limit)
         step("connected")
@@ -234,6 +315,11 @@ class Lane:
         obs.screenshots["light"] = await self.screenshot(page)
         step("light screenshot")
         await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
+        try:  # the theme travels over the bridge: wait until the block's root has it
+            await page.wait_for("(s) => getComputedStyle(document.documentElement).colorScheme === s", work.dark["color-scheme"],
+                                frame=FRAME, timeout=3)
+        except Exception:
+            pass
         await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
         obs.screenshots["dark"] = await self.screenshot(page)
         step("dark screenshot")
@@ -258,7 +344,7 @@ class Lane:
         def shot() -> str:
             from selenium.webdriver.common.by import By
 
-            return page.raw.find_element(By.ID, "block").screenshot_as_base64  # type: ignore[attr-defined]
+            return page.raw.get_screenshot_as_base64()  # type: ignore[attr-defined]
 
         return await asyncio.wait_for(asyncio.to_thread(shot), 10)
 

@@ -1,0 +1,188 @@
+"""Start a browser that other machines drive: what each browser machine runs (docs/SCALE.md).
+
+* chromium, firefox: a Playwright browser server (``playwright launch-server``,
+  shipped with the Python package), with the executables and flags of
+  docs/ENGINES.md; its ``ws://`` endpoint is printed on the first line;
+* webkit: ``WebKitWebDriver --port=P`` (a W3C WebDriver endpoint; one session at a
+  time), on an Xvfb display when there is none.
+
+``flowui-sandbox browser-server ENGINE [--host H] [--port P]`` prints the endpoint
+as ``ENGINE=URL``, ready for ``verify --remote``, and serves until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+
+from .engines import CHROMIUM_ARGS, ENGINE_NAMES, WEBKIT_DRIVER, EngineError, _Xvfb, find_engines
+from .errors import OptionError
+
+
+@dataclass
+class BrowserServer:
+    """A running browser server (a child process) and its endpoint."""
+
+    engine: str
+    url: str
+    process: subprocess.Popen
+
+    @property
+    def spec(self) -> str:
+        return f"{self.engine}={self.url}"
+
+    def stop(self) -> None:
+        """End the server and its browser (the whole process group: the Playwright server is Python, then Node, then the browser)."""
+        self._signal(signal.SIGTERM)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGKILL)
+            self.process.wait(5)
+
+    def kill(self) -> None:
+        """End the server and its browser at once, as a lost machine would."""
+        self._signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.process.pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _playwright_config(engine: str, host: str, port: int) -> dict:
+    found = {e.name: e for e in find_engines()}
+    if engine not in found:
+        raise EngineError(f"{engine}: not installed here (run `make setup`, see README)")
+    config: dict = {"host": host, "port": port}
+    executable = found[engine].executable
+    if engine == "chromium":
+        config["args"] = CHROMIUM_ARGS
+        if executable:
+            config["executablePath"] = executable
+    elif engine == "firefox" and executable:
+        # Debian's Firefox ESR over WebDriver BiDi, as sandbox.engines launches it.
+        config.update(executablePath=executable, channel="moz-firefox")
+    return config
+
+
+def start(engine: str, host: str = "127.0.0.1", port: int = 0, timeout: float = 60) -> BrowserServer:
+    """Start a browser server for ``engine`` and wait until its endpoint answers."""
+    if engine not in ENGINE_NAMES:
+        raise OptionError(f"ENGINE {engine!r}: unknown engine; choose from {', '.join(ENGINE_NAMES)}")
+    if engine == "webkit":
+        return _start_webkit(host, port or _free_port(host), timeout)
+    config = _playwright_config(engine, host, port)
+    folder = tempfile.mkdtemp(prefix="flowui-browser-server-")
+    path = os.path.join(folder, "config.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    log = open(os.path.join(folder, "stderr.log"), "w+")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "playwright", "launch-server", "--browser", engine, "--config", path],
+        stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True,
+    )
+    line = _first_line(process, timeout)
+    if not line.startswith("ws://"):
+        BrowserServer(engine, "", process).kill()
+        log.seek(0)
+        err = log.read().strip().splitlines()
+        raise EngineError(f"{engine}: the Playwright browser server did not start: {line or (err[-1] if err else 'no output')}")
+    return BrowserServer(engine, line, process)
+
+
+def start_many(engines: list[str], host: str = "127.0.0.1", timeout: float = 120) -> list[BrowserServer]:
+    """Start a server per name in ``engines`` (repeats make several), all at once; all or none."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, len(engines))) as pool:
+        futures = [pool.submit(start, name, host, 0, timeout) for name in engines]
+    started = [f.result() for f in futures if f.exception() is None]
+    failures = [f.exception() for f in futures if f.exception() is not None]
+    if failures:
+        for server in started:
+            server.stop()
+        raise failures[0]
+    return started
+
+
+def _first_line(process: subprocess.Popen, timeout: float) -> str:
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(process.stdout, selectors.EVENT_READ)
+    if not sel.select(timeout):
+        return ""
+    return (process.stdout.readline() or "").strip()
+
+
+def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
+    if not os.access(WEBKIT_DRIVER, os.X_OK):
+        raise EngineError(f"webkit: {WEBKIT_DRIVER} is missing (Debian package webkit2gtk-driver)")
+    # MiniBrowser keeps its profile in $HOME: one home per driver keeps the drivers apart.
+    env = {**os.environ, "DISPLAY": _Xvfb.display(), "HOME": tempfile.mkdtemp(prefix="flowui-webkit-server-")}
+    where = "all" if host == "0.0.0.0" else host
+    process = subprocess.Popen(
+        [WEBKIT_DRIVER, f"--port={port}", f"--host={where}"], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise EngineError(f"webkit: WebKitWebDriver exited with status {process.returncode} (port {port} taken?)")
+        try:
+            with urllib.request.urlopen(url + "/status", timeout=2):
+                return BrowserServer("webkit", url, process)
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise EngineError(f"webkit: WebKitWebDriver did not answer on {url} within {timeout:.0f} s")
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def add_cli(sub: argparse._SubParsersAction, command) -> None:
+    p = sub.add_parser(
+        "browser-server", help="serve a browser for `verify --remote` on another machine (docs/SCALE.md)",
+        description="Starts a Playwright browser server (chromium, firefox) or WebKitWebDriver (webkit), prints "
+        "ENGINE=URL for `verify --remote`, and serves until interrupted.",
+    )
+    p.add_argument("engine", choices=ENGINE_NAMES)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    command("browser-server")(_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        server = start(args.engine, args.host, args.port)
+    except EngineError as exc:
+        raise OptionError(f"{args.engine}: {exc}") from None
+    print(server.spec, flush=True)
+    try:
+        return server.process.wait()
+    except KeyboardInterrupt:
+        server.stop()
+        return 0
+
+
+__all__ = ["BrowserServer", "start", "start_many"]

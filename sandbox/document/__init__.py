@@ -1,0 +1,26 @@
+"""The server's side of a Flow UI document: the model, save-time validation, projection
+paths, state diffs as JSON Patch with their fan-out to html blocks, and ui-action checks.
+
+See docs/DOCUMENT.md. One module per job:
+
+* :mod:`.model`: pydantic models of the document and its JSON Schema;
+* :mod:`.validate`: every problem of a document at once, located;
+* :mod:`.projection`: the projection paths and the projected state;
+* :mod:`.patch`: ``diff``, ``apply_patch``, ``fan_out``;
+* :mod:`.action`: ui-action messages against the document and the page;
+* :mod:`.command`: the ``document`` and ``diff`` commands.
+"""
+
+from .action import REASONS, ActionResult, Refusal, UiActionRefused, validate_ui_action
+from .model import DEFAULT_FROZEN_STATE_FIELDS, BLOCK_TYPES, Document, document_schema
+from .patch import PatchError, apply_patch, diff, fan_out
+from .projection import document_paths, html_paths, project_document, projection_paths, rendered_paths
+from .validate import DocumentError, PathRef, Problem, Report, check_blocks, check_document, load_document
+
+__all__ = [
+    "Document", "BLOCK_TYPES", "DEFAULT_FROZEN_STATE_FIELDS", "document_schema",
+    "check_document", "check_blocks", "load_document", "Report", "Problem", "PathRef", "DocumentError",
+    "document_paths", "rendered_paths", "projection_paths", "html_paths", "project_document",
+    "diff", "apply_patch", "fan_out", "PatchError",
+    "validate_ui_action", "ActionResult", "Refusal", "UiActionRefused", "REASONS",
+]

@@ -1,0 +1,448 @@
+"""Validating an incoming ui-action message against the document and the current page.
+
+The seed's form (section "Вверх: одно Message"): a Message with ``role: ROLE_USER``
+whose parts are exactly one data part of media type
+``application/vnd.platform.ui-action+json`` and nothing else. Its data
+``{action, source, fields, payload}`` is checked against the page:
+
+* ``source`` is a block on the page that can act: a button, an input with an
+  ``action``, or an html block; when the state is given, it is visible (its
+  ``visible_when`` and those of the layout blocks around it hold);
+* ``action`` is the block's ``action.name``; an html block may send any name of the
+  action grammar (its script decides; the server routes by name);
+* ``payload`` of a button or input is its declared ``action.payload`` (absent or
+  equal; the declared one is written); an html block's payload is its own;
+* ``fields``: every key is the ``field`` of an input block of the page (visible,
+  when the state is given) or, for an html source, one of its own ``fields``;
+  every required input is present and not empty; each value has the type its
+  input gives (text, number, option, boolean, date, file reference) and meets
+  its constraints (pattern, length, range, options).
+
+The result is the state writes as JSON Patch against the current state: each
+field at its path (missing containers created), then ``ui_action`` =
+``{name, source, payload}``. A refusal carries every problem, each with a
+reason code (:data:`REASONS`) and where it is in the message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
+
+from ..errors import SandboxError
+from ..jsonjs import MAX_DEPTH
+from ..projection import MISSING, get_path, is_empty
+from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
+from .patch import PatchError, apply_patch, check_json, escape, json_equal
+from .projection import report_of
+from .walk import walk_blocks
+
+#: The role of a user message (A2A 1.0, as in the seed).
+USER_ROLE = "ROLE_USER"
+#: Largest ui-action data accepted, in characters of compact JSON.
+MAX_ACTION_CHARS = 1_000_000
+
+REASONS: dict[str, str] = {
+    "bad-message": "the message is not an object with a list of parts",
+    "bad-role": f"the role of a user message is {USER_ROLE}",
+    "no-ui-action": "the message carries no ui-action part",
+    "two-ui-actions": "the message carries more than one ui-action part",
+    "text-beside-action": "a ui-action message carries no text part",
+    "extra-part": "a ui-action message carries exactly one part, the ui-action",
+    "bad-ui-action": "the ui-action part does not have the protocol's shape",
+    "too-large": f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels",
+    "unknown-page": "the current page is not a page of the document",
+    "unknown-source": "no block of the document has this block_id",
+    "not-on-page": "the source block is not on the current page",
+    "cannot-act": "the source block sends no actions",
+    "source-hidden": "the source block is hidden (visible_when) in the current state",
+    "wrong-action": "the action is not the source block's action.name",
+    "payload-mismatch": "the payload is not the one the block declares",
+    "unknown-field": "the key is not a field of an input block on the page (or of the html source)",
+    "hidden-field": "the input block of this field is hidden (visible_when) in the current state",
+    "required": "a required field is missing or empty",
+    "wrong-type": "the value does not have the type its input gives",
+    "pattern-mismatch": "the text does not match the input's pattern",
+    "too-short": "the text is shorter than min_length",
+    "too-long": "the text is longer than the input allows",
+    "out-of-range": "the value is outside the input's min and max",
+    "not-an-option": "the value is not one of the select's options",
+    "state-conflict": "the field cannot be written at its path in the current state",
+}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message} [{self.code}]"
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "where": self.where, "message": self.message}
+
+
+class UiActionRefused(SandboxError):
+    """The message is refused; :attr:`refusals` lists why (at least one)."""
+
+    def __init__(self, refusals: list[Refusal]):
+        self.refusals = list(refusals)
+        super().__init__("\n".join(map(str, self.refusals)))
+
+    @property
+    def codes(self) -> list[str]:
+        return [r.code for r in self.refusals]
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """An accepted ui-action: the model, the source block (JSON) and the state writes."""
+
+    action: UiAction
+    block: dict[str, Any]
+    writes: list[dict[str, Any]]
+
+
+def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any = None,
+                       frozen: Iterable[str] = ()) -> ActionResult:
+    """Check ``message`` (an A2A user Message as JSON) sent on page ``page_id``.
+
+    ``state``: the current state (for visibility and for the writes' containers;
+    ``None`` means no visibility checks and an empty state). Raises
+    :class:`UiActionRefused`.
+    """
+    report = report_of(document, frozen=frozen)
+    data = _the_part(message)
+    try:
+        check_json(data, "data")
+        size = json_chars(data)
+    except (PatchError, ValueError) as exc:
+        raise UiActionRefused([Refusal("too-large", "message.parts[0].data", str(exc))]) from None
+    if size > MAX_ACTION_CHARS:
+        raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"{size:,} characters of JSON; at most {MAX_ACTION_CHARS:,}")])
+    try:
+        action = UiAction.model_validate(data)
+    except ValidationError as exc:
+        raise UiActionRefused([
+            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in e["loc"]),
+                    e["msg"]) for e in exc.errors(include_url=False)
+        ]) from None
+
+    raw = report.document.model_dump(mode="json", exclude_unset=True)  # type: ignore[union-attr]
+    pages = {page["page_id"]: (index, page) for index, page in enumerate(raw["pages"])}
+    if page_id not in pages:
+        raise UiActionRefused([Refusal("unknown-page", "page_id", f"{page_id!r} is not a page of the document ({', '.join(pages)})")])
+    index, page = pages[page_id]
+    where = "message.parts[0].data"
+
+    blocks = _page_blocks(page, state)  # block_id -> (block, visible)
+    found = blocks.get(action.source)
+    if found is None:
+        elsewhere = [p for p, (_, pg) in pages.items() if action.source in _page_blocks(pg, None)]
+        if elsewhere:
+            raise UiActionRefused([Refusal("not-on-page", f"{where}.source", f"block {action.source!r} is on page {elsewhere[0]!r}, not on {page_id!r}")])
+        raise UiActionRefused([Refusal("unknown-source", f"{where}.source", f"no block {action.source!r} in the document")])
+    block, visible = found
+    kind = block["type"]
+    acts = "any" if kind == "html" else "action" if block.get("action") is not None else None
+    if acts is None:
+        what = "an input without an action" if kind in INPUT_TYPES else f"a {kind} block"
+        raise UiActionRefused([Refusal("cannot-act", f"{where}.source", f"block {action.source!r} is {what}; it sends no actions")])
+    if not visible:
+        raise UiActionRefused([Refusal("source-hidden", f"{where}.source", f"block {action.source!r} is hidden in the current state")])
+
+    refusals: list[Refusal] = []
+    payload = action.payload
+    if acts == "action":
+        declared = block["action"]
+        if action.action != declared["name"]:
+            refusals.append(Refusal("wrong-action", f"{where}.action", f"block {action.source!r} sends {declared['name']!r}, not {action.action!r}"))
+        expected = declared.get("payload")
+        if payload is not None and not json_equal(payload, expected):
+            refusals.append(Refusal("payload-mismatch", f"{where}.payload", f"block {action.source!r} declares the payload {_short(expected)}"))
+        payload = expected
+
+    inputs = {b["field"]: (b, vis) for b, vis in blocks.values() if b["type"] in INPUT_TYPES}
+    own = list(block.get("fields", [])) if kind == "html" else []
+    values = action.fields
+    refused: set[str] = set()
+    for key, value in values.items():
+        at = f"{where}.fields[{_quote(key)}]"
+        if key in inputs:
+            input_block, vis = inputs[key]
+            if not vis:
+                refusals.append(Refusal("hidden-field", at, f"input {input_block['block_id']!r} is hidden in the current state"))
+                refused.add(key)
+                continue
+            problems = _check_value(input_block, value, at)
+            refusals.extend(problems)
+            refused.update(key for _ in problems[:1])
+        elif key not in own:
+            known = sorted({*inputs, *own})
+            refusals.append(Refusal("unknown-field", at, f"{key!r} is not a field of page {page_id!r} ({', '.join(known) or 'it has none'})"))
+    for key, (input_block, vis) in inputs.items():
+        if vis and key not in refused and input_block.get("required") and _blank(input_block, values.get(key, MISSING)):
+            refusals.append(Refusal("required", f"{where}.fields[{_quote(key)}]", f"input {input_block['block_id']!r} is required"))
+    if refusals:
+        raise UiActionRefused(refusals)
+
+    current = state if isinstance(state, dict) else {}
+    writes: list[dict[str, Any]] = []
+    order = [f for f in inputs if f in values] + [f for f in own if f in values and f not in inputs]
+    for key in order:
+        op = _write(current, key, values[key])
+        if isinstance(op, Refusal):
+            refusals.append(Refusal(op.code, f"{where}.fields[{_quote(key)}]", op.message))
+        else:
+            writes.append(op)
+            current = apply_patch(current, [op])  # the next write sees this one
+    if refusals:
+        raise UiActionRefused(refusals)
+    writes.append({"op": "add", "path": "/" + escape(UI_ACTION_FIELD),
+                   "value": {"name": action.action, "source": action.source, "payload": payload}})
+    return ActionResult(action, block, writes)
+
+
+# ------------------------------------------------------------------------ the message
+
+
+def _the_part(message: Any) -> Any:
+    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
+        raise UiActionRefused([Refusal("bad-message", "message", "expected an A2A Message: an object with role and parts")])
+    refusals = []
+    if message.get("role") != USER_ROLE:
+        refusals.append(Refusal("bad-role", "message.role", f"the role is {message.get('role')!r}; a user message has {USER_ROLE!r}"))
+    parts = message["parts"]
+    actions = [i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("mediaType") == UI_ACTION_MEDIA_TYPE]
+    texts = [i for i, p in enumerate(parts) if isinstance(p, dict) and "text" in p]
+    if not actions:
+        refusals.append(Refusal("no-ui-action", "message.parts", f"no part has mediaType {UI_ACTION_MEDIA_TYPE}"))
+    elif len(actions) > 1:
+        refusals.append(Refusal("two-ui-actions", f"message.parts[{actions[1]}]", f"parts {actions} are all ui-actions; a message carries one"))
+    for i in texts:
+        if actions:
+            refusals.append(Refusal("text-beside-action", f"message.parts[{i}]", "a text part beside the ui-action"))
+    for i, _ in enumerate(parts):
+        if i not in actions and i not in texts:
+            refusals.append(Refusal("extra-part", f"message.parts[{i}]", "a part other than the ui-action"))
+    if refusals:
+        raise UiActionRefused(refusals)
+    part = parts[actions[0]]
+    extra = sorted(set(part) - {"data", "mediaType", "metadata"})
+    if extra or not isinstance(part.get("data"), dict):
+        why = f"unknown keys {extra}" if extra else "data must be an object"
+        raise UiActionRefused([Refusal("bad-ui-action", f"message.parts[{actions[0]}]", why)])
+    if actions[0] != 0:  # only possible with other parts, refused above
+        raise UiActionRefused([Refusal("extra-part", "message.parts", "the ui-action must be the only part")])
+    return part["data"]
+
+
+# ------------------------------------------------------------------------ the page
+
+
+def _page_blocks(page: dict, state: Any) -> dict[str, tuple[dict, bool]]:
+    """Every block of the page by id, with whether it is visible (its own and every
+    enclosing layout block's visible_when; always true without a state)."""
+    out: dict[str, tuple[dict, bool]] = {}
+    hidden_under: list[tuple] = []  # locations of hidden blocks
+    for item in walk_blocks(page.get("blocks", []), ("blocks",)):
+        if item.kind != "block":
+            continue
+        block = item.value
+        visible = state is None or (
+            _shown(block.get("visible_when"), state)
+            and not any(item.loc[: len(h)] == h for h in hidden_under)
+        )
+        if not visible:
+            hidden_under.append(item.loc)
+        out[block["block_id"]] = (block, visible)
+    return out
+
+
+def _shown(condition: Any, state: Any) -> bool:
+    if not condition:
+        return True
+    value = get_path(state, condition["path"])
+    if "equals" in condition:
+        return value is not MISSING and json_equal(value, condition["equals"])
+    return not is_empty(value)
+
+
+# ------------------------------------------------------------------------ the values
+
+
+def _blank(block: dict, value: Any) -> bool:
+    if block["type"] in ("checkbox", "switch"):
+        return value is not True
+    return value is MISSING or value is None or value == "" or value == []
+
+
+def _check_value(block: dict, value: Any, at: str) -> list[Refusal]:
+    """The refusals for one input's value (``null`` clears an optional field)."""
+    if value is None:
+        return []
+    kind = block["type"]
+    bid = block["block_id"]
+
+    def wrong(expected: str) -> list[Refusal]:
+        return [Refusal("wrong-type", at, f"{kind} {bid!r} gives {expected}, not {_type(value)}")]
+
+    if kind in ("text_input", "voice_input"):
+        if not isinstance(value, str):
+            return wrong("a string")
+        limit = block.get("max_length") or TEXT_MAX_LENGTH
+        if len(value) > limit:
+            return [Refusal("too-long", at, f"{len(value):,} characters; at most {limit:,}")]
+        if block.get("min_length") is not None and len(value) < block["min_length"] and value != "":
+            return [Refusal("too-short", at, f"{len(value)} characters; at least {block['min_length']}")]
+        pattern = block.get("pattern")
+        if pattern is not None and value != "" and re.fullmatch(pattern, value) is None:
+            message = block.get("error_message") or f"does not match the pattern {pattern!r}"
+            return [Refusal("pattern-mismatch", at, message)]
+        return []
+    if kind in ("number_input", "slider"):
+        if type(value) not in (int, float) or not math.isfinite(value):
+            return wrong("a number")
+        if block.get("integer") and value != int(value):
+            return wrong("an integer")
+        return _range(block, value, at)
+    if kind in ("checkbox", "switch"):
+        return [] if type(value) is bool else wrong("a boolean")
+    if kind == "select":
+        options = [o["value"] for o in block["options"]]
+        chosen = value if block.get("multiple") else [value]
+        if block.get("multiple") and not isinstance(value, list):
+            return wrong("an array of option values")
+        if block.get("multiple") and len(chosen) != len({repr((type(c), c)) for c in chosen}):
+            return [Refusal("not-an-option", at, "an option is chosen twice")]
+        for choice in chosen:
+            if not any(json_equal(choice, o) and type(choice) is type(o) or _same_number(choice, o) for o in options):
+                return [Refusal("not-an-option", at, f"{_short(choice)} is not an option of {bid!r} ({', '.join(map(_short, options))})")]
+        return []
+    if kind == "date_input":
+        if not isinstance(value, str) or not re.fullmatch(DATE[1:-1], value) or not _valid(date.fromisoformat, value):
+            return wrong("a date YYYY-MM-DD")
+        return _range(block, value, at)
+    if kind == "datetime_input":
+        if not isinstance(value, str) or not re.fullmatch(DATETIME[1:-1], value) or not _valid(datetime.fromisoformat, value):
+            return wrong("a local date and time YYYY-MM-DDTHH:MM[:SS]")
+        normal = value if len(value) == 19 else value + ":00"
+        return _range(block, normal, at, normalize=lambda t: t if len(t) == 19 else t + ":00")
+    if kind == "file_upload":
+        files = value if block.get("multiple") else [value]
+        if block.get("multiple") and not isinstance(value, list):
+            return wrong("an array of file references")
+        for file in files:
+            problem = _file_problem(file, block)
+            if problem:
+                return [Refusal("wrong-type", at, problem)]
+        return []
+    return wrong("nothing")  # pragma: no cover - every input type is handled above
+
+
+def _range(block: dict, value: Any, at: str, normalize=lambda v: v) -> list[Refusal]:
+    low, high = block.get("min"), block.get("max")
+    if low is not None and value < normalize(low) or high is not None and value > normalize(high):
+        return [Refusal("out-of-range", at, f"{_short(value)} is outside {_short(low)}..{_short(high)}")]
+    return []
+
+
+def _file_problem(file: Any, block: dict) -> str | None:
+    if not isinstance(file, dict) or not isinstance(file.get("name"), str) or not isinstance(file.get("media_type"), str):
+        return 'a file reference is an object with string "name" and "media_type" (and optional "size", "uri")'
+    extra = set(file) - {"name", "media_type", "size", "uri"}
+    if extra:
+        return f"a file reference has no {sorted(extra)}"
+    size = file.get("size")
+    if size is not None and (type(size) is not int or size < 0):
+        return "size is a number of bytes"
+    if size is not None and block.get("max_bytes") and size > block["max_bytes"]:
+        return f"the file has {size:,} bytes; at most {block['max_bytes']:,}"
+    if "uri" in file and not isinstance(file["uri"], str):
+        return "uri is a string"
+    accept = block.get("accept")
+    if accept and not any(_media_match(file["media_type"], a) for a in accept):
+        return f"the media type {file['media_type']!r} is not accepted ({', '.join(accept)})"
+    return None
+
+
+def _media_match(media_type: str, accept: str) -> bool:
+    if accept.endswith("/*"):
+        return media_type.lower().startswith(accept[:-1].lower())
+    return media_type.lower() == accept.lower()
+
+
+def _valid(parse, text: str) -> bool:
+    try:
+        parse(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    return type(a) in (int, float) and type(b) in (int, float) and a == b
+
+
+# ------------------------------------------------------------------------ the writes
+
+
+def _write(state: dict, path: str, value: Any) -> dict[str, Any] | Refusal:
+    """One operation writing ``value`` at ``path`` in ``state``, creating missing containers."""
+    segments = path.split(".")
+    node: Any = state
+    for depth, segment in enumerate(segments):
+        pointer = "/" + "/".join(escape(s) for s in segments[: depth + 1])
+        rest = segments[depth + 1:]
+        nested = value
+        for s in reversed(rest):
+            nested = {s: nested}
+        if isinstance(node, list):
+            if not segment.isdigit():
+                return Refusal("state-conflict", "", f"the state at {pointer.rsplit('/', 1)[0]} is an array; {path!r} names a key in it")
+            index = int(segment)
+            if index > len(node) or index == len(node) and rest:
+                return Refusal("state-conflict", "", f"the array at {pointer.rsplit('/', 1)[0]} has {len(node)} elements; {path!r} is beyond")
+            if index == len(node):
+                return {"op": "add", "path": pointer, "value": nested}
+            child = node[index]
+            if not rest or not isinstance(child, (dict, list)):
+                return {"op": "replace", "path": pointer, "value": nested}
+            node = child
+            continue
+        child = node.get(segment, MISSING)
+        if not rest or not isinstance(child, (dict, list)):
+            return {"op": "add", "path": pointer, "value": nested}  # add replaces an existing member
+        node = child
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _type(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _short(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _quote(key: str) -> str:
+    import json
+
+    return json.dumps(key, ensure_ascii=False)
+
+
+__all__ = ["validate_ui_action", "ActionResult", "Refusal", "UiActionRefused", "REASONS", "USER_ROLE"]

@@ -1,0 +1,168 @@
+"""JSON files as the document commands read them: bounded, strict, and located.
+
+* :func:`load_json` parses with the C decoder, refuses NaN/Infinity and
+  duplicate object keys, and bounds the nesting depth *before* Python's decoder
+  recurses into it (a 100,000-deep array is a clear error with its line:column,
+  not a RecursionError).
+* :func:`locate` finds the line:column of the value at a location such as
+  ``("pages", 0, "blocks", 3, "source")`` in the text, for error messages; it
+  skips the values it does not descend into with the C decoder, so it is fast
+  on large files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from json.decoder import JSONDecodeError, scanstring
+from typing import Any
+
+from ..errors import UsageError
+from ..jsonjs import MAX_DEPTH
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = " \t\n\r"
+# Strings, and the brackets outside them: enough to measure nesting without a full parse.
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of ``offset``."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _too_deep(text: str, max_depth: int) -> int | None:
+    """Offset of the first bracket that opens level ``max_depth + 1``, or None."""
+    depth = 0
+    for match in _NESTING.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                return match.start()
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
+            seen.add(key)
+    return out
+
+
+def load_json(text: str, name: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """The value of JSON ``text`` (``name`` names it in errors), or :class:`UsageError`
+    ``NAME:LINE:COL: message``."""
+    cheap = text.count("[") + text.count("{")  # an upper bound of the depth, strings included
+    if cheap > max_depth and (offset := _too_deep(text, max_depth)) is not None:
+        line, column = position(text, offset)
+        raise UsageError(f"{name}:{line}:{column}: the JSON nests deeper than {max_depth} levels of objects and arrays")
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs)
+    except JSONDecodeError as exc:
+        raise UsageError(f"{name}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    except ValueError as exc:  # NaN, Infinity or a duplicate key: find where with a second, plain pass
+        where = _locate_problem(text)
+        raise UsageError(f"{name}:{where}: {exc}") from None
+
+
+def _locate_problem(text: str) -> str:
+    """line:column of the first duplicate key or non-JSON constant (the error path only)."""
+    found = _scan_for_problem(text, _skip_ws(text, 0))
+    if found is None:
+        return "1:1"
+    line, column = position(text, found)
+    return f"{line}:{column}"
+
+
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WHITESPACE:
+        i += 1
+    return i
+
+
+def _scan_for_problem(text: str, i: int) -> int | None:
+    """Offset of the first duplicate key or NaN/Infinity in the value at ``i``."""
+    ch = text[i:i + 1]
+    if ch == "{":
+        i = _skip_ws(text, i + 1)
+        seen: set[str] = set()
+        if text[i:i + 1] == "}":
+            return None
+        while True:
+            key, end = scanstring(text, i + 1)
+            if key in seen:
+                return i
+            seen.add(key)
+            i = _skip_ws(text, _skip_ws(text, end) + 1)
+            found = _scan_for_problem(text, i)
+            if found is not None:
+                return found
+            i = _skip_ws(text, _end_of_value(text, i))
+            if text[i] == "}":
+                return None
+            i = _skip_ws(text, i + 1)
+    if ch == "[":
+        i = _skip_ws(text, i + 1)
+        if text[i:i + 1] == "]":
+            return None
+        while True:
+            found = _scan_for_problem(text, i)
+            if found is not None:
+                return found
+            i = _skip_ws(text, _end_of_value(text, i))
+            if text[i] == "]":
+                return None
+            i = _skip_ws(text, i + 1)
+    if text.startswith(("NaN", "Infinity", "-Infinity"), i):
+        return i
+    return None
+
+
+def _end_of_value(text: str, i: int) -> int:
+    """Offset just after the JSON value starting at ``i`` (constants accepted: the error path)."""
+    return _DECODER.raw_decode(text, i)[1]
+
+
+def locate(text: str, location: Sequence[str | int]) -> tuple[int, int] | None:
+    """Line and column of the value at ``location`` in JSON ``text`` (the deepest part found)."""
+    try:
+        i = _skip_ws(text, 0)
+        for step in location:
+            ch = text[i:i + 1]
+            if ch == "{" and isinstance(step, str):
+                i = _skip_ws(text, i + 1)
+                while text[i:i + 1] == '"':
+                    key, end = scanstring(text, i + 1)
+                    i = _skip_ws(text, _skip_ws(text, end) + 1)
+                    if key == step:
+                        break
+                    i = _skip_ws(text, _end_of_value(text, i))
+                    if text[i:i + 1] == ",":
+                        i = _skip_ws(text, i + 1)
+                else:
+                    return position(text, max(0, i - 1)) if location else None
+            elif ch == "[" and isinstance(step, int):
+                i = _skip_ws(text, i + 1)
+                for _ in range(step):
+                    i = _skip_ws(text, _end_of_value(text, i))
+                    if text[i:i + 1] != ",":
+                        return position(text, i)
+                    i = _skip_ws(text, i + 1)
+            else:
+                break
+        return position(text, i)
+    except (ValueError, IndexError):
+        return None

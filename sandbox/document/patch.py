@@ -1,0 +1,461 @@
+"""State differences as JSON Patch (RFC 6902): diff, apply, and the fan-out to html blocks.
+
+The patches use only ``add``, ``replace`` and ``remove`` (seed: "Патч state всегда
+выражается через add/replace/remove"), with JSON Pointers whose segments escape
+``~`` as ``~0`` and ``/`` as ``~1``.
+
+:func:`diff` rules (a server team can predict its output):
+
+* objects: keys of ``old`` missing from ``new`` are removed, then keys of ``new``
+  are added or compared, each in its object's order; a changed leaf is one
+  ``replace`` at its pointer (so one changed leaf is one operation);
+* arrays: the common head and tail are kept; what is between is aligned by a
+  minimal edit script (an element kept, changed in place, removed or inserted),
+  emitted front to back with indexes as they are at that point of the patch (no
+  index-shift bugs); beyond :data:`ALIGN_CELLS` cells equal elements are matched up
+  by difflib's SequenceMatcher and the elements between them changed in place
+  (or, when that is cheaper or would be quadratic, all compared by position);
+* a value that changes kind (object, array, scalar) is one ``replace``, and so is a
+  container of two or more entries that becomes empty;
+* equality is JSON equality: ``true`` is not ``1``; ``1`` and ``1.0`` are one
+  number (as in JavaScript).
+
+:func:`apply_patch` is the Python twin of ``applyPatch`` in ``bridge/flow-ui-host.js``
+(``fixtures/bridge/patch.json`` and ``fixtures/document/patches.json`` hold both to
+the same results): all or nothing, own keys only, array indexes without leading zeros,
+``-`` only to append, the root replaceable only by an object.
+
+:func:`fan_out` turns one patch of the document's projection into each html
+block's own patch (only what lies under its paths, nothing for a block whose
+paths did not change), equal to diffing each block's projection separately.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
+from typing import Any
+
+from ..errors import SandboxError
+from ..jsonjs import MAX_DEPTH
+from ..projection import project
+
+#: Largest old x new middle of an array aligned by the minimal edit script.
+ALIGN_CELLS = 4096
+#: Longer middles are matched up by SequenceMatcher unless that would compare more than
+#: this many pairs of equal elements (then position by position).
+MATCH_COMPARISONS = 1_000_000
+
+
+class PatchError(SandboxError):
+    """A patch that cannot be applied, or a value that is not JSON; the message says where."""
+
+
+# ------------------------------------------------------------------------ pointers
+
+
+def escape(segment: str) -> str:
+    return segment.replace("~", "~0").replace("/", "~1")
+
+
+def unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def pointer(segments: Iterable[str | int]) -> str:
+    """The JSON Pointer of ``segments`` (``["a/b", 0]`` -> ``/a~1b/0``)."""
+    return "".join("/" + escape(str(s)) for s in segments)
+
+
+def path_pointer(path: str) -> str:
+    """The JSON Pointer of a state path (``customer.name`` -> ``/customer/name``)."""
+    return "/" + path.replace(".", "/")
+
+
+def parse_pointer(text: Any, where: str = "JSON Pointer") -> list[str]:
+    if not isinstance(text, str):
+        raise PatchError(f"{where}: path must be a JSON Pointer string, not {_describe(text)}")
+    if text == "":
+        return []
+    if text[0] != "/":
+        raise PatchError(f'{where}: JSON Pointer {_json(text)} must start with "/"')
+    return [unescape(t) for t in text[1:].split("/")]
+
+
+# ------------------------------------------------------------------------ JSON checks
+
+
+def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> None:
+    """Raise :class:`PatchError` unless ``value`` is JSON (str keys, finite numbers) at most
+    ``max_depth`` containers deep. Iterative: a 100,000-deep value is an error, not a crash."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        if kind is float and value - value != 0:
+            raise PatchError(f"{name}: {value!r} is not a JSON number")
+        if kind not in _SCALARS and kind is not float:
+            raise PatchError(f"{name}: a value of type {kind.__name__} is not JSON")
+        return
+    # (node, depth, trail): trail is (parent trail, key), made a pointer only for an error
+    stack: list[tuple[Any, int, Any]] = [(value, 1, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth, trail = pop()
+        if depth > max_depth:
+            raise PatchError(f"{name}{_trail(trail)}: nests deeper than {max_depth} levels of objects and arrays")
+        is_dict = type(node) is dict
+        for key, item in node.items() if is_dict else enumerate(node):
+            if is_dict and type(key) is not str:
+                raise PatchError(f"{name}{_trail(trail)}: the key {key!r} is not a string")
+            kind = type(item)
+            if kind in _SCALARS:
+                continue
+            if kind is dict or kind is list:
+                push((item, depth + 1, (trail, key)))
+            elif kind is float:
+                if item - item != 0:
+                    raise PatchError(f"{name}{_trail((trail, key))}: {item!r} is not a JSON number")
+            else:
+                raise PatchError(f"{name}{_trail((trail, key))}: a value of type {kind.__name__} is not JSON")
+
+
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def _trail(trail: Any) -> str:
+    keys = []
+    while trail is not None:
+        trail, key = trail
+        keys.append(key)
+    return "".join("/" + escape(str(k)) for k in reversed(keys))
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: like ``==`` but ``true`` is not ``1`` (``1 == 1.0`` still holds)."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    return _same_kinds(a, b)
+
+
+def _same_kinds(a: Any, b: Any) -> bool:
+    """For values already ``==``: no bool stands where the other has a number."""
+    ta, tb = type(a), type(b)
+    if ta is dict:
+        # (a str, None or other scalar pair is already told apart by ==)
+        return tb is dict and all(_same_kinds(v, b[k]) for k, v in a.items() if type(v) in _DEEP)
+    if ta is list:
+        return tb is list and all(_same_kinds(x, y) for x, y in zip(a, b) if type(x) in _DEEP or type(y) in _DEEP)
+    return (ta is bool) == (tb is bool)
+
+
+_DEEP = frozenset((dict, list, bool, int, float))
+
+
+# ------------------------------------------------------------------------ diff
+
+
+def diff(old: Any, new: Any) -> list[dict[str, Any]]:
+    """The JSON Patch that turns ``old`` into ``new`` (see the module's rules)."""
+    check_json(old, "old")
+    check_json(new, "new")
+    ops: list[dict[str, Any]] = []
+    _diff(old, new, "", ops)
+    return ops
+
+
+def _kind(value: Any) -> int:
+    kind = type(value)
+    return 1 if kind is dict else 2 if kind is list else 0
+
+
+def _diff(old: Any, new: Any, at: str, ops: list) -> None:
+    ko, kn = _kind(old), _kind(new)
+    if ko != kn or ko == 0:
+        if not json_equal(old, new):
+            ops.append({"op": "replace", "path": at, "value": _copy(new)})
+        return
+    if old is new:
+        return
+    if not new and len(old) > 1:  # emptied: one replace instead of a remove per entry
+        ops.append({"op": "replace", "path": at, "value": {} if ko == 1 else []})
+        return
+    if ko == 1:
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": f"{at}/{escape(key)}"})
+        for key, value in new.items():
+            if key in old:
+                _diff(old[key], value, f"{at}/{escape(key)}", ops)
+            else:
+                ops.append({"op": "add", "path": f"{at}/{escape(key)}", "value": _copy(value)})
+        return
+    _diff_lists(old, new, at, ops)
+
+
+def _diff_lists(old: list, new: list, at: str, ops: list) -> None:
+    n, m = len(old), len(new)
+    head = 0
+    while head < n and head < m and json_equal(old[head], new[head]):
+        head += 1
+    tail = 0
+    while tail < n - head and tail < m - head and json_equal(old[n - 1 - tail], new[m - 1 - tail]):
+        tail += 1
+    a, b = old[head:n - tail], new[head:m - tail]
+    if not a and not b:
+        return
+    script = _align(a, b) if len(a) * len(b) <= ALIGN_CELLS else _match_up(a, b)
+    index = head
+    for step, i, j in script:
+        if step == "keep":
+            index += 1
+        elif step == "change":
+            _diff(a[i], b[j], f"{at}/{index}", ops)
+            index += 1
+        elif step == "remove":
+            ops.append({"op": "remove", "path": f"{at}/{index}"})
+        else:
+            ops.append({"op": "add", "path": f"{at}/{index}", "value": _copy(b[j])})
+            index += 1
+
+
+def _align(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
+    """A minimal edit script from ``a`` to ``b``: keep (cost 0), change in place, remove,
+    insert (cost 1 each); ties prefer changing in place (smaller patches for similar elements)."""
+    n, m = len(a), len(b)
+    equal = [[json_equal(x, y) for y in b] for x in a]
+    # cost[i][j]: edits turning a[i:] into b[j:]
+    cost = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n, -1, -1):
+        row = cost[i]
+        for j in range(m, -1, -1):
+            if i == n:
+                row[j] = m - j
+            elif j == m:
+                row[j] = n - i
+            else:
+                row[j] = min(
+                    cost[i + 1][j + 1] + (0 if equal[i][j] else 1),
+                    cost[i + 1][j] + 1,
+                    row[j + 1] + 1,
+                )
+    script = []
+    i = j = 0
+    while i < n or j < m:
+        if i < n and j < m and cost[i][j] == cost[i + 1][j + 1] + (0 if equal[i][j] else 1):
+            script.append(("keep" if equal[i][j] else "change", i, j))
+            i += 1
+            j += 1
+        elif i < n and cost[i][j] == cost[i + 1][j] + 1:
+            script.append(("remove", i, None))
+            i += 1
+        else:
+            script.append(("insert", None, j))
+            j += 1
+    return script
+
+
+def _positional(n: int, m: int) -> list[tuple[str, int | None, int | None]]:
+    common = min(n, m)
+    script: list[tuple[str, int | None, int | None]] = [("change", i, i) for i in range(common)]
+    script += [("remove", i, None) for i in range(common, n)]
+    script += [("insert", None, j) for j in range(common, m)]
+    return script
+
+
+def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
+    """The edit script of a long middle: equal elements matched up by difflib's
+    SequenceMatcher on each element's canonical JSON; between matches, elements changed in
+    place, then the rest removed or inserted. Compared by position instead when that
+    takes fewer operations, or when matching up would take quadratic time (many equal
+    elements, counted first)."""
+    keys_a = [_key(x) for x in a]
+    keys_b = [_key(x) for x in b]
+    common = min(len(a), len(b))
+    by_position = sum(1 for i in range(common) if keys_a[i] != keys_b[i]) + abs(len(a) - len(b))
+    counts = Counter(keys_b)
+    if sum(counts[k] for k in keys_a) > MATCH_COMPARISONS:
+        return _positional(len(a), len(b))
+    script: list[tuple[str, int | None, int | None]] = []
+    cost = 0
+    matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            script += [("keep", i1 + k, j1 + k) for k in range(i2 - i1)]
+            continue
+        paired = min(i2 - i1, j2 - j1)
+        script += [("change", i1 + k, j1 + k) for k in range(paired)]
+        script += [("remove", i, None) for i in range(i1 + paired, i2)]
+        script += [("insert", None, j) for j in range(j1 + paired, j2)]
+        cost += max(i2 - i1, j2 - j1)
+    return script if cost <= by_position else _positional(len(a), len(b))
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def _key(value: Any) -> str:
+    return _CANONICAL.encode(value)
+
+
+def _copy(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    return value
+
+
+# ------------------------------------------------------------------------ apply
+
+
+def apply_patch(state: Any, ops: Any) -> Any:
+    """A new value with ``ops`` applied; the input is not modified; all or nothing."""
+    if not isinstance(ops, list):
+        raise PatchError(f"JSON Patch: expected an array of operations, not {_describe(ops)}")
+    doc = state
+    for number, op in enumerate(ops):
+        where = f"JSON Patch operation {number}"
+        if not isinstance(op, dict):
+            raise PatchError(f"{where}: expected an object, not {_describe(op)}")
+        name = op.get("op")
+        if name not in ("add", "replace", "remove"):
+            raise PatchError(f"{where}: op {_describe(name)} is not supported (add, replace, remove)")
+        tokens = parse_pointer(op.get("path"), where)
+        if name != "remove":
+            if "value" not in op:
+                raise PatchError(f"{where}: {name} needs a value")
+            try:
+                check_json(op["value"], "value")
+            except PatchError as exc:
+                raise PatchError(f"{where}: {exc}") from None
+        if not tokens:
+            if name == "remove" or not isinstance(op["value"], dict):
+                raise PatchError(f"{where}: the state itself can only be replaced by an object")
+            doc = _copy(op["value"])
+            continue
+        doc = _patch_at(doc, tokens, 0, op, where)
+    return doc
+
+
+def _patch_at(node: Any, tokens: list[str], i: int, op: dict, where: str) -> Any:
+    token = tokens[i]
+    last = i == len(tokens) - 1
+    at = "/" + "/".join(tokens[: i + 1])
+    name = op["op"]
+    if type(node) is list:
+        copy = list(node)
+        append = token == "-" and last and name == "add"
+        if not append and not (token == "0" or token[:1] in "123456789" and token.isdigit() and token.isascii()):
+            raise PatchError(f"{where}: {at}: {_json(token)} is not an array index")
+        index = len(copy) if append else int(token)
+        limit = len(copy) if last and name == "add" else len(copy) - 1
+        if index > limit:
+            raise PatchError(f"{where}: {at}: index {index} is out of range (length {len(copy)})")
+        if not last:
+            copy[index] = _patch_at(copy[index], tokens, i + 1, op, where)
+        elif name == "add":
+            copy.insert(index, _copy(op["value"]))
+        elif name == "replace":
+            copy[index] = _copy(op["value"])
+        else:
+            del copy[index]
+        return copy
+    if type(node) is not dict:
+        raise PatchError(f"{where}: {at}: the parent is not an object or array")
+    copy = dict(node)
+    present = token in copy
+    if not last:
+        if not present:
+            raise PatchError(f"{where}: {at} does not exist")
+        copy[token] = _patch_at(copy[token], tokens, i + 1, op, where)
+    elif name == "add":
+        copy[token] = _copy(op["value"])
+    elif not present:
+        raise PatchError(f"{where}: {at} does not exist ({name} needs an existing value)")
+    elif name == "replace":
+        copy[token] = _copy(op["value"])
+    else:
+        del copy[token]
+    return copy
+
+
+# ------------------------------------------------------------------------ fan-out
+
+
+def fan_out(old: Mapping[str, Any], ops: list[dict[str, Any]], blocks: Mapping[str, Iterable[str]]) -> dict[str, list[dict[str, Any]]]:
+    """Each block's own patch from one patch of the projection ``old``.
+
+    ``blocks`` maps a block id to its projection paths. A block is in the result only
+    when its projection changed; its patch equals ``diff(project(old, paths),
+    project(new, paths))``. Operations strictly inside a path the block carries whole
+    are forwarded as they are; a block touched in any other way (a container of one
+    of its paths replaced or removed, an array it indexes into shifted) gets the diff
+    of its two projections, so it never sees a value outside its paths.
+    """
+    parsed = [parse_pointer(op.get("path"), f"JSON Patch operation {n}") for n, op in enumerate(ops)]
+    new: Any = None
+    out: dict[str, list[dict[str, Any]]] = {}
+    for block_id, paths in blocks.items():
+        paths = list(paths)
+        trees = [p.split(".") for p in paths]
+        forward: list[dict[str, Any]] = []
+        rediff = False
+        for op, tokens in zip(ops, parsed):
+            relation = _relation(tokens, op["op"], trees)
+            if relation == "inside":
+                forward.append(op)
+            elif relation == "touches":
+                rediff = True
+                break
+        if rediff:
+            if new is None:
+                new = apply_patch(old, ops)
+            block_ops = diff(project(old, paths), project(new, paths))
+        else:
+            block_ops = [_copy(op) for op in forward]
+        if block_ops:
+            out[block_id] = block_ops
+    return out
+
+
+def _relation(tokens: list[str], name: str, trees: list[list[str]]) -> str:
+    """How an operation at ``tokens`` relates to a block's paths: ``inside`` (strictly
+    under a path, or a replace of exactly a path), ``touches`` (anything else that may
+    change the projection), or ``apart``."""
+    result = "apart"
+    for segments in trees:
+        common = 0
+        for a, b in zip(tokens, segments):
+            if a != b:
+                break
+            common += 1
+        if common == len(segments) and (len(tokens) > len(segments) or name == "replace" and len(tokens) == len(segments)):
+            return "inside"
+        if common == len(tokens):
+            result = "touches"  # the operation is at one of the path's containers, or is an add/remove of it
+        elif (
+            common == len(tokens) - 1 and name in ("add", "remove")
+            and segments[common].isdigit() and (tokens[common].isdigit() or tokens[common] == "-")
+        ):
+            result = "touches"  # an insert or removal shifts the array the path indexes into
+    return result
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return _json(value)
+    return {dict: "an object", list: "an array", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _json(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+__all__ = ["diff", "apply_patch", "fan_out", "PatchError", "json_equal", "check_json", "pointer", "path_pointer",
+           "parse_pointer", "escape", "unescape", "ALIGN_CELLS"]

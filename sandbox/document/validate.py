@@ -1,0 +1,384 @@
+"""Validation of a whole document at save time: every problem at once, each located.
+
+A problem's location is where it is in the document (``pages[0].blocks[3].source``)
+and, inside a template or an html source, the line:column there
+(``pages[0].blocks[3].source:2:14: …``). Checked:
+
+* the shape (:mod:`sandbox.document.model`): types, required and unknown properties;
+* ``block_id`` unique across the document, ``page_id`` unique, ``start_page_id``
+  and every link's ``page_id`` an existing page;
+* every template parses; every path (templates, ``field``, ``visible_when``,
+  html ``fields``, data blocks' ``path``) obeys the grammar and is not frozen;
+* every html ``source`` extracts cleanly (:func:`sandbox.extract.extract_paths`);
+* what a server writes stays unambiguous: no input ``field`` or html ``fields``
+  entry is ``ui_action`` or under it, and on one page no two inputs write the
+  same path or one inside another;
+* select options have distinct values, a text input's ``pattern`` compiles.
+
+The same walk collects the projection paths (:class:`PathRef`), so a report
+has both.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import SandboxError
+from ..extract import ExtractionError, extract_paths
+from ..paths import path_problem
+from ..templates import TemplateError, template_refs
+from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
+from .patch import PatchError, check_json
+from .walk import Item, Loc, walk, walk_blocks, where
+
+
+#: Wall time for parsing all html sources of one document; sources left are reported, not
+#: parsed (one source may still take up to the extractor's own 2 s limit).
+SOURCES_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """``loc``: where in the document; ``line``/``column``: inside the template or source (1-based)."""
+
+    loc: Loc
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def where(self) -> str:
+        inner = f":{self.line}:{self.column}" if self.line is not None else ""
+        return where(self.loc) + inner
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"where": self.where, "message": self.message}
+
+
+@dataclass(frozen=True)
+class PathRef:
+    """A projection path and where it came from. ``role``: ``template``, ``field``,
+    ``visible_when``, ``fields`` (html), ``markup`` (html data-bind/data-show), ``data``."""
+
+    path: str
+    where: str
+    role: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "where": self.where, "role": self.role}
+
+
+@dataclass
+class Report:
+    """What :func:`check_document` found. ``document`` is the model when the shape is valid."""
+
+    document: Document | None
+    refs: list[PathRef] = field(default_factory=list)
+    #: html block_id -> its own projection paths (fields, then markup paths), in order
+    html: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        """The document's projection paths, first occurrence first."""
+        return list(dict.fromkeys(ref.path for ref in self.refs))
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class DocumentError(SandboxError):
+    """A document with problems; :attr:`problems` lists them, the text has one per line."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(map(str, self.problems)))
+
+
+def check_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
+    """Every problem of ``data`` (a document as JSON) and its projection paths."""
+    frozen = tuple(frozen)
+    if not isinstance(data, dict):
+        return Report(None, problems=[Problem((), f"a document is a JSON object, not {_kind(data)}")])
+    try:
+        check_json(data, "document")
+    except PatchError as exc:  # too deep for the walk, or not JSON: nothing else is checked
+        return Report(None, problems=[Problem((), str(exc))])
+    document, problems = _shape(data)
+    report = Report(document, problems=problems)
+    _semantics(data, walk(data), frozen, report)
+    return report
+
+
+def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks",)) -> Report:
+    """The same checks for blocks rendered at run time (a ui ``render`` event's ``blocks``)."""
+    frozen = tuple(frozen)
+    report = Report(None)
+    if not isinstance(blocks, list):
+        report.problems.append(Problem(loc, f"blocks is a JSON array, not {_kind(blocks)}"))
+        return report
+    try:
+        check_json(blocks, "blocks")
+    except PatchError as exc:
+        report.problems.append(Problem(loc, str(exc)))
+        return report
+    from .model import BLOCK_ADAPTER
+
+    for index, block in enumerate(blocks):
+        try:
+            BLOCK_ADAPTER.validate_python(block)
+        except ValidationError as exc:
+            report.problems.extend(_from_pydantic(exc, block, (*loc, index)))
+    _semantics({"pages": []}, walk_blocks(blocks, loc), frozen, report, check_pages=False)
+    return report
+
+
+def load_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
+    """:func:`check_document`, raising :class:`DocumentError` when there is any problem."""
+    report = check_document(data, frozen=frozen)
+    if report.problems:
+        raise DocumentError(report.problems)
+    return report
+
+
+# ------------------------------------------------------------------------ shape
+
+
+def _shape(data: dict) -> tuple[Document | None, list[Problem]]:
+    try:
+        return Document.model_validate(data), []
+    except ValidationError as exc:
+        return None, _from_pydantic(exc, data, ())
+
+
+def _from_pydantic(exc: ValidationError, data: Any, base: Loc) -> list[Problem]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        loc, node, parent = _real_loc(data, error["loc"])
+        problems.append(Problem((*base, *loc), _message(error, node, parent)))
+    return problems
+
+
+def _real_loc(data: Any, loc: tuple) -> tuple[Loc, Any, Any]:
+    """pydantic's loc without the union tags it inserts after a block's index, the value
+    found there and its parent object."""
+    out: list = []
+    node, parent = data, None
+    previous_index = False
+    for step in loc:
+        if isinstance(node, dict) and previous_index and node.get("type") == step and step in BLOCK_TYPES:
+            previous_index = False
+            continue  # the discriminated union's tag
+        out.append(step)
+        parent = node
+        if isinstance(node, dict) and isinstance(step, str):
+            node = node.get(step)
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+        else:
+            node = None
+        previous_index = isinstance(step, int)
+    return tuple(out), node, parent
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _owner(parent: Any, loc: tuple = ()) -> str:
+    if isinstance(parent, dict) and isinstance(parent.get("type"), str) and parent["type"] in BLOCK_TYPES:
+        return f"a {parent['type']} block"
+    names = [step for step in loc[:-1] if isinstance(step, str) and step not in BLOCK_TYPES]
+    if not names:
+        return "the document"
+    return {"pages": "a page", "options": "an option", "tabs": "a tab", "columns": "a column"}.get(names[-1], names[-1])
+
+
+def _model_of(parent: Any, loc: tuple) -> Any:
+    """The model class of the object holding an unknown property (for the list of known ones)."""
+    from . import model
+
+    if isinstance(parent, dict) and parent.get("type") in BLOCK_TYPES:
+        return BLOCK_TYPES[parent["type"]]
+    names = [step for step in loc[:-1] if isinstance(step, str) and step not in BLOCK_TYPES]
+    name = names[-1] if names else None
+    return {None: model.Document, "pages": model.Page, "visible_when": model.VisibleWhen, "action": model.Action,
+            "options": model.Option, "tabs": model.Tab}.get(name)
+
+
+def _message(error: dict, node: Any, parent: Any) -> str:
+    kind, loc = error["type"], error["loc"]
+    name = loc[-1] if loc else ""
+    if kind == "extra_forbidden":
+        cls = _model_of(parent, loc)
+        known = f" (known: {', '.join(f for f in cls.model_fields if f != 'type')})" if cls else ""
+        return f"unknown property {name!r} of {_owner(parent, loc)}{known}"
+    if kind == "missing":
+        return f"{_owner(parent, loc)} needs the property {name!r}"
+    if kind == "union_tag_invalid":
+        tag = error.get("ctx", {}).get("tag", "")
+        close = difflib.get_close_matches(str(tag), BLOCK_TYPES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else " (docs/DOCUMENT.md lists the block types)"
+        return f"unknown block type {tag!r}{hint}"
+    if kind == "union_tag_not_found":
+        return 'a block needs a "type"'
+    if kind == "model_type" or kind == "model_attributes_type":
+        return f"expected an object, not {_kind(node)}"
+    message = error["msg"]
+    if message.startswith("Value error, "):
+        return message[len("Value error, "):]
+    if kind.endswith("_type") or kind in ("literal_error",):
+        return f"{message[0].lower()}{message[1:]} (got {_kind(error.get('input'))})"
+    return f"{message[0].lower()}{message[1:]}"
+
+
+# ------------------------------------------------------------------------ semantics
+
+
+def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], report: Report, *, check_pages: bool = True) -> None:
+    problems = report.problems
+    deadline = time.monotonic() + SOURCES_SECONDS
+    page_ids: dict[str, Loc] = {}
+    block_ids: dict[str, Loc] = {}
+    links: list[tuple[Loc, str]] = []
+    writes: dict[int | None, list[tuple[str, Loc]]] = {}  # page -> written paths
+
+    def path_ok(path: str, loc: Loc, line: int | None = None, column: int | None = None) -> bool:
+        why = path_problem(path, frozen)
+        if why is not None:
+            shown = path if len(path) <= 60 else path[:57] + "..."
+            problems.append(Problem(loc, f"bad path {shown!r}: {why}", line, column))
+            return False
+        return True
+
+    for item in items:
+        kind, loc, value = item.kind, item.loc, item.value
+        if kind == "page":
+            page_id = value.get("page_id")
+            if isinstance(page_id, str):
+                if page_id in page_ids:
+                    problems.append(Problem((*loc, "page_id"), f"page_id {page_id!r} is already used by {where(page_ids[page_id])}"))
+                else:
+                    page_ids[page_id] = loc
+        elif kind == "block":
+            _block_checks(item, block_ids, links, problems)
+        elif kind == "template":
+            try:
+                refs = template_refs(value)
+            except TemplateError as exc:
+                line, column = _text_position(value, exc.offset)
+                problems.append(Problem(loc, exc.reason, line, column))
+                continue
+            place = None
+            for path, offset in refs:
+                if path_problem(path, frozen) is None or path_ok(path, loc, *_text_position(value, offset)):
+                    place = place or where(loc)
+                    report.refs.append(PathRef(path, place, "template"))
+        elif kind == "path":
+            if not path_ok(value, loc):
+                continue
+            report.refs.append(PathRef(value, where(loc), item.role))
+            block = item.block or {}
+            if item.role == "field" and block.get("type") in INPUT_TYPES or item.role == "fields":
+                if value == UI_ACTION_FIELD or value.startswith(UI_ACTION_FIELD + "."):
+                    problems.append(Problem(loc, f"{value!r}: the server writes the ui-action at {UI_ACTION_FIELD!r}; a block cannot write there"))
+                elif item.role == "field":
+                    writes.setdefault(item.page, []).append((value, loc))
+            if item.role == "fields" and isinstance(block.get("block_id"), str):
+                _html_paths(report, block["block_id"]).append(value)
+        elif kind == "source":
+            block_id = (item.block or {}).get("block_id")
+            if time.monotonic() > deadline:
+                problems.append(Problem(loc, f"not checked: the document's html sources took more than {SOURCES_SECONDS:g} s "
+                                             "to parse; make them smaller or shallower"))
+                continue
+            try:
+                paths = extract_paths(value, frozen=frozen)
+            except ExtractionError as exc:
+                for p in exc.problems:
+                    text = str(p)
+                    message = text.split(": ", 1)[1] if p.line is not None else text
+                    problems.append(Problem(loc, message, p.line, p.column))
+                continue
+            for path in paths:
+                report.refs.append(PathRef(path, where(loc), "markup"))
+            if isinstance(block_id, str):
+                own = _html_paths(report, block_id)
+                own.extend(p for p in paths if p not in own)
+
+    if check_pages:
+        start = data.get("start_page_id")
+        if isinstance(start, str) and page_ids and start not in page_ids:
+            problems.append(Problem(("start_page_id",), f"start_page_id {start!r} is not a page of the document ({_list(page_ids)})"))
+    for loc, target in links:
+        if check_pages and target not in page_ids:
+            problems.append(Problem(loc, f"page_id {target!r} is not a page of the document ({_list(page_ids)})"))
+    for page, written in writes.items():
+        _overlaps(written, problems)
+    for block_id in report.html:  # fields first, markup after, each once (as the generator orders them)
+        report.html[block_id] = list(dict.fromkeys(report.html[block_id]))
+
+
+def _html_paths(report: Report, block_id: str) -> list[str]:
+    return report.html.setdefault(block_id, [])
+
+
+def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: list[Problem]) -> None:
+    block, loc = item.value, item.loc
+    block_id = block.get("block_id")
+    if isinstance(block_id, str):
+        if block_id in block_ids:
+            problems.append(Problem((*loc, "block_id"), f"block_id {block_id!r} is already used by {where(block_ids[block_id])}"))
+        else:
+            block_ids[block_id] = loc
+    kind = block.get("type")
+    if kind == "link" and isinstance(block.get("page_id"), str):
+        links.append(((*loc, "page_id"), block["page_id"]))
+    elif kind == "select" and isinstance(block.get("options"), list):
+        seen: list[Any] = []
+        for i, option in enumerate(block["options"]):
+            if isinstance(option, dict) and "value" in option:
+                value = option["value"]
+                if any(type(v) is type(value) and v == value for v in seen):
+                    problems.append(Problem((*loc, "options", i, "value"), f"the option value {value!r} appears twice"))
+                seen.append(value)
+    elif kind == "text_input" and isinstance(block.get("pattern"), str):
+        try:
+            re.compile(block["pattern"])
+        except re.error as exc:
+            column = (exc.pos or 0) + 1
+            problems.append(Problem((*loc, "pattern"), f"the pattern does not compile: {exc.msg}", 1, column))
+
+
+def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:
+    """Two inputs of one page writing the same path, or one inside the other, is ambiguous."""
+    ordered = sorted(written, key=lambda w: w[0])
+    for (a, a_loc), (b, b_loc) in zip(ordered, ordered[1:]):
+        if a == b or b.startswith(a + "."):
+            what = "is the same as" if a == b else "lies inside"
+            problems.append(Problem(b_loc, f"field {b!r} {what} field {a!r} of {where(a_loc[:-1])} on the same page: "
+                                           "the ui-action would write one path twice"))
+
+
+def _text_position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _list(ids: dict) -> str:
+    return "pages: " + ", ".join(map(repr, ids)) if ids else "no pages"
+
+
+__all__ = ["check_document", "check_blocks", "load_document", "Report", "Problem", "PathRef", "DocumentError"]

@@ -1,0 +1,117 @@
+"""One walk over a document as JSON (valid or not): its pages, blocks, templates, paths and sources.
+
+Validation, path collection and ui-action checks all read a document through
+:func:`walk`, so they agree on what a document refers to. The walk reads the
+raw JSON (so a document with a bad block still has its other blocks checked),
+in document order, and trusts nothing: a property of the wrong type is simply
+not yielded (the model's shape check reports it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .model import BLOCK_TYPES, Document, Page, VisibleWhen, _Block, _Model
+
+Loc = tuple  # ("pages", 0, "blocks", 3, "text")
+
+
+def where(loc: Loc) -> str:
+    """``pages[0].blocks[3].text`` for ``("pages", 0, "blocks", 3, "text")``."""
+    text = "".join([f"[{step}]" if type(step) is int else "." + step for step in loc])
+    return text[1:] if text.startswith(".") else text or "(document)"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing the walk found.
+
+    ``kind``: ``page``, ``block``, ``template``, ``path`` or ``source``. ``role`` for a
+    path: ``field`` (an input's), ``visible_when``, ``fields`` (an html block's) or
+    ``data`` (a data block's); for a template or source: the property name.
+    ``block``: the raw block the item belongs to (None for pages and page titles);
+    ``page``: the index of its page.
+    """
+
+    kind: str
+    loc: Loc
+    value: Any
+    role: str = ""
+    block: dict | None = None
+    page: int | None = None
+
+    @property
+    def where(self) -> str:
+        return where(self.loc)
+
+
+def walk(document: Any) -> Iterator[Item]:
+    if not isinstance(document, dict):
+        return
+    pages = document.get("pages")
+    if not isinstance(pages, list):
+        return
+    for index, page in enumerate(pages):
+        if not isinstance(page, dict):
+            continue
+        loc = ("pages", index)
+        yield Item("page", loc, page, page=index)
+        yield from _model(Page, page, loc, None, index)
+
+
+def walk_blocks(blocks: Any, loc: Loc = (), page: int | None = None) -> Iterator[Item]:
+    """The walk of a list of blocks (e.g. blocks rendered at run time)."""
+    if isinstance(blocks, list):
+        for index, block in enumerate(blocks):
+            yield from _block(block, (*loc, index), page)
+
+
+def _block(block: Any, loc: Loc, page: int | None) -> Iterator[Item]:
+    if not isinstance(block, dict):
+        return
+    yield Item("block", loc, block, block=block, page=page)
+    cls = BLOCK_TYPES.get(block.get("type"))  # type: ignore[arg-type]
+    if cls is not None:
+        yield from _model(cls, block, loc, block, page)
+
+
+def _model(cls: type[_Model], data: dict, loc: Loc, block: dict | None, page: int | None) -> Iterator[Item]:
+    for name, value in data.items():
+        at = (*loc, name)
+        if name in cls.TEMPLATES:
+            if isinstance(value, str):
+                yield Item("template", at, value, name, block, page)
+        elif name in cls.TEMPLATE_LISTS:
+            if isinstance(value, list):
+                for i, text in enumerate(value):
+                    if isinstance(text, str):
+                        yield Item("template", (*at, i), text, name, block, page)
+        elif name in cls.PATHS:
+            if isinstance(value, str):
+                role = "visible_when" if cls is VisibleWhen else "field" if name == "field" else "data"
+                yield Item("path", at, value, role, block, page)
+        elif name in cls.PATH_LISTS:
+            if isinstance(value, list):
+                for i, path in enumerate(value):
+                    if isinstance(path, str):
+                        yield Item("path", (*at, i), path, name, block, page)
+        elif name in cls.NESTED:
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, dict):
+                        yield from _model(cls.NESTED[name], item, (*at, i), block, page)
+        elif name in cls.CHILDREN:
+            if isinstance(value, list):
+                for i, child in enumerate(value):
+                    yield from _block(child, (*at, i), page)
+        elif name == "visible_when" and issubclass(cls, _Block):
+            if isinstance(value, dict):
+                yield from _model(VisibleWhen, value, at, block, page)
+        elif name == "source" and block is not None and block.get("type") == "html":
+            if isinstance(value, str):
+                yield Item("source", at, value, name, block, page)
+
+
+__all__ = ["Item", "walk", "walk_blocks", "where", "Document"]

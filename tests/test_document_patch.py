@@ -1,0 +1,178 @@
+"""diff / apply_patch / fan_out (sandbox/document/patch.py): shared fixtures, and property
+tests against an independent JSON Patch implementation (the jsonpatch package)."""
+
+import copy
+import json
+from pathlib import Path
+
+import jsonpatch
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal
+from sandbox.projection import project
+
+ROOT = Path(__file__).parent.parent / "fixtures"
+PATCHES = json.loads((ROOT / "document" / "patches.json").read_text(encoding="utf-8"))
+FAN_OUT = json.loads((ROOT / "document" / "fan_out.json").read_text(encoding="utf-8"))
+BRIDGE = json.loads((ROOT / "bridge" / "patch.json").read_text(encoding="utf-8"))
+
+
+def same(a, b) -> bool:
+    """Equal as JSON, kinds included (True is not 1)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@pytest.mark.parametrize("case", PATCHES, ids=[c["name"] for c in PATCHES])
+def test_patch_fixture(case):
+    ops = diff(case["old"], case["new"])
+    assert ops == case["patch"]
+    assert {op["op"] for op in ops} <= {"add", "replace", "remove"}
+    before = copy.deepcopy(case["old"])
+    assert same(apply_patch(case["old"], ops), case["new"])
+    assert case["old"] == before  # not modified
+    assert same(jsonpatch.apply_patch(case["old"], ops), case["new"])  # the oracle agrees
+
+
+@pytest.mark.parametrize("case", BRIDGE, ids=[c["name"] for c in BRIDGE])
+def test_apply_patch_agrees_with_the_host_module(case):
+    """fixtures/bridge/patch.json is also what tests/js/core.test.mjs checks applyPatch with."""
+    if "error" in case:
+        with pytest.raises(PatchError, match=case["error"]):
+            apply_patch(case["state"], case["patch"])
+    else:
+        assert apply_patch(case["state"], case["patch"]) == case["result"]
+
+
+@pytest.mark.parametrize("case", FAN_OUT, ids=[c["name"] for c in FAN_OUT])
+def test_fan_out_fixture(case):
+    ops = diff(case["old"], case["new"])
+    assert ops == case["patch"]
+    per_block = fan_out(case["old"], ops, case["blocks"])
+    assert per_block == case["patches"]
+    for block_id, paths in case["blocks"].items():
+        separately = diff(project(case["old"], paths), project(case["new"], paths))
+        assert per_block.get(block_id, []) == separately
+        assert (block_id in per_block) == bool(separately)  # nothing at all when nothing changed
+
+
+def test_one_changed_leaf_is_one_operation():
+    old = {"a": {"b": [{"c": i, "d": [i, i + 1]} for i in range(50)]}, "e": "x"}
+    for path, value in [(("a", "b", 17, "d", 1), "changed"), (("a", "b", 49, "c"), None), (("e",), 5)]:
+        new = copy.deepcopy(old)
+        node = new
+        for step in path[:-1]:
+            node = node[step]
+        node[path[-1]] = value
+        ops = diff(old, new)
+        assert ops == [{"op": "replace", "path": "/" + "/".join(map(str, path)), "value": value}]
+
+
+def test_deep_and_non_json_values_are_clear_errors():
+    deep = current = {}
+    for _ in range(100_000):
+        current["a"] = {}
+        current = current["a"]
+    with pytest.raises(PatchError, match="nests deeper than 64"):
+        diff(deep, {})
+    with pytest.raises(PatchError, match="not a JSON number"):
+        diff({"a": float("nan")}, {})
+    with pytest.raises(PatchError, match="the key 1 is not a string"):
+        diff({1: 2}, {})
+    with pytest.raises(PatchError, match="a value of type set is not JSON"):
+        diff({"a": {1}}, {})
+
+
+def test_json_equality_tells_booleans_from_numbers():
+    assert json_equal({"a": [1, 2.0]}, {"a": [1.0, 2]})
+    assert not json_equal({"a": [1]}, {"a": [True]})
+    assert not json_equal([0], [False])
+    assert not json_equal({"a": {"b": 1}}, {"a": {"b": True}})
+
+
+# ------------------------------------------------------------------------ properties
+
+keys = st.one_of(st.sampled_from(["a", "b", "c", "a/b", "~", "~1", "", "0", "1"]), st.text(max_size=4))
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.integers(-(2**53) + 1, 2**53 - 1),
+    st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: not x.is_integer()),
+    st.text(max_size=5),
+)
+values = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=6), st.dictionaries(keys, inner, max_size=5)), max_leaves=30)
+states = st.dictionaries(keys, values, max_size=6)
+
+
+def mutate(draw_state, data):
+    """A state near ``draw_state`` (so diffs have both shared and changed parts)."""
+    return data.draw(st.one_of(states, st.just(draw_state).flatmap(lambda s: _near(s))))
+
+
+def _near(value):
+    if isinstance(value, dict):
+        if not value:
+            return st.one_of(st.just({}), states)
+        return st.dictionaries(keys, values, max_size=2).flatmap(
+            lambda extra: st.sampled_from(sorted(value)).flatmap(
+                lambda k: _near(value[k]).map(lambda v: {**{kk: vv for kk, vv in value.items() if kk != k or v is not _DROP}, **({k: v} if v is not _DROP else {}), **extra})))
+    if isinstance(value, list):
+        return st.one_of(
+            st.lists(values, max_size=2).flatmap(lambda ins: st.integers(0, len(value)).map(lambda i: value[:i] + ins + value[i:])),
+            st.integers(0, max(0, len(value) - 1)).map(lambda i: value[:i] + value[i + 1:]),
+            st.just(value).flatmap(lambda v: st.integers(0, len(v) - 1).flatmap(lambda i: _near(v[i]).map(lambda x: v[:i] + ([] if x is _DROP else [x]) + v[i + 1:]))) if value else st.just([]),
+        )
+    return st.one_of(scalars, st.just(_DROP))
+
+
+_DROP = object()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data())
+def test_apply_of_diff_is_the_new_state(a, data):
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    ops = diff(a, b)
+    assert {op["op"] for op in ops} <= {"add", "replace", "remove"}
+    assert same(jsonpatch.apply_patch(a, ops), b), ops  # the independent implementation
+    assert same(apply_patch(a, ops), b)
+    if same(a, b):
+        assert ops == []
+
+
+paths = st.lists(st.sampled_from(["a", "b", "a.b", "a.0", "a.1", "a.1.c", "b.a", "c.0.a", "c", "c.1", "0", "a.a"]), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y", "z"]), paths, max_size=3))
+def test_fan_out_equals_diffing_each_projection(a, data, blocks):
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    per_block = fan_out(a, diff(a, b), blocks)
+    for block_id, block_paths in blocks.items():
+        separately = diff(project(a, block_paths), project(b, block_paths))
+        assert per_block.get(block_id, []) == separately, (block_id, block_paths)
+        if block_id in per_block:
+            assert same(apply_patch(project(a, block_paths), per_block[block_id]), project(b, block_paths))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y"]), paths, max_size=2))
+def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
+    """The same properties on the path long arrays take (matching up, not the edit script)."""
+    from unittest import mock
+
+    from sandbox.document import patch as patch_module
+
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    with mock.patch.object(patch_module, "ALIGN_CELLS", 0):
+        ops = diff(a, b)
+        assert same(jsonpatch.apply_patch(a, ops), b), ops
+        per_block = fan_out(a, ops, blocks)
+        for block_id, block_paths in blocks.items():
+            assert per_block.get(block_id, []) == diff(project(a, block_paths), project(b, block_paths))

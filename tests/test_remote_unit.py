@@ -1,0 +1,118 @@
+"""sandbox.remote without browsers: the --remote grammar, the server names, the work queue."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sandbox.errors import UsageError
+from sandbox.remote import Endpoint, SessionLost, Worker, parse_remote, plan, server_names, spread
+
+
+def test_endpoints_parse_with_their_protocol_and_pages():
+    got = parse_remote([
+        "chromium=ws://127.0.0.1:3000/abc", "firefox:5=wss://b.example:443/x", "webkit=http://127.0.0.1:4444",
+        "webkit:8=https://grid.example:4444/wd/hub",
+    ])
+    assert got == [
+        Endpoint("chromium", "ws://127.0.0.1:3000/abc", 3, "playwright"),
+        Endpoint("firefox", "wss://b.example:443/x", 5, "playwright"),
+        Endpoint("webkit", "http://127.0.0.1:4444", 1, "webdriver"),
+        Endpoint("webkit", "https://grid.example:4444/wd/hub", 8, "webdriver"),
+    ]
+
+
+def test_every_bad_endpoint_is_one_line():
+    with pytest.raises(UsageError) as err:
+        parse_remote(["opera=ws://a:1", "chromium", "chromium=http://a:1", "webkit:0=http://a:2", "firefox=ftp://a:3",
+                      "firefox=ws://nohost", "webkit=http://a:5", "webkit=http://a:5"])
+    lines = str(err.value).splitlines()
+    assert len(lines) == 7  # the first webkit=http://a:5 is right
+    assert all(line.startswith("--remote ") for line in lines)
+    assert "unknown engine 'opera'" in lines[0]
+    assert "ENGINE[:PAGES]=URL" in lines[1]
+    assert "webkit only" in lines[2]
+    assert "PAGES" in lines[3]
+    assert "ws://" in lines[4]
+    assert "host and a port" in lines[5]
+    assert "twice" in lines[6]
+
+
+def test_server_names_default_to_loopback():
+    names = server_names()
+    assert (names.bind, names.host, names.canary) == ("127.0.0.1", "127.0.0.1", "localhost")
+
+
+def test_server_names_for_remote_browsers_need_two_sites():
+    names = server_names("0.0.0.0", "10.1.2.3", "verify-box")
+    assert (names.bind, names.host, names.canary) == ("0.0.0.0", "10.1.2.3", "verify-box")
+    with pytest.raises(UsageError, match="--public-host NAME"):
+        server_names("0.0.0.0")
+    with pytest.raises(UsageError, match="--canary-host"):
+        server_names("10.1.2.3")
+    with pytest.raises(UsageError, match="localhost is 127.0.0.1"):
+        server_names("127.0.0.2")
+    with pytest.raises(UsageError, match="must differ"):
+        server_names("0.0.0.0", "box", "box")
+    with pytest.raises(UsageError, match="not an IP address"):
+        server_names("example.org")
+
+
+def test_plan_runs_the_remote_engines_and_named_local_ones():
+    engines, remote = plan(None, parse_remote(["chromium=ws://127.0.0.1:1/a", "webkit=http://127.0.0.1:2"]))
+    assert [(e.name, e.driver, e.origin) for e in engines] == [("chromium", "playwright", "remote"), ("webkit", "webdriver", "remote")]
+    assert sorted(remote) == ["chromium", "webkit"]
+    with pytest.raises(UsageError, match="not among the --engine"):
+        plan(["firefox"], parse_remote(["chromium=ws://127.0.0.1:1/a"]))
+
+
+class _Session:
+    """No browser: spread() only hands the session to run()."""
+
+
+def _workers(*spec: tuple[str, int]) -> list[Worker]:
+    return [Worker(_Session(), pages, label) for label, pages in spec]
+
+
+def test_spread_uses_every_worker_at_its_width_and_keeps_order():
+    running: dict[str, int] = {"a": 0, "b": 0}
+    widest: dict[str, int] = {"a": 0, "b": 0}
+
+    async def run(worker: Worker, job: int) -> tuple[str, int]:
+        running[worker.label] += 1
+        widest[worker.label] = max(widest[worker.label], running[worker.label])
+        await asyncio.sleep(0.01)
+        running[worker.label] -= 1
+        return worker.label, job * 10
+
+    results = asyncio.run(spread(_workers(("a", 3), ("b", 1)), list(range(20)), run, lambda j, why: ("failed", j)))
+    assert [r[1] for r in results] == [j * 10 for j in range(20)]
+    assert {r[0] for r in results} == {"a", "b"}
+    assert widest == {"a": 3, "b": 1}
+
+
+def test_a_lost_workers_job_runs_elsewhere_once():
+    async def run(worker: Worker, job: int) -> str:
+        await asyncio.sleep(0.01)
+        if worker.label == "dies" and job >= 2:
+            raise SessionLost("killed")
+        return worker.label
+
+    workers = _workers(("dies", 2), ("lives", 2))
+    results = asyncio.run(spread(workers, list(range(12)), run, lambda j, why: f"failed: {why}"))
+    assert all(r in ("dies", "lives") for r in results), results
+    assert results.count("dies") <= 2
+    assert workers[0].lost == "killed" and not workers[1].lost
+
+
+def test_a_job_lost_twice_fails_and_no_worker_left_ends_the_run():
+    async def run(worker: Worker, job: int) -> str:
+        await asyncio.sleep(0.01)
+        raise SessionLost(f"{worker.label} gone")
+
+    workers = _workers(("a", 1), ("b", 1), ("c", 1))
+    results = asyncio.run(asyncio.wait_for(spread(workers, list(range(5)), run, lambda j, why: f"failed: {why}"), 10))
+    assert len(results) == 5
+    assert all(r.startswith("failed: ") for r in results)
+    assert all(w.lost for w in workers)
