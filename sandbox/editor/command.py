@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import signal
 import sys
 import webbrowser
@@ -40,70 +39,60 @@ def add_cli(sub: argparse._SubParsersAction, command) -> None:
 
 
 def _session(args: argparse.Namespace):
+    """The session of the command line, every input checked first: options (OptionError, one
+    line each), then files (UsageError, one ``FILE:LINE:COL: message`` line per problem)."""
+    from sandbox.errors import OptionError
     from sandbox.extract import MAX_SOURCE_BYTES
     from sandbox.files import read_text
-    from sandbox.generator import GeneratorError, _read_json, check_block_id, check_paths, check_state, check_theme
-    from theme import ThemeError
+    from sandbox.generator import GeneratorError, check_block_id, read_state, read_theme
+    from sandbox.paths import parse_path_list
 
-    problems: list[str] = []
     file = Path(args.file)
-    if file.is_dir():
-        problems.append(f"{args.file}: is a directory, not a file")
-    elif file.exists():
-        try:
-            read_text(args.file, limit=MAX_SOURCE_BYTES)
-        except UsageError as exc:
-            problems.append(str(exc))
     starting = not file.exists()
-
-    def json_file(name: str | None, check, what: str):
-        if name is None:
-            return None
-        try:
-            value = _read_json(name)
-            check(value)
-            return value
-        except UsageError as exc:
-            problems.append(str(exc))
-        except (GeneratorError, ThemeError, ValueError) as exc:
-            problems.append(f"{name}:1:1: {what}: {exc}")
-        return None
-
-    state = json_file(args.state, check_state, "state")
-    theme = json_file(args.theme, check_theme, "theme")
-    is_starter = starting or (file.exists() and file.resolve() == STARTER_FILE.resolve())
-    if args.fields is None:
-        fields = list(STARTER_FIELDS) if is_starter else []
-    else:
-        fields = [] if args.fields.strip() == "" else [f.strip() for f in args.fields.split(",")]
-        try:
-            fields = check_paths(fields, "fields")
-        except GeneratorError as exc:
-            problems.append(f"--fields:1:1: {exc}")
+    is_starter = starting or file.resolve() == STARTER_FILE.resolve()
+    options: list[str] = []
     try:
         check_block_id(args.block_id)
     except GeneratorError as exc:
-        problems.append(f"--block-id:1:1: {exc}")
+        options.append(f"--block-id: {exc}")
     if not 0 <= args.port <= 65535:
-        problems.append(f"--port:1:1: {args.port} is not a port (0 to 65535)")
-    starter = ""
-    if starting:
+        options.append(f"--port: {args.port} is not a port (0 to 65535)")
+    if args.fields is None:
+        fields = list(STARTER_FIELDS) if is_starter else []
+    else:
+        fields, more = parse_path_list(args.fields, "--fields")
+        options += more
+    if options:
+        raise OptionError("\n".join(options))
+
+    problems: list[str] = []
+
+    def read(reader, name: str):
         try:
-            starter = read_text(str(STARTER_FILE), limit=MAX_SOURCE_BYTES)
+            return reader(name)
         except UsageError as exc:
             problems.append(str(exc))
-    if args.state is None and not problems:
+            return None
+
+    if file.is_dir():
+        problems.append(f"{args.file}: is a directory, not a file")
+    elif not starting:
+        read(lambda name: read_text(name, limit=MAX_SOURCE_BYTES), args.file)
+    if args.state:
+        state = read(read_state, args.state)
+    else:
         # The state beside the file (block.html -> block.state.json), else the starter's for a new file.
         beside = file.with_name(file.stem + ".state.json")
-        if beside.is_file():
-            state = json_file(str(beside), check_state, "state")
-        elif starting and STARTER_STATE.exists():
-            state = json.loads(STARTER_STATE.read_text(encoding="utf-8"))
+        state = read(read_state, str(beside)) if beside.is_file() else (
+            read(read_state, str(STARTER_STATE)) if starting and STARTER_STATE.is_file() else None)
+    theme = read(read_theme, args.theme) if args.theme else None
+    starter = read(lambda name: read_text(name, limit=MAX_SOURCE_BYTES), str(STARTER_FILE)) if starting else ""
     if problems:
         raise UsageError("\n".join(problems))
     from .server import EditorSession
 
-    return EditorSession(file=file.resolve(), state=state, fields=fields, theme=theme, block_id=args.block_id, starter=starter)
+    return EditorSession(file=file.resolve(), state=state, fields=fields, theme=theme.to_json() if theme is not None else None,
+                         block_id=args.block_id, starter=starter or "")
 
 
 def _edit_command(args: argparse.Namespace) -> int:

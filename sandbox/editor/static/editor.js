@@ -357,9 +357,13 @@ function addLog(entry, gen) {
   } else if (entry.code === 'value' && d) {
     body = `setValue ${d.path} = ${JSON.stringify(d.value)}\nverdict: accepted`;
   } else if (d && d.url !== undefined) {
-    const verdict = entry.code === 'open-url' ? 'opened in a new tab'
-      : entry.code === 'no-gesture' ? 'refused: no user gesture'
-        : 'refused (the editor opens URLs only with "open URLs for real" checked)';
+    const verdicts = {
+      'open-url': 'opened in a new tab',
+      'no-gesture': 'refused: no user gesture',
+      'popup-blocked': "refused by the browser's popup blocker",
+      refused: 'refused (the editor opens URLs only with "open URLs for real" checked)',
+    };
+    const verdict = verdicts[entry.code] || `${entry.code}: ${entry.message}`;
     body = `openUrl ${d.url}\nverdict: ${verdict}`;
   } else if (entry.code === 'refused' && d && d.path !== undefined) {
     body = `setValue ${d.path}\nverdict: refused (the editor refuses values with "refuse setValue" checked)`;
