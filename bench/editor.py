@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/editor.py [--rounds N]
 
-The editor server runs in this process over the starter block (examples/starter.html, 5.7 KB,
-with its state and fields). Each round presses one real key at the end of the source (Playwright's
+The editor server runs in this process over the starter block (examples/starter.html, over 5 KB,
+with its state and fields; its size is printed). Each round presses one real key at the end of the source (Playwright's
 keyboard) and measures, inside the page, from the keydown event to the moment the new block is
 connected and shown (the preview's ``data-ready`` changes: the debounce, the server's analysis,
 the host module's srcdoc, the frame's load and the bridge's handshake). Rounds are apart, so each
