@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup system python demo test test-fast test-js bench clean generate
+.PHONY: setup system python demo test test-fast test-js bench clean generate editor-bundle
 
 setup: system python
 
@@ -60,6 +60,12 @@ bench: setup
 	$(PY) bench/verify.py
 	$(PY) bench/review.py
 	$(PY) bench/document.py
+
+# The editor's CodeMirror 6 bundle (committed; CI does not rebuild it): pinned npm packages, esbuild.
+editor-bundle:
+	cd sandbox/editor/bundle && npm ci --no-audit --no-fund && npm run build
+	@raw=$$(wc -c < sandbox/editor/static/codemirror.js); gz=$$(gzip -9c sandbox/editor/static/codemirror.js | wc -c); \
+	echo "sandbox/editor/static/codemirror.js: $$raw bytes, $$gz gzipped (record them in docs/EDITOR.md)"
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis

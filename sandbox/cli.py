@@ -23,7 +23,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 #: ``command(name)`` is the decorator registering the handler ``fn(args) -> exit status``.
 PARTS = (
     "sandbox.extract", "sandbox.generator", "sandbox.generate", "sandbox.verify.cli", "sandbox.review.command",
-    "sandbox.document.command", "sandbox.browser_server",
+    "sandbox.document.command", "sandbox.browser_server", "sandbox.editor.command",
 )
 
 

@@ -1,0 +1,439 @@
+"""The editor's aiohttp server: one author, one file, 127.0.0.1 only.
+
+Every URL starts with ``/<token>/``; the token (``secrets.token_urlsafe``) is printed once in
+the editor's URL and compared in constant time. Every request must also carry the Host
+header the server printed (``127.0.0.1:<port>``): a page on another site that rebinds its
+DNS name to 127.0.0.1 sends its own name and is refused (DNS rebinding). Refusals are 403
+with one line of text and nothing else.
+
+Two documents are served:
+
+* ``/<token>/`` the editor page: a strict CSP (scripts and styles from the server only, no
+  inline script, no eval, no frames but its own preview page, no connections but to itself);
+* ``/<token>/preview`` the preview host page, framed by the editor: it runs the bridge's
+  host module, which mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc
+  document inherits its parent's CSP on top of its own, so this page's policy is the block's
+  policy (``sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet: the
+  block's effective policy stays exactly its own. The author's code never runs in the
+  editor's origin: the srcdoc frame is sandboxed (opaque origin).
+
+The JSON API (all POST bodies JSON, all answers JSON):
+
+* ``GET api/session``: the file, its text (or the starter's), its sha256, state, fields, theme;
+* ``POST api/analyze`` ``{source, fields}``: the markup paths the generator extracts (the
+  preview passes them to the host so its srcdoc is ``build_srcdoc``'s bytes), or the problems
+  with line:column;
+* ``POST api/findings`` ``{source, fields}``: the static review's findings (asked for beside the
+  analysis, so the preview never waits for the review);
+* ``POST api/json`` ``{text, what}``: the JSON of the state pane, or its error with line:column;
+* ``GET api/disk``: the file's sha256 now (the page polls it to see changes on disk);
+* ``GET api/disk/text``: the file's text and sha256;
+* ``POST api/save`` ``{source, base}``: writes the file atomically unless its sha256 on disk is
+  no longer ``base`` (409 with the disk's text; ``force`` overwrites);
+* ``GET api/contract``: the cheat sheet's data, read from the sources of truth;
+* ``POST api/review`` ``{source, fields, state, theme, engines?}``: the whole review
+  (``sandbox.review.review``, static and in-browser layers) of the text on the page, on demand;
+  one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from bridge import BRIDGE_DIR
+from sandbox.policy import CSP as BLOCK_CSP
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+PROTOCOL_FILE = BRIDGE_DIR / "PROTOCOL.md"
+
+
+
+def editor_csp(style_nonce: str) -> str:
+    """The editor page's own policy: no inline script at all, nothing from elsewhere, only its own
+    preview page framed. The editor component (CodeMirror) writes its styles into <style>
+    elements, which carry this response's nonce (``EditorView.cspNonce``)."""
+    return (
+        f"default-src 'none'; script-src 'self'; style-src 'self' 'nonce-{style_nonce}'; img-src 'self' data:; "
+        "font-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+def preview_csp() -> str:
+    """The preview host page's policy: the block's own, plus ``'self'`` where the host needs it.
+
+    Built from ``sandbox.policy.CSP`` (never restated), so the intersection the srcdoc
+    enforces (inherited ∩ its own meta policy) is the block's policy exactly.
+    """
+    directives = []
+    for part in BLOCK_CSP.split(";"):
+        tokens = part.split()
+        if not tokens:
+            continue
+        if tokens[0] in ("script-src", "style-src"):
+            tokens.append("'self'")
+        directives.append(" ".join(tokens))
+    directives += ["base-uri 'none'", "form-action 'none'", "frame-ancestors 'self'"]
+    return "; ".join(directives)
+
+
+_COMMON_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    # The token is in every URL: no page may learn it through a Referer.
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+
+
+def sha256(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class EditorSession:
+    """What the editor edits: one file, and the test inputs of its preview."""
+
+    file: Path
+    state: Any = None
+    fields: list[str] = field(default_factory=list)
+    theme: Any = None
+    block_id: str = "block"
+    #: The text shown when the file does not exist yet (the starter source).
+    starter: str = ""
+
+    def read_disk(self) -> str | None:
+        """The file's text now, or ``None`` when it does not exist."""
+        try:
+            return self.file.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            return None
+        except UnicodeDecodeError:
+            return None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename:
+    a reader sees the old file or the new one, never half of one. The mode of an existing
+    file is kept."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def cheatsheet() -> dict[str, Any]:
+    """The cheat sheet's data from the sources of truth: the block API table of
+    bridge/PROTOCOL.md, the theme tokens and their defaults, the limits and reason codes."""
+    from bridge.protocol import limits
+    from theme import CSS_PREFIX, TOKEN_TABLE
+
+    api: list[dict[str, str]] = []
+    section = False
+    for line in PROTOCOL_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            section = line.strip() == "## The block's API"
+            continue
+        if section and line.startswith("| `"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 2:
+                api.append({"member": cells[0].strip("`"), "does": cells[1]})
+    return {
+        "api": api,
+        "tokens": [{"token": t.name, "kind": t.kind, "property": f"{CSS_PREFIX}{t.name}", "light": t.light, "dark": t.dark,
+                    "purpose": t.purpose} for t in TOKEN_TABLE],
+        "limits": limits(),
+        "csp": BLOCK_CSP,
+    }
+
+
+class EditorServer:
+    """The aiohttp application and its listener; ``await start()`` then :attr:`url`."""
+
+    def __init__(self, session: EditorSession, *, port: int = 0, token: str | None = None):
+        self.session = session
+        self.token = token or secrets.token_urlsafe(24)
+        self.requested_port = port
+        self.port: int | None = None
+        self._runner: web.AppRunner | None = None
+        self._reviewing = False
+        self.app = web.Application(middlewares=[self._guard], client_max_size=8 * 1024 * 1024)
+        prefix = f"/{self.token}"
+        r = self.app.router
+        r.add_get(f"{prefix}/", self._editor_page)
+        r.add_get(f"{prefix}/preview", self._preview_page)
+        r.add_get(f"{prefix}/api/session", self._api_session)
+        r.add_get(f"{prefix}/api/contract", self._api_contract)
+        r.add_get(f"{prefix}/api/disk", self._api_disk)
+        r.add_get(f"{prefix}/api/disk/text", self._api_disk_text)
+        r.add_post(f"{prefix}/api/analyze", self._api_analyze)
+        r.add_post(f"{prefix}/api/findings", self._api_findings)
+        r.add_post(f"{prefix}/api/json", self._api_json)
+        r.add_post(f"{prefix}/api/save", self._api_save)
+        r.add_post(f"{prefix}/api/review", self._api_review)
+        r.add_static(f"{prefix}/static/", STATIC_DIR, show_index=False)
+        r.add_static(f"{prefix}/bridge/", BRIDGE_DIR, show_index=False)
+
+    # ---- lifecycle
+
+    @property
+    def host(self) -> str:
+        """The Host header every request must carry: the loopback name and port printed."""
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}/{self.token}/"
+
+    async def start(self) -> "EditorServer":
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ---- the guard: Host, then token
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler):
+        if request.headers.get("Host", "") != self.host:
+            return _refuse("this editor answers only to the address it printed (Host must be " + self.host + ")")
+        first = request.path.split("/", 2)[1] if request.path.count("/") >= 1 else ""
+        if not hmac.compare_digest(first.encode(), self.token.encode()):
+            return _refuse("a token is needed: open the URL the editor printed")
+        if request.method == "POST":
+            # JSON only: a form on another site cannot post here (and could not pass the Host check).
+            if request.content_type != "application/json":
+                return _refuse("the API accepts application/json only")
+        response = await handler(request)
+        for name, value in _COMMON_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    # ---- pages
+
+    async def _editor_page(self, request: web.Request) -> web.Response:
+        nonce = secrets.token_urlsafe(18)
+        body = (STATIC_DIR / "editor.html").read_text(encoding="utf-8").replace("{{STYLE_NONCE}}", nonce)
+        return web.Response(text=body, content_type="text/html", charset="utf-8",
+                            headers={"Content-Security-Policy": editor_csp(nonce), "Cross-Origin-Opener-Policy": "same-origin",
+                                     "X-Frame-Options": "DENY"})
+
+    async def _preview_page(self, request: web.Request) -> web.Response:
+        body = (STATIC_DIR / "preview.html").read_bytes()
+        return web.Response(body=body, content_type="text/html", charset="utf-8",
+                            headers={"Content-Security-Policy": preview_csp(), "X-Frame-Options": "SAMEORIGIN"})
+
+    # ---- API
+
+    async def _api_session(self, request: web.Request) -> web.Response:
+        s = self.session
+        text = s.read_disk()
+        return web.json_response({
+            "file": str(s.file), "name": s.file.name, "exists": text is not None,
+            "source": s.starter if text is None else text, "sha": sha256(text),
+            "state": s.state if s.state is not None else {}, "fields": s.fields, "theme": s.theme, "blockId": s.block_id,
+        })
+
+    async def _api_contract(self, request: web.Request) -> web.Response:
+        return web.json_response(cheatsheet())
+
+    async def _api_disk(self, request: web.Request) -> web.Response:
+        return web.json_response({"sha": sha256(self.session.read_disk())})
+
+    async def _api_disk_text(self, request: web.Request) -> web.Response:
+        text = self.session.read_disk()
+        return web.json_response({"sha": sha256(text), "source": text})
+
+    async def _api_analyze(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        source = body.get("source")
+        fields = body.get("fields") or []
+        if not isinstance(source, str) or not isinstance(fields, list):
+            return web.json_response({"error": "source must be a string and fields a list"}, status=400)
+        return web.json_response(await asyncio.get_running_loop().run_in_executor(None, analyze, source, fields))
+
+    async def _api_findings(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        source = body.get("source")
+        fields = body.get("fields") or []
+        if not isinstance(source, str) or not isinstance(fields, list):
+            return web.json_response({"error": "source must be a string and fields a list"}, status=400)
+        return web.json_response(await asyncio.get_running_loop().run_in_executor(None, static_findings, source, fields))
+
+    async def _api_json(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        text = body.get("text")
+        if not isinstance(text, str):
+            return web.json_response({"error": "text must be a string"}, status=400)
+        return web.json_response(parse_state(text))
+
+    async def _api_save(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        source, base, force = body.get("source"), body.get("base"), bool(body.get("force"))
+        if not isinstance(source, str):
+            return web.json_response({"error": "source must be a string"}, status=400)
+        disk = self.session.read_disk()
+        if not force and sha256(disk) != base:
+            return web.json_response({"conflict": True, "sha": sha256(disk), "source": disk}, status=409)
+        try:
+            write_atomically(self.session.file, source)
+        except OSError as exc:
+            return web.json_response({"error": f"{self.session.file}: cannot write: {exc.strerror or exc}"}, status=500)
+        return web.json_response({"sha": sha256(source)})
+
+    async def _api_review(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        source, fields, state, theme = body.get("source"), body.get("fields") or [], body.get("state") or {}, body.get("theme")
+        engines = body.get("engines")
+        if not (isinstance(source, str) and isinstance(fields, list) and isinstance(state, dict)
+                and (theme is None or isinstance(theme, dict)) and (engines is None or isinstance(engines, list))):
+            return web.json_response({"error": "source, fields, state, theme or engines have the wrong type"}, status=400)
+        if self._reviewing:
+            return web.json_response({"error": "a review is running already"}, status=409)
+        self._reviewing = True
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(
+                None, review_in_browsers, source, fields, state, theme, engines, self.session.file.name)
+        finally:
+            self._reviewing = False
+        return web.json_response(result)
+
+
+def review_in_browsers(source: str, fields: list, state: dict, theme: dict | None, engines: list | None, name: str) -> dict[str, Any]:
+    """The whole review (static and in-browser layers, ``sandbox.review.review``) of the text on
+    the page, in the engines installed (or ``engines``); its findings and what each engine saw."""
+    from sandbox.errors import SandboxError
+    from sandbox.review import review
+    from sandbox.review.model import BlockInput
+
+    try:
+        report = review([BlockInput(file=name, source=source, fields=list(fields), state=dict(state), theme=theme)],
+                        engines=engines or None, static_only=False)
+    except SandboxError as exc:
+        return {"error": str(exc), "findings": [], "engines": []}
+    block = report.blocks[0]
+    browser = block.browser
+    return {
+        "engines": report.engines,
+        "findings": [_finding_json(f) for f in block.findings],
+        "timedOut": list(browser.timed_out) if browser else [],
+        "requests": list(browser.requests) if browser else [],
+        "errors": list(browser.errors) if browser else [],
+    }
+
+
+def _refuse(text: str) -> web.Response:
+    return web.Response(status=403, text=text + "\n", headers=dict(_COMMON_HEADERS))
+
+
+async def _json_body(request: web.Request) -> dict:
+    try:
+        body = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise web.HTTPBadRequest(text="the body is not JSON\n")
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="the body must be a JSON object\n")
+    return body
+
+
+def analyze(source: str, fields: list) -> dict[str, Any]:
+    """The generator's view of ``source``: its markup paths (or every problem with
+    line:column) and the problems of ``fields``. Fast (the preview waits for it); the review's
+    findings come separately (:func:`static_findings`)."""
+    from sandbox.errors import SandboxError
+    from sandbox.extract import ExtractionError, extract_paths
+    from sandbox.generator import check_paths, check_text
+
+    out: dict[str, Any] = {"paths": None, "problems": [], "fieldProblems": []}
+    try:
+        check_text(source, "source")
+        out["paths"] = extract_paths(source)
+    except ExtractionError as exc:
+        out["problems"] = [p.to_json() for p in exc.problems]
+    except SandboxError as exc:
+        out["problems"] = [{"line": None, "column": None, "reason": str(exc)}]
+    try:
+        check_paths(fields, "fields")
+    except SandboxError as exc:
+        out["fieldProblems"] = [str(exc)]
+    return out
+
+
+def static_findings(source: str, fields: list) -> dict[str, Any]:
+    """The static review's findings (``sandbox.review.review_static``) at their line:column."""
+    from sandbox.review import review_static
+
+    fields = [f for f in fields if isinstance(f, str)]
+    try:
+        findings = review_static(source, file="source", fields=fields)
+    except Exception as exc:  # a review bug must not take the editor down: it is shown, not raised
+        return {"findings": [], "error": f"the review failed: {type(exc).__name__}: {exc}"}
+    return {"findings": [_finding_json(f) for f in findings]}
+
+
+def _finding_json(finding: Any) -> dict[str, Any]:
+    """A finding (pydantic model, dataclass or mapping) as the page's marker needs it."""
+    if hasattr(finding, "model_dump"):
+        data = finding.model_dump(mode="json")
+    elif hasattr(finding, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        data = asdict(finding)
+    else:
+        data = dict(finding)
+    return {k: data.get(k) for k in ("rule", "severity", "message", "line", "column", "layer", "engines")}
+
+
+def parse_state(text: str) -> dict[str, Any]:
+    """The state pane's text as a JSON object, or its first problem with line:column."""
+    from sandbox.errors import SandboxError
+    from sandbox.generator import check_state
+
+    def refuse_constant(name: str):
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        value = json.loads(text, parse_constant=refuse_constant)
+    except json.JSONDecodeError as exc:
+        return {"ok": False, "line": exc.lineno, "column": exc.colno, "message": exc.msg}
+    except ValueError as exc:
+        return {"ok": False, "line": 1, "column": 1, "message": str(exc)}
+    try:
+        check_state(value)
+    except SandboxError as exc:
+        return {"ok": False, "line": 1, "column": 1, "message": str(exc)}
+    return {"ok": True, "value": value}

@@ -1,0 +1,589 @@
+// The editor page (see sandbox/editor/server.py for the server and its security). It runs in the
+// editor's origin under a strict CSP; the author's code never runs here: the preview frame
+// (static/preview.js) mounts the block with the bridge's host module in a sandboxed srcdoc frame.
+import {
+  basicSetup, EditorView, keymap, EditorState, Compartment, html, json, setDiagnostics, lintGutter, oneDark,
+} from './codemirror.js';
+import { THEME, LIMITS } from '../bridge/contract.js';
+
+const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
+const SOURCE_DEBOUNCE_MS = 40; // typing pauses this long before the preview is rebuilt
+const JSON_DEBOUNCE_MS = 150;
+const DISK_POLL_MS = 1000;
+
+const cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample, source: e.sourceFile, line: e.lineNumber, column: e.columnNumber }));
+
+// ------------------------------------------------------------------------ server calls
+
+async function api(path, body) {
+  const init = body === undefined ? { cache: 'no-store' }
+    : { method: 'POST', cache: 'no-store', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  const response = await fetch(`api/${path}`, init);
+  let data = null;
+  try { data = await response.json(); } catch { data = null; }
+  return { status: response.status, data };
+}
+
+// ------------------------------------------------------------------------ state of the page
+
+const session = await (await fetch('api/session', { cache: 'no-store' })).json();
+const draftKey = `flowui-edit:${session.file}`;
+let base = session.sha;                               // sha256 of the file as last loaded or saved (null: no file)
+let savedText = session.exists ? session.source : null;
+let state = session.state || {};
+let fields = session.fields || [];
+let paths = [];
+let overrides = {};
+let scheme = 'light';
+if (session.theme && typeof session.theme === 'object') {
+  for (const [k, v] of Object.entries(session.theme)) {
+    if (k === 'color-scheme') scheme = v; else overrides[k] = v;
+  }
+}
+let lastDiskNotice = null;
+const generations = new Map(); // preview generation -> where the author source starts in its srcdoc
+
+// ------------------------------------------------------------------------ editors
+
+const editorTheme = new Compartment();
+const themeFor = (s) => (s === 'dark' ? oneDark : []);
+const styleNonce = document.querySelector('meta[name="flowui-style-nonce"]').content;
+// Chromium's contenteditable turns a space typed after a highlighted token into U+00A0; an author
+// who types a space means a space (a real no-break space is written &nbsp;).
+const plainSpaces = EditorView.inputHandler.of((view, from, to, text) => {
+  if (!text.includes('\u00a0')) return false;
+  view.dispatch({ changes: { from, to, insert: text.replace(/\u00a0/g, ' ') }, selection: { anchor: from + text.length }, userEvent: 'input.type' });
+  return true;
+});
+const saveKey = keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { save(false); return true; } }]);
+
+function makeEditor(parent, doc, language, onChange, extra = []) {
+  return new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        saveKey, basicSetup, language, plainSpaces, EditorView.cspNonce.of(styleNonce), lintGutter(), editorTheme.of(themeFor(scheme)), ...extra,
+        EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u); }),
+      ],
+    }),
+  });
+}
+
+const sourceView = makeEditor($('source'), session.source, html(), () => { scheduleSource(); noteDirty(); }, [EditorView.lineWrapping]);
+const stateView = makeEditor($('state'), JSON.stringify(state, null, 2), json(), () => scheduleState());
+const themeView = makeEditor($('theme'), JSON.stringify(overrides, null, 2), json(), () => scheduleTheme());
+const sourceText = () => sourceView.state.doc.toString();
+
+function setDoc(view, text) {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+}
+
+// line/column (1-based) -> document offset, clamped into the document
+function offsetOf(view, line, column) {
+  const doc = view.state.doc;
+  const l = doc.line(Math.min(Math.max(1, line || 1), doc.lines));
+  return Math.min(l.from + Math.max(0, (column || 1) - 1), l.to);
+}
+
+function diagnostic(view, line, column, severity, message, source) {
+  const from = offsetOf(view, line, column);
+  const to = Math.min(view.state.doc.lineAt(from).to, from + 1);
+  return { from, to, severity, message, source };
+}
+
+function jump(line, column) {
+  const at = offsetOf(sourceView, line, column);
+  sourceView.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+  sourceView.focus();
+}
+
+// ------------------------------------------------------------------------ the preview
+
+const frame = document.querySelector('.preview-frame');
+const previewEl = $('preview');
+const preview = await new Promise((resolve) => {
+  const check = () => {
+    const w = frame.contentWindow;
+    if (w && w.flowuiPreview) { resolve(w.flowuiPreview); return true; }
+    return false;
+  };
+  if (check()) return;
+  frame.addEventListener('load', () => { if (!check()) frame.contentWindow.addEventListener('flowui-preview-ready', check); });
+});
+
+preview.setHooks({
+  action: (uiAction) => null,
+  value: () => !$('refuse-values').checked,
+  openUrl: () => $('open-urls').checked,
+  log: (entry, gen) => addLog(JSON.parse(entry), gen),
+  ready: (gen, srcdoc) => {
+    const start = srcdoc.length - lastMounted.get(gen);
+    const prefix = srcdoc.slice(0, start);
+    const lines = prefix.split('\n');
+    generations.set(gen, { line: lines.length, column: lines[lines.length - 1].length });
+    previewEl.dataset.ready = String(gen);
+    $('preview-status').textContent = `connected (build ${gen})`;
+    showProjection();
+  },
+});
+const lastMounted = new Map(); // generation -> source length
+
+function currentTheme() { return { 'color-scheme': scheme, ...overrides }; }
+
+function mountPreview(source) {
+  const gen = Number(previewEl.dataset.generation) + 1;
+  const error = preview.mount(JSON.stringify({ source, blockId: session.blockId, fields, paths, state, theme: currentTheme() }));
+  if (error) { $('preview-status').textContent = `not rebuilt: ${error}`; return; }
+  lastMounted.set(gen, source.length);
+  previewEl.dataset.generation = String(gen);
+}
+
+let sourceTimer = 0;
+let analyzing = null;
+let analyzeAgain = false;
+function scheduleSource() {
+  clearTimeout(sourceTimer);
+  sourceTimer = setTimeout(rebuild, SOURCE_DEBOUNCE_MS);
+}
+
+// Analyse the source on the server (the generator's own path extraction, so the preview's srcdoc is
+// build_srcdoc's bytes), then mount it. One analysis at a time; the review's findings are asked for
+// beside it, so the preview never waits for the review.
+async function rebuild() {
+  if (analyzing) { analyzeAgain = true; return; }
+  const source = sourceText();
+  refreshFindings(source);
+  analyzing = api('analyze', { source, fields });
+  let result;
+  try { result = (await analyzing).data; } catch (error) { result = null; $('preview-status').textContent = `server unreachable: ${error}`; }
+  analyzing = null;
+  if (result && source === sourceText()) {
+    lastProblems = result.problems;
+    paintDiagnostics();
+    $('source-problems').textContent = result.problems.length ? `${result.problems.length} path problem(s): the preview shows the last good build` : '';
+    const fe = $('fields-error');
+    fe.hidden = !result.fieldProblems.length;
+    fe.textContent = result.fieldProblems.join('\n');
+  }
+  if (result && result.paths && !result.fieldProblems.length) { paths = result.paths; mountPreview(source); }
+  if (analyzeAgain) { analyzeAgain = false; rebuild(); }
+}
+
+let lastProblems = [];
+let lastFindings = [];
+let findingsBusy = false;
+let findingsAgain = false;
+
+// The static review's findings for the text on the page (one request at a time, the newest text wins).
+async function refreshFindings(source) {
+  if (findingsBusy) { findingsAgain = true; return; }
+  findingsBusy = true;
+  try {
+    const { data } = await api('findings', { source, fields });
+    if (data && source === sourceText()) {
+      lastFindings = data.findings || [];
+      $('findings').dataset.error = data.error || '';
+      paintDiagnostics();
+    }
+  } catch { /* the server is down: the markers stay as they were */ }
+  findingsBusy = false;
+  if (findingsAgain) { findingsAgain = false; refreshFindings(sourceText()); }
+}
+
+// Markers in the source: the path problems and the review's findings, at their line:column.
+function paintDiagnostics() {
+  const diags = [];
+  for (const p of lastProblems) {
+    diags.push(diagnostic(sourceView, p.line, p.column, 'error', p.element ? `<${p.element} ${p.attribute}="${p.value}">: ${p.reason}` : p.reason, 'paths'));
+  }
+  for (const f of lastFindings) diags.push(diagnostic(sourceView, f.line, f.column, markerSeverity(f.severity), `${f.rule} (${f.severity}): ${f.message}`, 'review'));
+  sourceView.dispatch(setDiagnostics(sourceView.state, diags));
+  renderFindings(lastFindings, lastProblems);
+}
+
+// The review's severities (high, medium, low, info) as the editor's marker kinds.
+function markerSeverity(severity) {
+  return { high: 'error', medium: 'warning', low: 'info', info: 'hint' }[severity] || 'warning';
+}
+
+let browserReview = null; // the last in-browser review: {at, engines, findings, source}
+
+function findingItem(f) {
+  const li = document.createElement('li');
+  li.className = `finding ${markerSeverity(f.severity)}`;
+  li.dataset.rule = f.rule;
+  const where = document.createElement('a');
+  where.href = '#';
+  where.textContent = f.line ? `${f.line}:${f.column}` : '?:?';
+  where.addEventListener('click', (e) => { e.preventDefault(); if (f.line) jump(f.line, f.column); });
+  const seen = f.engines && f.engines.length ? ` [${f.engines.join(', ')}]` : '';
+  li.append(where, ` ${f.severity} ${f.rule}: ${f.message}${seen}`);
+  return li;
+}
+
+function renderFindings(findings, problems) {
+  const list = $('findings');
+  const current = [
+    ...problems.map((p) => ({ severity: 'high', rule: 'paths', line: p.line, column: p.column, message: p.reason })),
+    ...findings,
+  ];
+  list.replaceChildren(...current.map(findingItem));
+  let count = current.length;
+  if (browserReview) {
+    const stale = browserReview.source !== sourceText() ? ' (the text changed since: review again)' : '';
+    const head = document.createElement('li');
+    head.className = 'finding-head';
+    head.textContent = `In-browser review at ${browserReview.at} in ${browserReview.engines.join(', ') || 'no engine'}${stale}:`;
+    list.append(head, ...browserReview.findings.map(findingItem));
+    count += browserReview.findings.length;
+  }
+  $('findings-count').textContent = String(count);
+}
+
+// The whole review (static and in-browser layers) of the text on the page, on demand: it mounts the
+// block in every engine installed, so it takes seconds.
+async function reviewInBrowsers() {
+  const button = $('review-button');
+  button.disabled = true;
+  const source = sourceText();
+  $('preview-status').textContent = 'reviewing in the browsers…';
+  try {
+    const { status, data } = await api('review', { source, fields, state, theme: currentTheme() });
+    if (status !== 200 || data.error) {
+      $('preview-status').textContent = `review failed: ${(data && data.error) || `HTTP ${status}`}`;
+      return;
+    }
+    browserReview = { at: new Date().toLocaleTimeString(), engines: data.engines, findings: data.findings, source };
+    renderFindings(lastFindings, lastProblems);
+    $('preview-status').textContent = `reviewed in ${data.engines.join(', ')}: ${data.findings.length} finding(s)`;
+    document.querySelector('[role=tab][data-tab="findings"]').click();
+  } catch (error) {
+    $('preview-status').textContent = `review failed: ${error}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+$('review-button').addEventListener('click', reviewInBrowsers);
+
+// ------------------------------------------------------------------------ state, fields, theme
+
+let stateTimer = 0;
+function scheduleState() { clearTimeout(stateTimer); stateTimer = setTimeout(applyState, JSON_DEBOUNCE_MS); }
+
+async function applyState() {
+  const text = stateView.state.doc.toString();
+  const { data } = await api('json', { text });
+  if (text !== stateView.state.doc.toString() || !data) return;
+  const box = $('state-error');
+  if (!data.ok) {
+    box.hidden = false;
+    box.textContent = `state line ${data.line} column ${data.column}: ${data.message} (the preview keeps the last good state)`;
+    stateView.dispatch(setDiagnostics(stateView.state, [diagnostic(stateView, data.line, data.column, 'error', data.message, 'json')]));
+    return;
+  }
+  box.hidden = true;
+  stateView.dispatch(setDiagnostics(stateView.state, []));
+  state = data.value;
+  preview.setState(JSON.stringify(state)); // a state push: the block is not reloaded
+  setTimeout(showProjection, 0);
+}
+
+let themeTimer = 0;
+function scheduleTheme() { clearTimeout(themeTimer); themeTimer = setTimeout(applyTheme, JSON_DEBOUNCE_MS); }
+
+function applyTheme() {
+  const box = $('theme-error');
+  let next;
+  try {
+    next = JSON.parse(themeView.state.doc.toString());
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) throw new Error('the overrides must be a JSON object of tokens');
+  } catch (error) {
+    box.hidden = false; box.textContent = `theme: ${error.message}`; return;
+  }
+  const { 'color-scheme': ignored, ...tokens } = next;
+  const problem = preview.checkTheme(JSON.stringify({ 'color-scheme': scheme, ...tokens }));
+  if (problem) { box.hidden = false; box.textContent = problem; return; }
+  box.hidden = true;
+  overrides = tokens;
+  pushTheme();
+}
+
+function pushTheme() {
+  document.documentElement.dataset.scheme = scheme;
+  for (const view of [sourceView, stateView, themeView]) view.dispatch({ effects: editorTheme.reconfigure(themeFor(scheme)) });
+  preview.setTheme(JSON.stringify(currentTheme())); // a theme push: the block is not reloaded
+  setTimeout(showProjection, 0);
+}
+
+$('scheme').value = scheme;
+$('scheme').addEventListener('change', (e) => { scheme = e.target.value; pushTheme(); });
+document.documentElement.dataset.scheme = scheme;
+
+const fieldsInput = $('fields');
+fieldsInput.value = fields.join(', ');
+let fieldsTimer = 0;
+fieldsInput.addEventListener('input', () => {
+  clearTimeout(fieldsTimer);
+  fieldsTimer = setTimeout(() => {
+    const text = fieldsInput.value.trim();
+    fields = text === '' ? [] : text.split(',').map((f) => f.trim());
+    rebuild();
+  }, JSON_DEBOUNCE_MS);
+});
+
+function showProjection() {
+  const text = preview.projection();
+  $('projection').textContent = text ? JSON.stringify(JSON.parse(text), null, 2) : '(no block connected)';
+}
+
+// ------------------------------------------------------------------------ the bridge log
+
+let logCount = 0;
+function addLog(entry, gen) {
+  const li = document.createElement('li');
+  li.className = `log-entry ${entry.level}`;
+  li.dataset.code = entry.code;
+  const head = document.createElement('div');
+  head.className = 'log-head';
+  const time = new Date(entry.time).toISOString().slice(11, 23);
+  head.textContent = `${time} ${entry.level} ${entry.code}: ${entry.message}`;
+  li.append(head);
+  const d = entry.detail;
+  let body = null;
+  if (entry.code === 'action' && d) {
+    body = `POST ui-action  Content-Type: ${LIMITS.uiActionMediaType}\n${JSON.stringify(d, null, 2)}`;
+  } else if (entry.code === 'value' && d) {
+    body = `setValue ${d.path} = ${JSON.stringify(d.value)}\nverdict: accepted`;
+  } else if (d && d.url !== undefined) {
+    const verdicts = {
+      'open-url': 'opened in a new tab',
+      'no-gesture': 'refused: no user gesture',
+      'popup-blocked': "refused by the browser's popup blocker",
+      refused: 'refused (the editor opens URLs only with "open URLs for real" checked)',
+    };
+    const verdict = verdicts[entry.code] || `${entry.code}: ${entry.message}`;
+    body = `openUrl ${d.url}\nverdict: ${verdict}`;
+  } else if (entry.code === 'refused' && d && d.path !== undefined) {
+    body = `setValue ${d.path}\nverdict: refused (the editor refuses values with "refuse setValue" checked)`;
+  } else if (entry.code === 'block-error' && d) {
+    const at = authorPosition(gen, d.line, d.column);
+    const link = document.createElement('a');
+    link.href = '#';
+    link.className = 'where';
+    link.textContent = at ? `source ${at.line}:${at.column}` : (d.line ? `srcdoc ${d.line}:${d.column} (the runtime's)` : 'no position (the engine gave none)');
+    if (at) link.addEventListener('click', (e) => { e.preventDefault(); jump(at.line, at.column); });
+    head.append(' ', link);
+    li.dataset.line = at ? String(at.line) : '';
+    li.dataset.column = at ? String(at.column) : '';
+    body = JSON.stringify(d, null, 2);
+  } else if (d !== undefined) {
+    body = JSON.stringify(d, null, 2);
+  }
+  if (body !== null) {
+    const pre = document.createElement('pre');
+    pre.textContent = body;
+    li.append(pre);
+  }
+  const list = $('log');
+  list.append(li);
+  li.scrollIntoView({ block: 'nearest' });
+  logCount += 1;
+  $('log-count').textContent = String(logCount);
+  if (entry.code === 'value' || entry.code === 'refused') setTimeout(showProjection, 0);
+}
+
+// An error's line:column in the srcdoc, as a line:column of the author's source (or null: the runtime's).
+function authorPosition(gen, line, column) {
+  const start = generations.get(gen);
+  if (!start || !line) return null;
+  if (line < start.line) return null;
+  if (line === start.line) return { line: 1, column: Math.max(1, column - start.column) };
+  return { line: line - start.line + 1, column };
+}
+
+$('clear-log').addEventListener('click', () => { $('log').replaceChildren(); logCount = 0; $('log-count').textContent = '0'; });
+
+// ------------------------------------------------------------------------ cheat sheet (from the contract)
+
+async function renderCheatsheet() {
+  const { data } = await api('contract');
+  const root = $('cheatsheet');
+  const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+  const table = (heads, rows) => {
+    const t = el('table');
+    const tr = el('tr');
+    for (const h of heads) tr.append(el('th', h));
+    t.append(tr);
+    for (const row of rows) { const r = el('tr'); for (const c of row) r.append(c instanceof Node ? (() => { const td = el('td'); td.append(c); return td; })() : el('td', c)); t.append(r); }
+    return t;
+  };
+  root.replaceChildren(
+    el('h3', 'window.flowUi'),
+    table(['member', 'does'], data.api.map((a) => [el('code', a.member), a.does.replace(/`/g, '')])),
+    el('h3', 'Theme tokens'),
+    el('p', `CSS custom properties on the block's :root, e.g. color: var(${THEME.prefix}text). Colors: #hex, rgb(), hsl() or a CSS name; lengths: 0 or px, rem, em, %.`, 'muted'),
+    table(['property', 'for', 'light', 'dark'], data.tokens.map((t) => {
+      const sw = (v) => { const s = el('span'); s.append(el('span', '', 'swatch'), ` ${v}`); if (t.kind === 'color') s.firstChild.style.background = v; return s; };
+      return [el('code', t.property), `${t.purpose} (${t.kind})`, sw(t.light), sw(t.dark)];
+    })),
+    el('h3', 'Markup'),
+    table(['attribute', 'does'], [
+      [el('code', 'data-bind="path"'), 'shows the value at path as text'],
+      [el('code', 'data-show="path"'), 'shows the element only when the value is not empty'],
+    ]),
+    el('h3', 'Limits'),
+    table(['limit', 'value'], [
+      ['message size', `${data.limits.maxMessageChars} characters of JSON`],
+      ['nesting depth', String(data.limits.maxMessageDepth)],
+      ['rate', `burst ${data.limits.rateBurst}, ${data.limits.ratePerSecond} per second`],
+      ['action names', data.limits.actionPattern],
+      ['URLs', `https: only, at most ${data.limits.urlMaxLength} characters, after a user gesture`],
+    ]),
+    el('h3', 'Reason codes'),
+    table(['code', 'means'], Object.entries(data.limits.reasons).map(([k, v]) => [el('code', k), v])),
+    el('h3', 'The block\'s CSP'),
+    el('pre', data.csp),
+  );
+}
+
+// ------------------------------------------------------------------------ saving and the file on disk
+
+function dirty() { return sourceText() !== savedText; }
+
+let draftTimer = 0;
+function keepDraft() {
+  clearTimeout(draftTimer);
+  try {
+    if (dirty()) localStorage.setItem(draftKey, JSON.stringify({ text: sourceText(), base }));
+    else localStorage.removeItem(draftKey);
+  } catch { /* storage full or off: the text stays in this tab */ }
+}
+function noteDirty() {
+  showSaveStatus();
+  clearTimeout(draftTimer);
+  draftTimer = setTimeout(keepDraft, 200);
+}
+// The draft is written at once when the page goes away, whatever the timer.
+window.addEventListener('pagehide', keepDraft);
+document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') keepDraft(); });
+
+function showSaveStatus(text) {
+  const s = $('save-status');
+  s.textContent = text || (dirty() ? (savedText === null ? 'new file, not saved' : 'unsaved changes') : 'saved');
+  s.dataset.dirty = dirty() ? '1' : '0';
+  document.title = `${dirty() ? '● ' : ''}${session.name} — flowui-sandbox edit`;
+}
+
+let saving = false;
+async function save(force) {
+  if (saving) return;
+  saving = true;
+  const text = sourceText();
+  try {
+    const { status, data } = await api('save', { source: text, base, force });
+    if (status === 200) {
+      base = data.sha;
+      savedText = text;
+      hideNotice();
+      showSaveStatus(dirty() ? undefined : `saved ${new Date().toLocaleTimeString()}`);
+      try { if (!dirty()) localStorage.removeItem(draftKey); } catch { /* ignore */ }
+    } else if (status === 409) {
+      showConflict(data, 'The file changed on disk since you loaded it; nothing was written.');
+    } else {
+      showSaveStatus(`not saved: ${(data && data.error) || `HTTP ${status}`}`);
+    }
+  } catch (error) {
+    keepDraft();
+    showSaveStatus('not saved: the editor server is not reachable; your text stays in this tab (and this browser\'s storage) until it is saved');
+  } finally {
+    saving = false;
+  }
+}
+
+let conflictDisk = null;
+function showConflict(disk, text) {
+  conflictDisk = disk;
+  lastDiskNotice = disk.sha;
+  const box = $('notice');
+  box.hidden = false;
+  box.querySelector('.notice-text').textContent = `${text} Keep yours (save it over the file) or load the file on disk (your text is kept in this browser's storage as a draft until you choose).`;
+  $('disk-text').textContent = disk.source === null ? '(the file was deleted)' : disk.source;
+  showSaveStatus('conflict: the file changed on disk');
+}
+function hideNotice() { $('notice').hidden = true; conflictDisk = null; }
+
+$('keep-mine').addEventListener('click', () => save(true));
+$('take-disk').addEventListener('click', () => {
+  if (!conflictDisk) return;
+  const text = conflictDisk.source === null ? '' : conflictDisk.source;
+  base = conflictDisk.sha;
+  savedText = conflictDisk.source;
+  setDoc(sourceView, text);
+  hideNotice();
+  showSaveStatus();
+});
+$('dismiss').addEventListener('click', () => { $('notice').hidden = true; });
+$('save').addEventListener('click', () => save(false));
+document.addEventListener('keydown', (e) => {
+  if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') { e.preventDefault(); save(false); }
+});
+window.addEventListener('beforeunload', (e) => { if (dirty()) { e.preventDefault(); e.returnValue = ''; } });
+
+async function pollDisk() {
+  try {
+    const { data } = await api('disk');
+    if (data && data.sha !== base && !saving) {
+      const disk = (await api('disk/text')).data;
+      if (disk.sha === base) return;
+      if (!dirty()) {
+        base = disk.sha;
+        savedText = disk.source;
+        setDoc(sourceView, disk.source === null ? '' : disk.source);
+        showSaveStatus(disk.source === null ? 'the file was deleted on disk' : 'reloaded: the file changed on disk');
+      } else if (lastDiskNotice !== disk.sha) {
+        showConflict(disk, 'The file changed on disk while you have unsaved edits.');
+      }
+    }
+  } catch { /* the server is down: keep the text, try again */ }
+}
+setInterval(pollDisk, DISK_POLL_MS);
+
+// ------------------------------------------------------------------------ tabs, start
+
+for (const tab of document.querySelectorAll('[role=tab]')) {
+  tab.addEventListener('click', () => {
+    for (const t of document.querySelectorAll('[role=tab]')) t.setAttribute('aria-selected', String(t === tab));
+    for (const p of document.querySelectorAll('.tab-panel')) p.hidden = p.dataset.panel !== tab.dataset.tab;
+  });
+}
+
+$('file').textContent = session.name;
+$('file').title = session.file;
+
+// A draft kept from before a restart (same origin: the same --port) comes back as unsaved text.
+try {
+  const draft = JSON.parse(localStorage.getItem(draftKey) || 'null');
+  if (draft && typeof draft.text === 'string' && draft.text !== session.source) {
+    setDoc(sourceView, draft.text);
+    if (draft.base !== base) {
+      showConflict({ sha: base, source: savedText }, 'Restored your unsaved text from before; the file on disk changed since.');
+    } else {
+      showSaveStatus('restored your unsaved text from before the restart');
+    }
+  }
+} catch { /* no storage */ }
+
+showSaveStatus();
+renderCheatsheet();
+rebuild();
+
+// For the tests and the benchmark (the block cannot reach this window: its frame is sandboxed).
+window.flowuiEditor = {
+  source: sourceText,
+  cspViolations,
+  dirty,
+  stateText: () => stateView.state.doc.toString(),
+  themeText: () => themeView.state.doc.toString(),
+};
