@@ -632,8 +632,10 @@ def test_auto_height_is_bounded_and_never_oscillates(page, server):
 # ------------------------------------------------------------------- the host builds it
 
 def test_the_host_module_builds_the_generators_document_in_this_browser(page, server):
-    cases = json.loads((ROOT / "fixtures" / "srcdoc" / "cases.json").read_text(encoding="utf-8"))
-    goldens = {c["name"]: (ROOT / "fixtures" / "srcdoc" / c["golden"]).read_bytes().decode("utf-8") for c in cases}
+    from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases
+
+    cases = load_cases()
+    goldens = {c["name"]: from_golden((GOLDEN_DIR / c["golden"]).read_bytes().decode("utf-8")) for c in cases}
     host = Host(page, server)
     built = host.js("""(cases) => Object.fromEntries(cases.map((c) => [c.name, T.host.buildSrcdoc(c.source,
       { blockId: c.block_id, fields: c.fields, paths: c.paths, state: c.state, theme: c.theme })]))""", cases)
