@@ -41,6 +41,9 @@ demo: setup
 	$(VENV)/bin/flowui-sandbox build examples/starter.html --state examples/starter.state.json \
 	  --fields order.items,draft.email,draft.agree --block-id starter --page -o out/starter.html
 	@echo "wrote out/starter.html (open it in a browser)"
+	$(VENV)/bin/flowui-sandbox review examples/starter.html --fields order.items,draft.email,draft.agree \
+	  --format html -o out/review.html
+	@echo "wrote out/review.html"
 	$(VENV)/bin/flowui-sandbox verify --html out/verify.html --json out/verify.json
 
 test: setup

@@ -127,6 +127,24 @@ CASES = [
     ("engines-option", ["engines", "--nope"], None, [("option", "unrecognized arguments: --nope")]),
     ("generate-option", ["generate", "--nope"], None, [("option", "unrecognized arguments: --nope")]),
     ("no-command", ["frobnicate"], None, [("top", "invalid choice: 'frobnicate'")]),
+    # review (--static: these are refused before any browser starts)
+    ("review-missing", ["review", "missing.html", "--static"], None, [(WHOLE_FILE, "missing.html: no such file")]),
+    ("review-no-file", ["review", "--static"], None, [("option", "give at least one FILE")]),
+    ("review-fields", ["review", "ok.html", "--static", "--fields", "a,Bad"], None, [("option", '--fields: item 2 "Bad"')]),
+    ("review-state-deep", ["review", "ok.html", "--static", "--state", "deep.json"], None, [(LOCATED, "deep.json:1:65: nested deeper")]),
+    ("review-output-directory", ["review", "ok.html", "--static", "-o", "dir"], None, [(WHOLE_FILE, "dir: is a directory")]),
+    ("review-baseline-broken", ["review", "ok.html", "--static", "--baseline", "broken.json"], None, [(LOCATED, "broken.json:2:")]),
+    # document and diff
+    ("document-missing", ["document", "missing.json"], None, [(WHOLE_FILE, "missing.json: no such file")]),
+    ("document-none", ["document"], None, [("option", "give DOC.json")]),
+    ("document-deep", ["document", "deep.json"], None, [(LOCATED, "deep.json:1:")]),
+    ("diff-broken", ["diff", "ok.html", "broken.json"], None, [(LOCATED, "ok.html:1:1: not JSON")]),
+    ("diff-dev-zero", ["diff", "/dev/zero", "empty.json"], None, [(WHOLE_FILE, "/dev/zero: more than")]),
+    # edit (refused before the server starts)
+    ("edit-directory", ["edit", "dir", "--no-open"], None, [(WHOLE_FILE, "dir: is a directory")]),
+    ("edit-state-missing", ["edit", "ok.html", "--state", "missing.json", "--no-open"], None, [(WHOLE_FILE, "missing.json: no such file")]),
+    # browser-server
+    ("browser-server-engine", ["browser-server", "opera"], None, [("option", "invalid choice: 'opera'")]),
 ]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import UsageError
+from ..errors import OptionError, UsageError
 from ..files import read_text
 from .jsontext import load_json, locate
 from .model import document_schema
@@ -53,7 +53,7 @@ def _document_command(args: argparse.Namespace) -> int:
         print(json.dumps(document_schema(frozen), indent=2, ensure_ascii=False))
         return 0
     if args.file is None:
-        raise UsageError("document: give DOC.json (or --schema)")
+        raise OptionError("give DOC.json (or --schema)")
     name = args.file
     text = read_text(name, limit=MAX_DOCUMENT_BYTES)
     data = load_json(text, name)
