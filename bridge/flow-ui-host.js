@@ -88,49 +88,8 @@ function checkState(state) {
 // a path to an object carries all of it, missing paths add nothing, arrays reached through
 // indexes keep their projected elements at their indexes with null before them.
 export function project(state, paths) {
-  const WHOLE = Symbol('whole');
-  const trie = new Map();
-  for (const path of paths) {
-    let node = trie;
-    let whole = false;
-    for (const segment of path.split('.')) {
-      if (node.has(WHOLE)) { whole = true; break; }
-      if (!node.has(segment)) node.set(segment, new Map());
-      node = node.get(segment);
-    }
-    if (!whole) { node.clear(); node.set(WHOLE, true); }
-  }
-  function pick(value, node) {
-    if (node.has(WHOLE)) return structuredCloneJson(value);
-    if (value === null || typeof value !== 'object') return MISSING;
-    if (Array.isArray(value)) {
-      const found = new Map();
-      for (const [segment, sub] of node) {
-        if (typeof segment === 'string' && /^(?:0|[1-9][0-9]*)$/.test(segment) && +segment < value.length) {
-          const v = pick(value[+segment], sub);
-          if (v !== MISSING) found.set(+segment, v);
-        }
-      }
-      if (!found.size) return MISSING;
-      const out = [];
-      for (let i = 0; i <= Math.max(...found.keys()); i++) out.push(found.has(i) ? found.get(i) : null);
-      return out;
-    }
-    const out = {};
-    let any = false;
-    for (const key of Object.keys(value)) {
-      if (node.has(key)) {
-        const v = pick(value[key], node.get(key));
-        if (v !== MISSING) { out[key] = v; any = true; }
-      }
-    }
-    return any ? out : MISSING;
-  }
-  if (state === null || typeof state !== 'object' || Array.isArray(state)) return {};
-  const picked = pick(state, trie);
-  return picked === MISSING ? {} : picked;
+  return projectBy(state, paths, (value, node) => Object.keys(value).filter((key) => node.has(key)));
 }
-const MISSING = Symbol('missing');
 
 // The projection as `project` makes it, but found by walking the block's paths only, never the
 // keys of the state around them: what a push costs depends on the block's own paths, not on the
@@ -138,6 +97,11 @@ const MISSING = Symbol('missing');
 // of an object reached through several paths come in path order (`project` keeps state order;
 // the values are the same, only JSON.stringify of such an object can differ).
 export function projectPaths(state, paths) {
+  return projectBy(state, paths, (value, node) => [...node.keys()].filter((key) => hasOwn.call(value, key)));
+}
+
+// The shared walk: `keysOf(object, node)` says which keys of an object to visit, and in what order.
+function projectBy(state, paths, keysOf) {
   const WHOLE = Symbol('whole');
   const trie = new Map();
   for (const path of paths) {
@@ -168,11 +132,9 @@ export function projectPaths(state, paths) {
     }
     const out = {};
     let any = false;
-    for (const [segment, sub] of node) {
-      if (hasOwn.call(value, segment)) {
-        const v = pick(value[segment], sub);
-        if (v !== MISSING) { out[segment] = v; any = true; }
-      }
+    for (const key of keysOf(value, node)) {
+      const v = pick(value[key], node.get(key));
+      if (v !== MISSING) { out[key] = v; any = true; }
     }
     return any ? out : MISSING;
   }
@@ -180,6 +142,7 @@ export function projectPaths(state, paths) {
   const picked = pick(state, trie);
   return picked === MISSING ? {} : picked;
 }
+const MISSING = Symbol('missing');
 
 // ---- openUrl: which URLs a block may open
 
