@@ -45,6 +45,7 @@ demo: setup
 	  --format html -o out/review.html
 	@echo "wrote out/review.html"
 	$(VENV)/bin/flowui-sandbox verify --html out/verify.html --json out/verify.json
+	@echo "next, edit the block live: $(VENV)/bin/flowui-sandbox edit examples/starter.html"
 
 test: setup
 	node --test tests/js/
