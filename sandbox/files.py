@@ -122,10 +122,16 @@ def _float(token: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_constant, parse_int=_integer, parse_float=_float)
 
 
-def parse_json(text: str, name: str, *, max_depth: int = MAX_DEPTH) -> Any:
-    """``text`` parsed as JSON; a problem is a one-line :class:`UsageError` ``NAME:LINE:COL: ...``."""
+def parse_json(text: str, name: str, *, max_depth: int = MAX_DEPTH, object_pairs_hook: Any = None) -> Any:
+    """``text`` parsed as JSON; a problem is a one-line :class:`UsageError` ``NAME:LINE:COL: ...``.
+
+    ``object_pairs_hook`` builds each object (as ``json`` takes it); a ``ValueError`` it raises
+    is not caught here, so its caller can locate its own kind of problem.
+    """
+    decoder = _DECODER if object_pairs_hook is None else json.JSONDecoder(
+        parse_constant=_constant, parse_int=_integer, parse_float=_float, object_pairs_hook=object_pairs_hook)
     try:
-        value = _DECODER.decode(text)
+        value = decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{name}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     except _Refused as exc:

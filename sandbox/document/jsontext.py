@@ -1,9 +1,8 @@
 """JSON files as the document commands read them: bounded, strict, and located.
 
-* :func:`load_json` parses with the C decoder, refuses NaN/Infinity and
-  duplicate object keys, and bounds the nesting depth *before* Python's decoder
-  recurses into it (a 100,000-deep array is a clear error with its line:column,
-  not a RecursionError).
+* :func:`load_json` is :func:`sandbox.files.parse_json` (bounded depth, no NaN/Infinity,
+  numbers JavaScript can hold, every problem at its line:column) that also refuses
+  duplicate object keys.
 * :func:`locate` finds the line:column of the value at a location such as
   ``("pages", 0, "blocks", 3, "source")`` in the text, for error messages; it
   skips the values it does not descend into with the C decoder, so it is fast
@@ -13,18 +12,16 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
-from json.decoder import JSONDecodeError, scanstring
+from json.decoder import scanstring
 from typing import Any
 
 from ..errors import UsageError
+from ..files import parse_json
 from ..jsonjs import MAX_DEPTH
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
-# Strings, and the brackets outside them: enough to measure nesting without a full parse.
-_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 
 
 def position(text: str, offset: int) -> tuple[int, int]:
@@ -33,22 +30,8 @@ def position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _too_deep(text: str, max_depth: int) -> int | None:
-    """Offset of the first bracket that opens level ``max_depth + 1``, or None."""
-    depth = 0
-    for match in _NESTING.finditer(text):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > max_depth:
-                return match.start()
-        elif token in "]}":
-            depth -= 1
-    return None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+class DuplicateKey(ValueError):
+    """A key that appears twice in one object (refused in a document: the last would win silently)."""
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -57,25 +40,19 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"the key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
+                raise DuplicateKey(f"the key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
             seen.add(key)
     return out
 
 
 def load_json(text: str, name: str, *, max_depth: int = MAX_DEPTH) -> Any:
     """The value of JSON ``text`` (``name`` names it in errors), or :class:`UsageError`
-    ``NAME:LINE:COL: message``."""
-    cheap = text.count("[") + text.count("{")  # an upper bound of the depth, strings included
-    if cheap > max_depth and (offset := _too_deep(text, max_depth)) is not None:
-        line, column = position(text, offset)
-        raise UsageError(f"{name}:{line}:{column}: the JSON nests deeper than {max_depth} levels of objects and arrays")
+    ``NAME:LINE:COL: message``: the project's one JSON reader (depth, NaN/Infinity, numbers
+    JavaScript cannot hold), plus the refusal of duplicate keys."""
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs)
-    except JSONDecodeError as exc:
-        raise UsageError(f"{name}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
-    except ValueError as exc:  # NaN, Infinity or a duplicate key: find where with a second, plain pass
-        where = _locate_problem(text)
-        raise UsageError(f"{name}:{where}: {exc}") from None
+        return parse_json(text, name, max_depth=max_depth, object_pairs_hook=_pairs)
+    except DuplicateKey as exc:  # find where with a second, plain pass (the error path only)
+        raise UsageError(f"{name}:{_locate_problem(text)}: {exc}") from None
 
 
 def _locate_problem(text: str) -> str:
