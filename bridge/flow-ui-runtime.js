@@ -6,7 +6,7 @@
   'use strict';
 
   // @generated-constants-begin: written by `flowui-sandbox generate` from
-  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","user-info":"URLs with a user name or password (https://name@host/) are refused","same-site":"the URL is on the host's own site; the host opens only the own-site URLs it allows","popup-blocked":"the browser's popup blocker refused to open the window","bad-path":"the path cannot be written in the host's state (an index past the end of an array, or a value that is not an object or array on the way)","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"}};
+  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","user-info":"URLs with a user name or password (https://name@host/) are refused","same-site":"the URL is on the host's own site; the host opens only the own-site URLs it allows","popup-blocked":"the browser's popup blocker refused to open the window","bad-path":"the path cannot be written in the host's state (an index past the end of an array, or a value that is not an object or array on the way)","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"},"hello":"flow-ui:hello","connect":"flow-ui:connect","textLimits":{"send":{"action":64},"openUrl":{"url":2048},"error":{"message":2000,"source":2000},"csp":{"directive":200,"blockedUri":2000,"sample":200}}};
   // @generated-constants-end
 
   // @core-begin: pure functions, shared with the host module (contract.py copies this
@@ -245,7 +245,7 @@
       fn.apply(null, args);
     } catch (error) {
       if (typeof console !== 'undefined') console.error(error);
-      post({ type: 'error', kind: 'error', message: clip('Uncaught in a flowUi callback: ' + errorText(error), 2000), source: '', line: 0, column: 0 });
+      post({ type: 'error', kind: 'error', message: clip('Uncaught in a flowUi callback: ' + errorText(error), C.textLimits.error.message), source: '', line: 0, column: 0 });
     }
   }
 
@@ -359,25 +359,31 @@
     });
   }
 
-  function onPortMessage(event) {
-    var m = event.data;
-    if (!m || typeof m !== 'object') return;
-    if (m.type === 'ping') { port.postMessage({ type: 'pong', n: m.n }); return; }
-    if (m.type === 'state') applyState(m);
-    else if (m.type === 'theme') applyTheme(m);
-    else if (m.type === 'reply' && hasOwn.call(pending, m.id)) {
+  // What the host sends over the port, by message type (the host messages of the message table).
+  var onHostMessage = {
+    ping: function (m) { port.postMessage({ type: 'pong', n: m.n }); },
+    state: applyState,
+    theme: applyTheme,
+    reply: function (m) {
+      if (!hasOwn.call(pending, m.id)) return;
       var p = pending[m.id];
       delete pending[m.id];
       writes = writes.filter(function (w) { return w.id !== m.id; });
       if (m.ok) p.resolve(m.value === undefined ? null : m.value);
       else p.reject(FlowUiError(m.reason, m.message));
     }
+  };
+
+  function onPortMessage(event) {
+    var m = event.data;
+    if (!m || typeof m !== 'object' || typeof m.type !== 'string' || !hasOwn.call(onHostMessage, m.type)) return;
+    onHostMessage[m.type](m);
   }
 
   window.addEventListener('message', function (event) {
     if (port || event.source !== window.parent) return;
     var m = event.data;
-    if (!m || m.type !== 'flow-ui:connect' || !event.ports || event.ports.length !== 1) return;
+    if (!m || m.type !== C.connect || !event.ports || event.ports.length !== 1) return;
     port = event.ports[0];
     port.onmessage = onPortMessage;
     var waiting = queue;
@@ -393,15 +399,17 @@
   function clip(text, n) { text = String(text); return text.length > n ? text.slice(0, n) : text; }
 
   window.addEventListener('error', function (event) {
-    post({ type: 'error', kind: 'error', message: clip(event.message || 'error', 2000), source: clip(event.filename || '', 2000),
+    var most = C.textLimits.error;
+    post({ type: 'error', kind: 'error', message: clip(event.message || 'error', most.message), source: clip(event.filename || '', most.source),
       line: event.lineno >>> 0, column: event.colno >>> 0 });
   });
   window.addEventListener('unhandledrejection', function (event) {
-    post({ type: 'error', kind: 'rejection', message: clip('Unhandled rejection: ' + errorText(event.reason), 2000), source: '', line: 0, column: 0 });
+    post({ type: 'error', kind: 'rejection', message: clip('Unhandled rejection: ' + errorText(event.reason), C.textLimits.error.message), source: '', line: 0, column: 0 });
   });
   document.addEventListener('securitypolicyviolation', function (event) {
-    post({ type: 'csp', directive: clip(event.effectiveDirective || event.violatedDirective || '', 200),
-      blockedUri: clip(event.blockedURI || '', 2000), sample: clip(event.sample || '', 200) });
+    var most = C.textLimits.csp;
+    post({ type: 'csp', directive: clip(event.effectiveDirective || event.violatedDirective || '', most.directive),
+      blockedUri: clip(event.blockedURI || '', most.blockedUri), sample: clip(event.sample || '', most.sample) });
   });
 
   // ---- auto-height: the content's height, at most once per heightReportMs (last value wins)
@@ -530,5 +538,5 @@
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', renderAll);
   else renderAll();
 
-  window.parent.postMessage({ type: 'flow-ui:hello', v: C.protocolVersion }, '*');
+  window.parent.postMessage({ type: C.hello, v: C.protocolVersion }, '*');
 })();

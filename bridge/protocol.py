@@ -7,6 +7,12 @@ generated constants block of ``bridge/flow-ui-runtime.js`` (both written by
 ``flowui-sandbox generate``). ``bridge/PROTOCOL.md`` describes the
 format in prose; ``bridge/protocol.schema.json`` is exported from these models.
 
+:data:`MESSAGES` is the one list of message models. The unions (:data:`BlockMessage`,
+:data:`HostMessage`), the schema's groups, ``__all__`` and the message table the host module
+validates and dispatches with (:func:`message_table`, ``MESSAGES`` in ``bridge/contract.js``)
+are all derived from it: a new message is one model here, one entry in :data:`MESSAGES` and
+one handler in the host module (PROTOCOL.md, "Adding a message").
+
 Two channels exist (see PROTOCOL.md):
 
 * ``window.postMessage``: only :class:`Hello` (block -> host) and
@@ -18,7 +24,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
@@ -144,9 +151,34 @@ def json_depth(value: Any) -> int:
     return depth
 
 
+@dataclass(frozen=True)
+class KeyRule:
+    """How the host refuses a bad value of one key of a block message (metadata in ``Annotated``).
+
+    ``reason``: the reason code of a value of the wrong type or beyond the key's limits (without
+    a rule: ``bad-message``). ``check``: the name of a host check beyond type and limits
+    (``CHECKS`` in ``bridge/host/messages.js``, e.g. that a path is one of the block's fields);
+    ``reasons``: any other reason codes that check refuses with.
+    """
+
+    reason: str
+    check: str | None = None
+    reasons: tuple[str, ...] = ()
+
+
 class _Message(BaseModel):
     # strict: a message is JSON as sent, nothing is coerced ("1" is not 1, "yes" is not true).
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    #: ``window``: through ``window.postMessage`` (the handshake); ``port``: the private MessagePort.
+    channel: ClassVar[Literal["window", "port"]] = "port"
+    #: Who sends it. A block message with an ``id`` is a request: the host answers it with a reply.
+    sender: ClassVar[Literal["block", "host"]] = "block"
+    #: The host's rate budget a block message that is not a request takes from (requests take from
+    #: ``requests``); None: it costs nothing, and the host drops it silently when it is malformed.
+    budget: ClassVar[Literal["reports"] | None] = "reports"
+    #: Reason codes the host's handling of this request may reply with, beyond the table's checks.
+    refusals: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -184,6 +216,7 @@ class Hello(_Message):
     and only once; it answers with :class:`Connect`.
     """
 
+    channel = "window"
     type: Literal["flow-ui:hello"]
     v: Literal[1] = PROTOCOL_VERSION
 
@@ -194,6 +227,8 @@ class Connect(_Message):
     The transferred port is the block's only channel from then on.
     """
 
+    channel = "window"
+    sender = "host"
     type: Literal["flow-ui:connect"]
     v: Literal[1] = PROTOCOL_VERSION
 
@@ -204,18 +239,20 @@ class Connect(_Message):
 class Send(_Message):
     """``flowUi.send(action, payload)``: the host makes a ui-action of it and replies."""
 
+    refusals = ("refused", "failed")
     type: Literal["send"]
     id: RequestId
-    action: Annotated[str, Field(max_length=ACTION_MAX_LENGTH, pattern=rf"^(?:{ACTION_PATTERN})$")]
+    action: Annotated[str, Field(max_length=ACTION_MAX_LENGTH, pattern=rf"^(?:{ACTION_PATTERN})$"), KeyRule("bad-action", "action")]
     payload: JsonValue = None
 
 
 class SetValue(_Message):
     """``flowUi.setValue(path, value)``: only a path listed in the block's ``fields``."""
 
+    refusals = ("too-deep", "bad-path", "refused", "failed")
     type: Literal["setValue"]
     id: RequestId
-    path: str
+    path: Annotated[str, KeyRule("not-a-field", "field")]
     value: JsonValue
 
     _check_path = field_validator("path")(classmethod(lambda cls, v: _path(v)))
@@ -224,10 +261,11 @@ class SetValue(_Message):
 class OpenUrl(_Message):
     """``flowUi.openUrl(url)``: an https URL, with the block's user-activation state."""
 
+    refusals = ("no-gesture", "refused", "failed", "popup-blocked")
     type: Literal["openUrl"]
     id: RequestId
-    url: Annotated[str, Field(max_length=URL_MAX_LENGTH)]
-    gesture: bool
+    url: Annotated[str, Field(max_length=URL_MAX_LENGTH), KeyRule("bad-url", "url", ("not-https", "user-info", "same-site"))]
+    gesture: Annotated[bool, KeyRule("no-gesture", "gesture")]
 
     @field_validator("url")
     @classmethod
@@ -250,7 +288,8 @@ class Height(_Message):
 
     type: Literal["height"]
     height: Annotated[float, Field(ge=0, allow_inf_nan=False)]
-    viewport: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = Field(
+    # Absent or a number (never null): the host's heightController tells "not measured" by absence.
+    viewport: Annotated[float, Field(ge=0, allow_inf_nan=False)] = Field(  # type: ignore[assignment]
         None, description="the frame's inner height when measured (tells content that follows its frame)")
 
 
@@ -277,19 +316,19 @@ class CspViolation(_Message):
 class Pong(_Message):
     """The runtime's answer to :class:`Ping`, carrying its ``n``: proof the connected document still lives."""
 
+    budget = None  # liveness answers cost no token: a flood of reports must not make a live block look gone
     type: Literal["pong"]
     n: RequestId
-
-
-BlockMessage = Annotated[
-    Union[Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong], Field(discriminator="type")
-]
 
 
 # ------------------------------------------------------------------ host -> block (port)
 
 
-class State(_Message):
+class _HostMessage(_Message):
+    sender = "host"
+
+
+class State(_HostMessage):
     """A change of the projection: new values of top-level keys (``set``) and keys gone (``unset``).
 
     Sent only when at least one projection path changed; the runtime works out which.
@@ -308,7 +347,7 @@ class State(_Message):
         return keys
 
 
-class ThemeMessage(_Message):
+class ThemeMessage(_HostMessage):
     """A validated theme (flat form) and the ``:root`` rule that applies it."""
 
     type: Literal["theme"]
@@ -324,7 +363,7 @@ class ThemeMessage(_Message):
         return theme
 
 
-class Ping(_Message):
+class Ping(_HostMessage):
     """Sent after each ``load`` event of the block's frame; the runtime answers :class:`Pong` at once.
 
     The port belongs to the document the host connected; a frame that navigated away (however
@@ -335,14 +374,14 @@ class Ping(_Message):
     n: RequestId
 
 
-class ReplyOk(_Message):
+class ReplyOk(_HostMessage):
     type: Literal["reply"]
     id: RequestId
     ok: Literal[True]
     value: JsonValue = None
 
 
-class ReplyRefused(_Message):
+class ReplyRefused(_HostMessage):
     type: Literal["reply"]
     id: RequestId
     ok: Literal[False]
@@ -350,9 +389,21 @@ class ReplyRefused(_Message):
     message: str
 
 
-Reply = Annotated[Union[ReplyOk, ReplyRefused], Field(discriminator="ok")]
+# ------------------------------------------------------------------------ the list
 
-HostMessage = Annotated[Union[State, ThemeMessage, Ping, ReplyOk, ReplyRefused], Field(union_mode="left_to_right")]
+#: Every message of the protocol, the one list the rest derives from.
+MESSAGES: tuple[type[_Message], ...] = (
+    Hello, Connect,
+    Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong,
+    State, ThemeMessage, Ping, ReplyOk, ReplyRefused,
+)
+WINDOW_MESSAGES = tuple(m for m in MESSAGES if m.channel == "window")
+BLOCK_MESSAGES = tuple(m for m in MESSAGES if m.channel == "port" and m.sender == "block")
+HOST_MESSAGES = tuple(m for m in MESSAGES if m.channel == "port" and m.sender == "host")
+
+BlockMessage = Annotated[Union[BLOCK_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]
+Reply = Annotated[Union[ReplyOk, ReplyRefused], Field(discriminator="ok")]
+HostMessage = Annotated[Union[HOST_MESSAGES], Field(union_mode="left_to_right")]  # type: ignore[valid-type]
 
 
 # ------------------------------------------------------------------------- ui-action
@@ -426,6 +477,10 @@ class UserMessage(BaseModel):
         return UiActionPart.model_validate(self.parts[0]).data
 
 
+#: The ui-action's models (not messages of the bridge; exported in the schema beside them).
+ACTION_MODELS = (UiAction, UiActionPart, UserMessage)
+
+
 def user_message(action: UiAction, **extra: Any) -> dict[str, Any]:
     """The A2A user message that carries ``action`` (and ``extra`` fields such as messageId)."""
     part = UiActionPart(data=action, mediaType=UI_ACTION_MEDIA_TYPE).model_dump(mode="json")
@@ -451,8 +506,7 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of the protocol (committed as bridge/protocol.schema.json)."""
     from pydantic.json_schema import models_json_schema
 
-    models = [Hello, Connect, Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong,
-              State, ThemeMessage, Ping, ReplyOk, ReplyRefused, UiAction, UiActionPart, UserMessage]
+    models = [*MESSAGES, *ACTION_MODELS]
     refs, top = models_json_schema([(m, "validation") for m in models], ref_template="#/$defs/{model}")
     ref = {m.__name__: refs[(m, "validation")] for m in models}
     return {
@@ -461,9 +515,9 @@ def json_schema() -> dict[str, Any]:
         "description": "Messages between an html block's runtime and its host (see bridge/PROTOCOL.md).",
         "$defs": {
             **top["$defs"],
-            "WindowMessage": {"oneOf": [ref["Hello"], ref["Connect"]]},
-            "BlockMessage": {"oneOf": [ref[n] for n in ("Send", "SetValue", "OpenUrl", "Height", "BlockError", "CspViolation", "Pong")]},
-            "HostMessage": {"oneOf": [ref[n] for n in ("State", "ThemeMessage", "Ping", "ReplyOk", "ReplyRefused")]},
+            "WindowMessage": {"oneOf": [ref[m.__name__] for m in WINDOW_MESSAGES]},
+            "BlockMessage": {"oneOf": [ref[m.__name__] for m in BLOCK_MESSAGES]},
+            "HostMessage": {"oneOf": [ref[m.__name__] for m in HOST_MESSAGES]},
         },
         "anyOf": [
             {"$ref": "#/$defs/WindowMessage"},
@@ -480,11 +534,99 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-__all__ = [
+# --------------------------------------------------------------- the message table
+
+#: Reasons any block message can be refused with before its type is known (PROTOCOL.md, "Limits").
+SHAPE_REASONS = ("bad-message", "too-large", "too-deep", "not-json")
+#: The constraints of a key's JSON Schema the host checks (the table's key entries carry them).
+_CONSTRAINTS = ("const", "enum", "type", "minimum", "maximum", "maxLength", "pattern")
+
+
+def _key_entry(model: type[_Message], name: str, prop: dict[str, Any], required: bool) -> dict[str, Any]:
+    """One key of a message in the table: required, the constraints of its type, how it is refused."""
+    if "anyOf" in prop:  # only the host's own messages may have them: the block's must be checkable
+        if model.sender == "block":
+            raise RuntimeError(f"{model.__name__}.{name}: a block message's key must have one type, not {prop['anyOf']}")
+        entry = {"anyOf": [_key_entry(model, name, p, True)["accepts"] for p in prop["anyOf"]]}
+    elif "$ref" in prop:
+        if not prop["$ref"].endswith("/JsonValue"):
+            raise RuntimeError(f"{model.__name__}.{name}: a key of a message is a JSON value or a plain type, not {prop['$ref']}")
+        entry = {"type": "json"}
+    else:
+        entry = {k: prop[k] for k in _CONSTRAINTS if k in prop}
+    key: dict[str, Any] = {"required": required, "accepts": entry}
+    rules = [m for m in model.model_fields[name].metadata if isinstance(m, KeyRule)]
+    if rules:
+        key["reason"] = rules[0].reason
+        if rules[0].check:
+            key["check"] = rules[0].check
+    return key
+
+
+def _reasons(entry: dict[str, Any], model: type[_Message]) -> list[str]:
+    rules = [r for f in model.model_fields.values() for r in f.metadata if isinstance(r, KeyRule)]
+    found = {*SHAPE_REASONS, *(["rate-limited"] if entry["request"] else []), *model.refusals}
+    found |= {r.reason for r in rules} | {x for r in rules for x in r.reasons}
+    unknown = found - set(REASONS)
+    if unknown:
+        raise RuntimeError(f"{model.__name__}: reasons {sorted(unknown)} are not in REASONS")
+    return [r for r in REASONS if r in found]
+
+
+def message_table() -> dict[str, Any]:
+    """The message table JavaScript validates and dispatches with, by message type (from :data:`MESSAGES`).
+
+    Each entry: ``model``, ``channel``, ``from``; ``keys`` in the model's order, each
+    ``{required, accepts: {type|const|enum, minimum, maximum, maxLength, pattern}, reason?, check?}``
+    (``type: "json"`` is any JSON value); for messages from the block over the port also
+    ``request`` (it carries an ``id`` and gets a reply), ``budget`` (``requests``, ``reports``
+    or null: free) and ``reasons`` (every reason code it can be refused with). Models that share
+    a type (the two replies) make one entry whose keys accept what either accepts.
+    """
+    table: dict[str, Any] = {}
+    for model in MESSAGES:
+        schema = model.model_json_schema()
+        required = set(schema.get("required", ()))
+        keys = {name: _key_entry(model, name, prop, name in required) for name, prop in schema["properties"].items()}
+        type_ = keys["type"]["accepts"]["const"]
+        entry: dict[str, Any] = {"model": model.__name__, "channel": model.channel, "from": model.sender, "keys": keys}
+        if model.channel == "port" and model.sender == "block":
+            entry["request"] = "id" in keys
+            entry["budget"] = "requests" if entry["request"] else model.budget
+            entry["reasons"] = _reasons(entry, model)
+        if type_ in table:
+            table[type_] = _merged(table[type_], entry)
+        else:
+            table[type_] = entry
+    return table
+
+
+def _merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    if "request" in a or "request" in b or a["channel"] != b["channel"] or a["from"] != b["from"]:
+        raise RuntimeError(f"{a['model']} and {b['model']}: only host messages of one channel may share a type")
+    keys = {}
+    for name in [*a["keys"], *(k for k in b["keys"] if k not in a["keys"])]:
+        ka, kb = a["keys"].get(name), b["keys"].get(name)
+        if ka is None or kb is None:
+            keys[name] = {**(ka or kb), "required": False}
+        elif ka["accepts"] == kb["accepts"]:
+            keys[name] = {**ka, "required": ka["required"] and kb["required"]}
+        else:
+            keys[name] = {"required": ka["required"] and kb["required"], "accepts": {"anyOf": [ka["accepts"], kb["accepts"]]}}
+    return {**a, "model": f"{a['model']}|{b['model']}", "keys": keys}
+
+
+#: The constants above, exported by name.
+_CONSTANT_NAMES = [
     "PROTOCOL_VERSION", "MAX_MESSAGE_CHARS", "MAX_MESSAGE_DEPTH", "RATE_BURST", "RATE_PER_SECOND",
     "REPORT_BURST", "REPORT_PER_SECOND", "ALIVE_CHECK_MS",
     "ACTION_PATTERN", "ACTION_MAX_LENGTH", "URL_MAX_LENGTH", "REASONS", "UI_ACTION_MEDIA_TYPE",
-    "Hello", "Connect", "Send", "SetValue", "OpenUrl", "Height", "BlockError", "CspViolation", "Pong",
-    "State", "ThemeMessage", "Ping", "ReplyOk", "ReplyRefused", "UiAction", "UiActionPart", "UserMessage",
-    "limits", "json_schema", "schema_text", "parse_block_message", "parse_host_message", "user_message",
+]
+
+__all__ = [
+    *_CONSTANT_NAMES,
+    "MESSAGES", "WINDOW_MESSAGES", "BLOCK_MESSAGES", "HOST_MESSAGES", "ACTION_MODELS", "KeyRule",
+    *(m.__name__ for m in (*MESSAGES, *ACTION_MODELS)),
+    "BlockMessage", "HostMessage", "Reply",
+    "limits", "message_table", "json_schema", "schema_text", "parse_block_message", "parse_host_message", "user_message",
 ]

@@ -268,22 +268,62 @@ _PAGE_SCRIPT = (
 
 
 def _inlined_host_modules() -> dict[str, str]:
-    """The import map entries: the host module and contract.js as data: URLs."""
+    """The import map entries: the host module and every module it imports, as data: URLs.
+
+    A module loaded from a data: URL cannot resolve a relative import, so each module's relative
+    specifiers (found by tree-sitter, never by pattern) are rewritten to the bare names the map
+    gives the modules: ``flowui-host`` for ``bridge/flow-ui-host.js``, ``flowui-bridge/<path>``
+    for the others (``bridge/contract.js``, ``bridge/host/*.js``).
+    """
     import base64
 
     from bridge import BRIDGE_DIR, HOST_MODULE_FILE
 
-    host = HOST_MODULE_FILE.read_text(encoding="utf-8")
-    specifier = "from './contract.js';"
-    if host.count(specifier) != 1:
-        raise GeneratorError(f"bridge/flow-ui-host.js must import contract.js exactly once as {specifier!r}")
-    host = host.replace(specifier, "from 'flowui-contract';")
-    contract = (BRIDGE_DIR / "contract.js").read_text(encoding="utf-8")
+    def name(path) -> str:
+        return "flowui-host" if path == HOST_MODULE_FILE else f"flowui-bridge/{path.relative_to(BRIDGE_DIR).as_posix()}"
 
     def data_url(js: str) -> str:
         return "data:text/javascript;base64," + base64.b64encode(js.encode("utf-8")).decode("ascii")
 
-    return {"flowui-host": data_url(host), "flowui-contract": data_url(contract)}
+    entries: dict[str, str] = {}
+    todo = [HOST_MODULE_FILE.resolve()]
+    while todo:
+        path = todo.pop()
+        if name(path) in entries:
+            continue
+        code = path.read_bytes()
+        out = bytearray(code)
+        for start, end, specifier in sorted(_module_specifiers(code, path), reverse=True):
+            target = (path.parent / specifier).resolve()
+            if not specifier.startswith(("./", "../")) or not target.is_relative_to(BRIDGE_DIR) or not target.is_file():
+                raise GeneratorError(f"{path}: the host page inlines only relative imports of bridge/ files, not {specifier!r}")
+            out[start:end] = script_json(name(target), "import specifier").encode("utf-8")
+            todo.append(target)
+        entries[name(path)] = data_url(out.decode("utf-8"))
+    return entries
+
+
+def _module_specifiers(code: bytes, path) -> list[tuple[int, int, str]]:
+    """The (start byte, end byte, specifier) of each string an import or export-from statement loads."""
+    import tree_sitter_javascript
+    from tree_sitter import Language, Parser
+
+    tree = Parser(Language(tree_sitter_javascript.language())).parse(code)
+    if tree.root_node.has_error:
+        raise GeneratorError(f"{path}: does not parse as JavaScript")
+    found = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("import_statement", "export_statement"):
+            source = node.child_by_field_name("source")
+            if source is not None:
+                text = code[source.start_byte + 1 : source.end_byte - 1].decode("utf-8")
+                found.append((source.start_byte, source.end_byte, text))
+        elif node.type == "import" and node.parent is not None and node.parent.type != "import_statement":  # import(...), import.meta: nothing a data: URL could resolve
+            raise GeneratorError(f"{path}:{node.start_point[0] + 1}: the host page cannot inline a dynamic import or import.meta")
+        stack.extend(node.children)
+    return found
 
 
 # --- the `build` command ----------------------------------------------------------

@@ -2,7 +2,7 @@
 
 It serves:
 
-* ``/bridge/<file>``: the bridge's JavaScript and JSON files (the host module);
+* ``/bridge/<path>``: the bridge's JavaScript and JSON files (the host module and its bridge/host/ modules);
 * ``/p/<id>``: pages registered with :meth:`LocalServer.add_page`, with their own headers;
 * ``/log/<anything>``: any method; the request is recorded (method, path, query,
   headers, cookies, body) and answered with a 1x1 GIF, CSS, JS or JSON as the

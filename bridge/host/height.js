@@ -1,0 +1,59 @@
+// Auto-height: the frame's height from the block's height reports.
+
+import { LIMITS } from '../contract.js';
+
+// Decides the frame's height from the block's reports; never oscillates (see PROTOCOL.md):
+// * bounds: [min, max];
+// * shrinking by at most `jitter` px is ignored (1 px jitter settles);
+// * content that grows exactly as its frame grows (height: 100vh and the like) is detected
+//   after `loopLimit` such steps and the height is frozen;
+// * three changes of direction within a second (content that is tall in a short frame and
+//   short in a tall one) freeze the height at the larger value. A user toggling an accordion
+//   changes direction far more slowly, and keeps working.
+export function heightController({
+  min = LIMITS.heightMin, max = LIMITS.heightMax, jitter = LIMITS.heightJitter, loopLimit = LIMITS.heightLoopLimit,
+  now = () => performance.now(),
+} = {}) {
+  let applied = null;
+  let last = null;
+  let follows = 0;
+  let frozen = null;
+  let direction = 0;
+  let reversals = [];
+  return {
+    get frozen() { return frozen; },
+    get height() { return applied; },
+    // Returns the new height to apply, or null to leave it; `frozen` tells why it stopped.
+    report(height, viewport) {
+      if (frozen) return null;
+      const target = Math.min(max, Math.max(min, Math.ceil(height)));
+      const prev = last;
+      last = { height, viewport };
+      if (prev && viewport !== undefined && prev.viewport !== undefined && viewport !== prev.viewport &&
+        height - prev.height === viewport - prev.viewport && height > viewport) {
+        follows += 1;
+        if (follows >= loopLimit) { frozen = 'grows-with-frame'; return null; }
+      } else if (prev) {
+        follows = 0;
+      }
+      if (applied === null) { applied = target; return target; }
+      if (target === applied) return null;
+      if (target < applied && applied - target <= jitter) return null;
+      const dir = Math.sign(target - applied);
+      if (direction && dir !== direction) {
+        const t = now();
+        reversals = reversals.filter((r) => t - r < 1000);
+        reversals.push(t);
+        if (reversals.length >= 3) {
+          frozen = 'oscillates';
+          if (target <= applied) return null;
+          applied = target;
+          return target;
+        }
+      }
+      direction = dir;
+      applied = target;
+      return target;
+    },
+  };
+}
