@@ -539,7 +539,12 @@ def schema_text() -> str:
 #: Reasons any block message can be refused with before its type is known (PROTOCOL.md, "Limits").
 SHAPE_REASONS = ("bad-message", "too-large", "too-deep", "not-json")
 #: The constraints of a key's JSON Schema the host checks (the table's key entries carry them).
-_CONSTRAINTS = ("const", "enum", "type", "minimum", "maximum", "maxLength", "pattern")
+_CONSTRAINTS = ("const", "enum", "type", "minimum", "maximum", "minLength", "maxLength", "pattern")
+#: What else a key's schema may say: words for people, and the inner types of the host's own
+#: messages (the host validates only the block's). Any other constraint stops the generation: a
+#: limit the models set and the host would not check is a disagreement, not a detail.
+_NOT_CHECKED = ("title", "description", "default")
+_HOST_ONLY = ("items", "additionalProperties")
 
 
 def _key_entry(model: type[_Message], name: str, prop: dict[str, Any], required: bool) -> dict[str, Any]:
@@ -553,6 +558,10 @@ def _key_entry(model: type[_Message], name: str, prop: dict[str, Any], required:
             raise RuntimeError(f"{model.__name__}.{name}: a key of a message is a JSON value or a plain type, not {prop['$ref']}")
         entry = {"type": "json"}
     else:
+        allowed = (*_CONSTRAINTS, *_NOT_CHECKED, *(_HOST_ONLY if model.sender == "host" else ()))
+        unknown = sorted(set(prop) - set(allowed))
+        if unknown:
+            raise RuntimeError(f"{model.__name__}.{name}: the message table cannot carry {unknown} (bridge/host/messages.js checks {list(_CONSTRAINTS)})")
         entry = {k: prop[k] for k in _CONSTRAINTS if k in prop}
     key: dict[str, Any] = {"required": required, "accepts": entry}
     rules = [m for m in model.model_fields[name].metadata if isinstance(m, KeyRule)]

@@ -87,6 +87,8 @@ def _cases() -> list[dict]:
             if "maxLength" in accepts:
                 start = valid.get(name, "x") if isinstance(valid.get(name), str) else "x"
                 wrong.append(start + "a" * (accepts["maxLength"] + 1 - len(start)))
+            if accepts.get("minLength"):
+                wrong.append("x" * (accepts["minLength"] - 1))
             if "minimum" in accepts:
                 wrong.append(accepts["minimum"] - 1)
             if "maximum" in accepts:

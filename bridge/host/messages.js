@@ -48,6 +48,7 @@ function acceptProblem(value, accepts) {
   if (!IS[accepts.type](value)) return `must be ${NAMED[accepts.type]}, not ${describe(value)}`;
   if (accepts.minimum !== undefined && value < accepts.minimum) return `must be at least ${accepts.minimum}`;
   if (accepts.maximum !== undefined && value > accepts.maximum) return `must be at most ${accepts.maximum}`;
+  if (accepts.minLength !== undefined && value.length < accepts.minLength) return `must have at least ${accepts.minLength} characters`;
   if (accepts.maxLength !== undefined && value.length > accepts.maxLength) return `has ${value.length} characters; at most ${accepts.maxLength} are allowed`;
   if (accepts.pattern !== undefined) {
     if (!PATTERNS.has(accepts.pattern)) PATTERNS.set(accepts.pattern, new RegExp(accepts.pattern));
