@@ -46,8 +46,7 @@ def test_requests_are_the_block_messages_with_an_id_and_their_reasons_are_known(
                 assert key.get("reason", "bad-message") in entry["reasons"]
         else:
             assert "request" not in entry
-    assert [t for t, e in TABLE.items() if e.get("request")] == ["send", "setValue", "openUrl"]
-    assert TABLE["pong"]["budget"] is None
+    assert TABLE["pong"]["budget"] is None, "liveness answers cost no token"
 
 
 def _valid(entry: dict) -> dict:
