@@ -213,9 +213,9 @@ def build_iframe(source: str, *, block_id: str, title: str | None = None, **opti
 def build_page(source: str, *, block_id: str, title: str | None = None, **options: Any) -> str:
     """A whole host page that mounts the block with the bridge's host module, and shows the bridge log.
 
-    The page is one self-contained file (it works from ``file://``): the host module and
-    ``contract.js`` are inlined as ``data:`` modules through an import map, so nothing is
-    loaded from the network. Actions, value writes and URL requests are accepted and
+    The page is one self-contained file (it works from ``file://``): the host module and every
+    module it imports (``bridge/host/*.js``, ``contract.js``) are inlined as ``data:`` modules
+    through an import map, so nothing is loaded from the network. Actions, value writes and URL requests are accepted and
     logged on the page, so an author can try every bridge call.
 
     The page has no CSP of its own on purpose: a srcdoc iframe inherits its
