@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { MESSAGES, LIMITS } from '../../bridge/contract.js';
-import { portDispatcher, tokenBucket, HELLO, CONNECT } from '../../bridge/host/messages.js';
+import { portDispatcher, tokenBucket, HELLO, CONNECT, CHECKS } from '../../bridge/host/messages.js';
 
 const BLOCK_TYPES = Object.keys(MESSAGES).filter((t) => MESSAGES[t].from === 'block' && MESSAGES[t].channel === 'port');
 
@@ -28,6 +28,11 @@ test('the table names the handshake, and each entry is keyed by its own type', (
   assert.equal(CONNECT, 'flow-ui:connect');
   for (const [type, entry] of Object.entries(MESSAGES)) assert.equal(entry.keys.type.accepts.const, type);
   assert.ok(BLOCK_TYPES.includes('send') && BLOCK_TYPES.includes('pong'));
+});
+
+test('every check the table names exists in the host, and every host check is named by the table', () => {
+  const named = new Set(Object.values(MESSAGES).flatMap((e) => Object.values(e.keys)).map((k) => k.check).filter(Boolean));
+  assert.deepEqual([...named].sort(), Object.keys(CHECKS).sort());
 });
 
 test('the handler map must match the table: a missing or an unknown type throws', () => {
