@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -274,8 +275,17 @@ def test_page_mounts_the_block_and_loads_nothing():
     config = json.loads(scripts["application/json"].text)
     assert config["srcdoc"] == build_srcdoc("<p>hi</p>", block_id="b", paths=[], theme={"color-scheme": "dark"})
     imports = json.loads(scripts["importmap"].text)["imports"]
-    assert set(imports) == {"flowui-host", "flowui-contract"}
+    # The host module's whole graph, each module under a bare name; every import names one of them
+    # (a data: module resolves no relative specifier).
+    from bridge import BRIDGE_DIR
+    from sandbox.generator import _module_specifiers
+
+    modules = [BRIDGE_DIR / "contract.js", *sorted((BRIDGE_DIR / "host").glob("*.js"))]
+    assert set(imports) == {"flowui-host"} | {f"flowui-bridge/{p.relative_to(BRIDGE_DIR).as_posix()}" for p in modules}
     assert all(url.startswith("data:text/javascript;base64,") for url in imports.values())
+    for name, url in imports.items():
+        code = base64.b64decode(url.split(",", 1)[1])
+        assert {s for _, _, s in _module_specifiers(code, name)} <= set(imports), name
     for element in tree.iter():
         assert element.tag.removeprefix(NS) not in ("iframe", "link", "img", "object", "embed")
         assert not {"src", "href"} & set(element.attrib), element.tag
