@@ -12,7 +12,6 @@ as ``ENGINE=URL``, ready for ``verify --remote``, and serves until interrupted.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -157,26 +156,16 @@ def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
     raise EngineError(f"webkit: WebKitWebDriver did not answer on {url} within {timeout:.0f} s")
 
 
-# ---------------------------------------------------------------------- command line
+# ------------------------------------------------- serving (what `browser-server` does)
 
 
-def add_cli(sub: argparse._SubParsersAction, command) -> None:
-    p = sub.add_parser(
-        "browser-server", help="serve a browser for `verify --remote` on another machine (docs/SCALE.md)",
-        description="Starts a Playwright browser server (chromium, firefox) or WebKitWebDriver (webkit), prints "
-        "ENGINE=URL for `verify --remote`, and serves until interrupted.",
-    )
-    p.add_argument("engine", choices=ENGINE_NAMES)
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
-    command("browser-server")(_serve)
-
-
-def _serve(args: argparse.Namespace) -> int:
+def serve(engine: str, *, host: str = "127.0.0.1", port: int = 0) -> int:
+    """What ``browser-server`` does: start the server, print ``ENGINE=URL`` and serve until
+    it exits (its status) or Ctrl-C (0)."""
     try:
-        server = start(args.engine, args.host, args.port)
+        server = start(engine, host, port)
     except EngineError as exc:
-        raise OptionError(f"{args.engine}: {exc}") from None
+        raise OptionError(f"{engine}: {exc}") from None
     print(server.spec, flush=True)
     try:
         return server.process.wait()
@@ -185,4 +174,4 @@ def _serve(args: argparse.Namespace) -> int:
         return 0
 
 
-__all__ = ["BrowserServer", "start", "start_many"]
+__all__ = ["BrowserServer", "start", "start_many", "serve"]

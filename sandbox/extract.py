@@ -15,28 +15,22 @@ selected option's content in lexbor as in the browser.
 Bad input (docs/PARSER.md, "Limits"): a source over :data:`MAX_SOURCE_BYTES`, NUL
 characters and unpaired surrogates are refused with an :class:`ExtractionError`
 that says where; a source over :data:`GUARD_THRESHOLD` is parsed in a forked child
-that is stopped when nesting makes the parse slow.
+that is stopped when nesting makes the parse slow (:mod:`sandbox.cpu_limited`).
 """
 
 from __future__ import annotations
 
-import argparse
-import gc
 import json
-import marshal
-import os
 import re
-import select
-import signal
 import threading
-import time
-import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import unescape
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 
+from .cpu_limited import AVAILABLE as _CAN_FORK
+from .cpu_limited import ChildStopped, call_cpu_limited
 from .errors import OptionError, SandboxError, UsageError
 from .files import display_name, read_text
 from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, parse_path_list, path_problem
@@ -156,7 +150,7 @@ def raw_values(source: str) -> list[tuple[str, str, str]]:
 
 def _run(fn, document: bytes, *args):
     """``fn(document, *args)``, in a CPU-limited child when the document is large."""
-    if len(document) > GUARD_THRESHOLD and hasattr(os, "fork"):
+    if len(document) > GUARD_THRESHOLD and _CAN_FORK:
         return _isolated(fn, document, *args)
     return fn(document, *args)
 
@@ -476,66 +470,15 @@ def _find(candidates, start: int, tag: str, attribute: str, value: str) -> int |
 
 # --------------------------------------------------------------- large sources
 
-def _isolated(fn, *args):
-    """``fn(*args)`` in a forked child that may use :data:`PARSE_CPU_SECONDS` of CPU;
-    its result (strings, lists and tuples) comes back through a pipe.
 
-    lexbor's cost grows with tags x nesting depth and a parse cannot be interrupted,
-    so a large source is parsed where the kernel can stop it (a CPU-time timer,
-    then a wall-clock kill). The child runs only ``fn`` (lexbor and a little Python),
-    marshal and os.write, then os._exit: no lock another thread may hold is
-    touched, so forking a threaded process is safe.
-    """
-    read, write = os.pipe()
-    with warnings.catch_warnings():  # Python 3.12+ warns about fork() with threads running
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        status = 1
-        try:
-            gc.disable()  # a collection would touch (and so copy) every page of the parent
-            os.close(read)
-            # SIGPROF after PARSE_CPU_SECONDS of CPU time; its default action ends the
-            # child even inside lexbor (no Python handler runs there).
-            signal.signal(signal.SIGPROF, signal.SIG_DFL)
-            signal.setitimer(signal.ITIMER_PROF, PARSE_CPU_SECONDS)
-            view = memoryview(marshal.dumps(fn(*args)))
-            while view:
-                view = view[os.write(write, view):]
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + PARSE_WALL_SECONDS
-    killed = False
-    poller = select.poll()  # not select.select: it fails on descriptors above 1023
-    poller.register(read, select.POLLIN)
+def _isolated(fn, *args):
+    """``fn(*args)`` in a child stopped after :data:`PARSE_CPU_SECONDS` of CPU or
+    :data:`PARSE_WALL_SECONDS` of wall time (:mod:`sandbox.cpu_limited`); a stop is an
+    :class:`ExtractionError` that says why."""
     try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                os.kill(pid, signal.SIGKILL)
-                killed = True
-                break
-            if poller.poll(left * 1000):
-                chunk = os.read(read, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-    except BaseException:  # e.g. KeyboardInterrupt: do not leave the child running
-        os.kill(pid, signal.SIGKILL)
-        raise
-    finally:
-        os.close(read)
-        _, status = os.waitpid(pid, 0)
-    if killed:
-        raise ExtractionError([Problem(None, None, None, None, None, _TOO_LATE)])
-    if os.WIFSIGNALED(status):
-        raise ExtractionError([Problem(None, None, None, None, None, _TOO_SLOW)])
-    if os.WEXITSTATUS(status) != 0:
-        raise ExtractionError([Problem(None, None, None, None, None, "the HTML parser failed on this source (out of memory?)")])
-    return marshal.loads(b"".join(chunks))
+        return call_cpu_limited(fn, *args, cpu_seconds=PARSE_CPU_SECONDS, wall_seconds=PARSE_WALL_SECONDS)
+    except ChildStopped as exc:
+        raise ExtractionError([Problem(None, None, None, None, None, _STOPPED[exc.cause])]) from None
 
 
 _TOO_SLOW = (
@@ -547,38 +490,35 @@ _TOO_LATE = (
     f"the HTML parser did not finish within {PARSE_WALL_SECONDS:g} s and was stopped: either the machine is "
     "overloaded or the markup is nested too deeply (browsers stop nesting elements at depth 512)"
 )
+_STOPPED = {"cpu": _TOO_SLOW, "wall": _TOO_LATE, "failed": "the HTML parser failed on this source (out of memory?)"}
 
 
-# ------------------------------------------------------------------------------ CLI
+# ------------------------------------------------------------------ files (`paths`)
 
 
-def add_cli(sub, command) -> None:
-    p = sub.add_parser("paths", help="print the data-bind/data-show paths of html block sources",
-                       description="Print the paths each FILE's markup binds, as a browser's DOM holds them.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="an html block source (UTF-8)")
-    p.add_argument("--json", action="store_true", help='print {"FILE": [paths], ...}')
-    p.add_argument("--frozen", default="", metavar="A,B", help="comma-separated frozen system fields (refused as first segment)")
-    command("paths")(_paths_command)
-
-
-def _paths_command(args: argparse.Namespace) -> int:
-    frozen, problems = parse_path_list(args.frozen, "--frozen", top_level=True)
+def print_paths(files: Sequence[str], *, frozen: str = "", as_json: bool = False) -> int:
+    """What ``paths`` does: print the paths of each source file (``-``: standard input), one
+    per line (each file under ``==> NAME <==`` when there are several), or with ``as_json``
+    one object ``{"FILE": [paths]}``. ``frozen`` is the comma-separated list of frozen fields
+    (a bad one is an :class:`OptionError`). The files' problems are raised together, after
+    the output, as one :class:`UsageError` (one located line each)."""
+    frozen_fields, problems = parse_path_list(frozen, "--frozen", top_level=True)
     if problems:
         raise OptionError("\n".join(problems))
     results: dict[str, list[str]] = {}
     errors: list[str] = []
-    for name in args.files:
+    for name in files:
         try:
-            results[name] = extract_paths(read_text(name, limit=MAX_SOURCE_BYTES), frozen=frozen)
+            results[name] = extract_paths(read_text(name, limit=MAX_SOURCE_BYTES), frozen=frozen_fields)
         except ExtractionError as exc:
             errors.append(str(ExtractionError(exc.problems, name=display_name(name))))
         except UsageError as exc:
             errors.append(str(exc))
-    if args.json:
+    if as_json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
     else:
         for name, paths in results.items():
-            if len(args.files) > 1:
+            if len(files) > 1:
                 print(f"==> {name} <==")
             for path in paths:
                 print(path)
@@ -587,4 +527,4 @@ def _paths_command(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["extract_paths", "ExtractionError", "Problem", "EXTRACTION_PREFIX", "MAX_SOURCE_BYTES"]
+__all__ = ["extract_paths", "ExtractionError", "Problem", "EXTRACTION_PREFIX", "MAX_SOURCE_BYTES", "print_paths"]

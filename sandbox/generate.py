@@ -14,7 +14,6 @@ The derived files are:
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -72,16 +71,10 @@ def relative(path: Path) -> str:
         return str(path)
 
 
-def add_cli(sub: argparse._SubParsersAction, command) -> None:
-    p = sub.add_parser(
-        "generate", help="write every derived file (contract.js, runtime constants, JSON Schemas, goldens); --check only checks",
-    )
-    p.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the stale files")
-    command("generate")(_generate)
-
-
-def _generate(args: argparse.Namespace) -> int:
-    if args.check:
+def generate(*, check: bool = False) -> int:
+    """What ``generate`` does: write the stale derived files, naming each; with ``check``,
+    write nothing and return 1 naming the stale ones (0 when none is)."""
+    if check:
         old = stale()
         if old:
             print(f"stale: {', '.join(relative(p) for p in old)}; run `{COMMAND}`", file=sys.stderr)

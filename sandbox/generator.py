@@ -1,4 +1,4 @@
-"""The block document (srcdoc), its iframe, a host page, and the ``build`` command.
+"""The block document (srcdoc), its iframe, a host page, and :func:`build_file` (what ``build`` does).
 
 :func:`build_srcdoc` writes the document of docs/DESIGN.md, with no newline
 between the parts::
@@ -44,7 +44,6 @@ keeps the srcdoc exactly the document that was built.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -326,20 +325,7 @@ def _module_specifiers(code: bytes, path) -> list[tuple[int, int, str]]:
     return found
 
 
-# --- the `build` command ----------------------------------------------------------
-
-
-def add_cli(sub: argparse._SubParsersAction, command) -> None:
-    p = sub.add_parser("build", help="build a block's iframe element (or with --page a whole host page) from its source")
-    p.add_argument("file", metavar="FILE", help="the block's source (UTF-8 HTML)")
-    p.add_argument("--state", metavar="F", help="a JSON file holding the state (an object)")
-    p.add_argument("--theme", metavar="F", help="a JSON file holding a flat theme (color-scheme and tokens)")
-    p.add_argument("--fields", metavar="a,b", default="", help="comma-separated paths the block's script reads")
-    p.add_argument("--frozen", metavar="a,b", default="", help="comma-separated system fields no path may start with")
-    p.add_argument("--block-id", metavar="ID", default="block", help="the block's id (default: block)")
-    p.add_argument("--page", action="store_true", help="print a whole host page instead of the iframe element")
-    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
-    command("build")(_build_command)
+# --- files (what the `build` command does) ----------------------------------------
 
 
 def read_state(name: str) -> dict:
@@ -375,32 +361,37 @@ def _json_type(value: object) -> str:
     return {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
 
 
-def _build_command(args: argparse.Namespace) -> int:
+def build_file(file: str, *, state: str | None = None, theme: str | None = None, fields: str = "", frozen: str = "",
+               block_id: str = "block", page: bool = False, output: str | None = None) -> int:
+    """What ``build`` does: the iframe element (``page``: a whole host page) of the block in
+    ``file``, with the state and theme files, on stdout or in ``output``. ``fields`` and
+    ``frozen`` are comma-separated path lists; a bad one is an :class:`OptionError`
+    naming its option, a bad file a :class:`UsageError` naming the file."""
     # Each input is checked on its own first, so every error names the right file or option.
     try:
-        check_block_id(args.block_id)
+        check_block_id(block_id)
     except GeneratorError as exc:
         raise OptionError(f"--block-id: {exc}") from None
-    frozen, problems = parse_path_list(args.frozen, "--frozen", top_level=True)
-    fields, more = parse_path_list(args.fields, "--fields", frozen=frozen)
+    frozen_paths, problems = parse_path_list(frozen, "--frozen", top_level=True)
+    field_paths, more = parse_path_list(fields, "--fields", frozen=frozen_paths)
     if problems or more:
         raise OptionError("\n".join(problems + more))
-    output = writable_output(args.output) if args.output else None
-    state = read_state(args.state) if args.state else None
-    theme = read_theme(args.theme) if args.theme else None
-    source = read_text(args.file, limit=MAX_SOURCE_BYTES)
+    out = writable_output(output) if output else None
+    state_value = read_state(state) if state else None
+    theme_value = read_theme(theme) if theme else None
+    source = read_text(file, limit=MAX_SOURCE_BYTES)
     try:
-        paths = extract_paths(source, frozen=frozen)
+        paths = extract_paths(source, frozen=frozen_paths)
     except ExtractionError as exc:
-        raise UsageError(str(ExtractionError(exc.problems, name=display_name(args.file)))) from None
-    build = build_page if args.page else build_iframe
+        raise UsageError(str(ExtractionError(exc.problems, name=display_name(file)))) from None
+    build = build_page if page else build_iframe
     try:
-        html = build(source, block_id=args.block_id, fields=fields, state=state, theme=theme, frozen=frozen, paths=paths)
+        html = build(source, block_id=block_id, fields=field_paths, state=state_value, theme=theme_value, frozen=frozen_paths, paths=paths)
     except (SandboxError, ValueError) as exc:
         # What is left is the whole projection's size: it comes from the state.
-        raise UsageError(f"{display_name(args.state or args.file)}: {exc}") from None
-    if output:
-        write_output(output, html + "\n")
+        raise UsageError(f"{display_name(state or file)}: {exc}") from None
+    if out:
+        write_output(out, html + "\n")
     else:
         sys.stdout.write(html + "\n")
     return 0

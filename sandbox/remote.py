@@ -23,7 +23,6 @@ the bind address and the two site names (defaults: 127.0.0.1, ``127.0.0.1`` and 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import glob
 import ipaddress
@@ -343,18 +342,7 @@ async def spread(workers: list[Worker], jobs: list[J], run: Callable[[Worker, J]
     return [results[i] for i in range(len(jobs))]
 
 
-# ---------------------------------------------------------------------- command line
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of every command that drives browsers (verify, review)."""
-    g = parser.add_argument_group("browsers elsewhere (docs/SCALE.md)")
-    g.add_argument("--remote", action="append", metavar="ENGINE[:PAGES]=URL", default=[],
-                   help="use a remote browser (repeatable; the work is spread over all of an engine's): a Playwright browser "
-                   "server ws://HOST:PORT/PATH for chromium or firefox, a WebDriver endpoint http://HOST:PORT for webkit")
-    g.add_argument("--bind", metavar="ADDR", default="127.0.0.1", help="address the observing servers listen on (default 127.0.0.1)")
-    g.add_argument("--public-host", metavar="NAME", help="name or address the remote browsers reach the host origins by (default: the --bind address)")
-    g.add_argument("--canary-host", metavar="NAME", help="name the remote browsers reach the canary by; must be another site than --public-host (default: localhost)")
+# ------------------------------------------------- the observing servers' names
 
 
 @dataclass(frozen=True)
@@ -401,5 +389,5 @@ def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary
 
 __all__ = [
     "Endpoint", "parse_remote", "by_engine", "plan", "remote_engine", "connect", "connect_all", "close_all", "RemotePlaywrightSession",
-    "RemoteWebDriverSession", "SessionLost", "Worker", "spread", "add_arguments", "server_names", "ServerNames",
+    "RemoteWebDriverSession", "SessionLost", "Worker", "spread", "server_names", "ServerNames",
 ]

@@ -225,18 +225,17 @@ def test_the_static_files_ship_with_the_package():
 
 
 def test_the_state_beside_the_file_and_the_starters_fields_are_the_defaults(tmp_path):
-    from sandbox.cli import build_parser
-    from sandbox.editor.command import STARTER_FIELDS, _session
+    from sandbox.editor.run import STARTER_FIELDS, editor_session
 
     (tmp_path / "card.html").write_text("<p data-bind='a'></p>", encoding="utf-8")
     (tmp_path / "card.state.json").write_text('{"a": "beside"}', encoding="utf-8")
-    card = _session(build_parser().parse_args(["edit", str(tmp_path / "card.html")]))
+    card = editor_session(str(tmp_path / "card.html"))
     assert (card.state, card.fields, card.starter) == ({"a": "beside"}, [], "")
-    starter = _session(build_parser().parse_args(["edit", str(ROOT / "examples" / "starter.html")]))
+    starter = editor_session(str(ROOT / "examples" / "starter.html"))
     assert starter.fields == STARTER_FIELDS and starter.state["customer"]["name"]
     (tmp_path / "card.state.json").write_text("[1]", encoding="utf-8")
     with pytest.raises(Exception) as refused:
-        _session(build_parser().parse_args(["edit", str(tmp_path / "card.html")]))
+        editor_session(str(tmp_path / "card.html"))
     assert "card.state.json" in str(refused.value)
 
 

@@ -8,7 +8,7 @@ See docs/DOCUMENT.md. One module per job:
 * :mod:`.projection`: the projection paths and the projected state;
 * :mod:`.patch`: ``diff``, ``apply_patch``, ``fan_out``;
 * :mod:`.action`: ui-action messages against the document and the page;
-* :mod:`.command`: the ``document`` and ``diff`` commands.
+* :mod:`.run`: what the ``document`` and ``diff`` commands do (files in, report out).
 """
 
 from .action import REASONS, ActionResult, Refusal, UiActionRefused, validate_ui_action

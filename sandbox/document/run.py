@@ -1,15 +1,14 @@
-"""The ``document`` and ``diff`` commands.
+"""What the ``document`` and ``diff`` commands do, from their options (sandbox/cli.py) to an exit status.
 
-``flowui-sandbox document DOC.json [--json] [--frozen a,b]``: the projection paths of
+:func:`check_document_file` (``flowui-sandbox document DOC.json [--json] [--frozen a,b]``): the projection paths of
 the document and of each html block, and every problem (``DOC.json:LINE:COL: where:
 message`` on stderr, exit 2). ``flowui-sandbox document --schema [--frozen a,b]``: the
-document's JSON Schema. ``flowui-sandbox diff OLD.json NEW.json``: the JSON Patch from
+document's JSON Schema. :func:`diff_files` (``flowui-sandbox diff OLD.json NEW.json``): the JSON Patch from
 one state to the other, on stdout as a JSON array.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from ..errors import OptionError, UsageError
@@ -27,37 +26,25 @@ MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 MAX_STATE_BYTES = 16 * 1024 * 1024
 
 
-def add_cli(sub, command) -> None:
-    p = sub.add_parser("document", help="the projection paths and problems of a Flow UI document",
-                       description="Check a Flow UI document; print its projection paths and each html block's.")
-    p.add_argument("file", nargs="?", metavar="DOC.json", help="the document (UTF-8 JSON; - for stdin)")
-    p.add_argument("--json", action="store_true", help='print {"paths", "refs", "blocks", "errors"}')
-    p.add_argument("--frozen", default="", metavar="A,B", help="the server's frozen system fields (refused as a path's first segment)")
-    p.add_argument("--schema", action="store_true", help="print the document's JSON Schema instead")
-    command("document")(_document_command)
-
-    p = sub.add_parser("diff", help="the JSON Patch (add/replace/remove) from one state to another",
-                       description="Print the RFC 6902 patch turning OLD into NEW as a JSON array.")
-    p.add_argument("old", metavar="OLD.json")
-    p.add_argument("new", metavar="NEW.json")
-    command("diff")(_diff_command)
-
-
 def _frozen(text: str) -> list[str]:
     return [f.strip() for f in text.split(",") if f.strip()]
 
 
-def _document_command(args: argparse.Namespace) -> int:
-    frozen = _frozen(args.frozen)
-    if args.schema:
-        print(json.dumps(document_schema(frozen), indent=2, ensure_ascii=False))
+def check_document_file(file: str | None, *, as_json: bool = False, frozen: str = "", schema: bool = False) -> int:
+    """Print the projection paths of the document in ``file`` (``-``: standard input) and of
+    each html block (``as_json``: one JSON object); its problems are raised after the output,
+    one located line each. ``frozen``: comma-separated frozen fields. ``schema``: print the
+    document's JSON Schema instead."""
+    frozen_fields = _frozen(frozen)
+    if schema:
+        print(json.dumps(document_schema(frozen_fields), indent=2, ensure_ascii=False))
         return 0
-    if args.file is None:
+    if file is None:
         raise OptionError("give DOC.json (or --schema)")
-    name = args.file
+    name = file
     text = read_text(name, limit=MAX_DOCUMENT_BYTES)
     data = load_json(text, name)
-    report = check_document(data, frozen=frozen)
+    report = check_document(data, frozen=frozen_fields)
     errors = []
     for problem in report.problems:
         position = locate(text, problem.loc)
@@ -69,7 +56,7 @@ def _document_command(args: argparse.Namespace) -> int:
     refs: dict[str, list] = {}
     for ref in report.refs:
         refs.setdefault(ref.path, []).append(ref)
-    if args.json:
+    if as_json:
         print(json.dumps({
             "paths": report.paths,
             "refs": [ref.to_json() for ref in report.refs],
@@ -89,13 +76,14 @@ def _document_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _diff_command(args: argparse.Namespace) -> int:
+def diff_files(old: str, new: str) -> int:
+    """Print the JSON Patch from the state in ``old`` to the one in ``new``, as one JSON array."""
     states = []
-    for name in (args.old, args.new):
+    for name in (old, new):
         states.append(load_json(read_text(name, limit=MAX_STATE_BYTES), name))
     try:
         ops = diff(*states)
     except PatchError as exc:
-        raise UsageError(f"{args.old}, {args.new}: {exc}") from None
+        raise UsageError(f"{old}, {new}: {exc}") from None
     print(json.dumps(ops, ensure_ascii=False))
     return 0

@@ -1,0 +1,76 @@
+"""What ``flowui-sandbox review`` does: review files, write the report in a format, exit by
+severity; from the command's options (sandbox/cli.py) to its exit status (docs/REVIEW.md)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import OptionError
+from ..files import writable_output, write_output
+
+FORMATS = ("text", "json", "sarif", "html")
+FAIL_ON = ("high", "medium", "low", "none")
+
+
+def review_files(files: Sequence[str], *, fields: str = "", state: str | None = None, theme: str | None = None,
+                 engines: Sequence[str] | None = None, static_only: bool = False, output_format: str = "text", output: str | None = None,
+                 fail_on: str = "high", baseline: str | None = None, write_baseline: str | None = None,
+                 sensitive: str | None = None, time_limit: float | None = None, list_rules: bool = False) -> int:
+    """Review ``files`` (block sources or directories of them) and write the report in
+    ``output_format`` to ``output`` (default: stdout); return 1 when a finding at or above
+    ``fail_on`` remains, else 0. ``fields`` and ``sensitive`` are comma-separated lists,
+    ``state`` and ``theme`` JSON files; a bad option is an :class:`OptionError` naming it.
+    ``list_rules``: print the rule catalogue instead."""
+    from ..generator import read_state, read_theme
+    from ..paths import parse_path_list
+    from . import render
+    from .api import baseline_document, failing, load_baseline, review
+
+    if list_rules:
+        _write(output, render.rules_markdown())
+        return 0
+    if not files:
+        raise OptionError("give at least one FILE (or a directory)")
+
+    for name in (output, write_baseline):
+        if name:
+            writable_output(name)  # refused now, not after the browsers ran
+    field_paths, problems = parse_path_list(fields or "", "--fields")
+    if problems:
+        raise OptionError("\n".join(problems))
+    state_value = read_state(state) if state else None
+    theme_value = read_theme(theme) if theme else None
+    sensitive_words = [w.strip() for w in sensitive.split(",") if w.strip()] if sensitive is not None else None
+    baseline_value = load_baseline(baseline) if baseline else None
+    if time_limit is not None and not 0.5 <= time_limit <= 600:
+        raise OptionError(f"--time-limit: {time_limit:g} s; give 0.5 to 600")
+    progress = _progress() if sys.stderr.isatty() else None
+    report = review(list(files), fields=field_paths, state=state_value if isinstance(state_value, dict) else None,
+                    theme=theme_value.to_json() if hasattr(theme_value, "to_json") else theme_value,
+                    engines=list(engines) if engines is not None else None, static_only=static_only, sensitive=sensitive_words,
+                    time_limit=time_limit, progress=progress, baseline=baseline_value, fail_on=fail_on)
+    if progress is not None:
+        sys.stderr.write("\r\x1b[K")
+    text = {"text": render.to_text, "json": lambda r: render.to_json(r) + "\n", "html": render.to_html,
+            "sarif": lambda r: render.dumps(render.to_sarif(r))}[output_format](report)
+    _write(output, text)
+    if write_baseline:
+        _write(write_baseline, render.dumps(baseline_document(report, baseline_value)))
+    return 1 if failing(report, fail_on) else 0
+
+
+def _progress():
+    def show(message: str) -> None:
+        sys.stderr.write("\r\x1b[K" + message[:200])
+        sys.stderr.flush()
+
+    return show
+
+
+def _write(name: str | None, text: str) -> None:
+    if not name:
+        sys.stdout.write(text)
+        return
+    write_output(Path(name), text)
