@@ -47,6 +47,7 @@ def folder(root: Path) -> None:
     probes.mkdir()
     (probes / "deep.one.json").write_text(DEEP, encoding="utf-8")
     (probes / "bad.two.json").write_text('{"id": "bad.two", "title": "t", "category": "nowhere"}', encoding="utf-8")
+    (probes / "lost.three.html").write_text("<p>no JSON claims this block</p>", encoding="utf-8")
     (root / "noprobes").mkdir()
 
 
@@ -108,12 +109,13 @@ CASES = [
     ("build-missing-value", ["build", "ok.html", "--state"], None, [("option", "argument --state: expected one argument")]),
     # verify (every one is refused before a browser starts)
     ("verify-probes", ["verify", "--probes-dir", "probes"], None, [
+        (LOCATED, "probes/bad.two.json:1:1: bad.two.html is missing"),
         (LOCATED, "probes/bad.two.json:1:33: category: Input should be"),
-        (WHOLE_FILE, "probes/bad.two.json: attack: Field required"),
-        (WHOLE_FILE, "probes/bad.two.json: block: Field required"),
-        (WHOLE_FILE, "probes/bad.two.json: detect: Field required"),
-        (WHOLE_FILE, "probes/bad.two.json: expect: Field required"),
+        (LOCATED, "probes/bad.two.json:1:1: attack: Field required"),
+        (LOCATED, "probes/bad.two.json:1:1: detect: Field required"),
+        (LOCATED, "probes/bad.two.json:1:1: expect: Field required"),
         (LOCATED, "probes/deep.one.json:1:73: nested deeper than 72"),
+        (LOCATED, "probes/lost.three.html:1:1: no probe claims this file"),
     ]),
     ("verify-no-probes", ["verify", "--probes-dir", "noprobes"], None, [(WHOLE_FILE, "noprobes: no probes (*.json)")]),
     ("verify-probes-dir-missing", ["verify", "--probes-dir", "nowhere"], None, [("option", "--probes-dir nowhere: not a folder")]),

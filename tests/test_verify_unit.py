@@ -12,21 +12,23 @@ from sandbox.cli import main
 from sandbox.generator import build_iframe
 from sandbox.policy import CSP
 from sandbox.verify import report
-from sandbox.verify.probes import CATEGORIES, ProbeError, load_catalogue, load_probe
+from sandbox.verify.probes import CATEGORIES, HELPER_FILE, PROBES_DIR, ProbeError, helper, load_catalogue, load_probe
 from sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
 from sandbox.verify.probes import Expect
 
 MINIMAL = {
     "id": "demo.probe", "title": "t", "category": "network", "attack": "a",
-    "block": {"source": "<script>{{alive}}</script>"},
     "detect": [{"kind": "request", "path": "{{token}}/x"}],
     "expect": {"default": "blocked"},
 }
 
 
-def write(tmp_path: Path, data: dict, name: str = "demo.probe") -> Path:
+def write(tmp_path: Path, data: dict, name: str = "demo.probe", html: str | None = "<script>alive();</script>\n") -> Path:
+    """A probe: ``name.json`` and (unless ``html`` is None) its block ``name.html``."""
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
+    if html is not None:
+        path.with_suffix(".html").write_text(html, encoding="utf-8")
     return path
 
 
@@ -75,7 +77,8 @@ def test_every_allowed_outcome_says_why():
         ({"expect": {"default": "allowed"}}, "needs a 'why'"),
         ({"expect": {"chromium": "blocked"}}, "no outcome for firefox, webkit"),
         ({"expect": {"default": "blocked", "opera": "blocked"}}, "unknown key"),
-        ({"block": {"source": "{{nope}}"}}, "unknown template variable {{nope}}"),
+        ({"host_html": "{{nope}}"}, "unknown template variable {{nope}}"),
+        ({"block": {"source": "<p></p>"}}, "block.source: the source lives in demo.probe.html"),
         ({"detect": []}, "detect"),
         ({"extra": 1}, "extra"),
     ],
@@ -107,11 +110,96 @@ def test_all_bad_files_are_reported_at_once(tmp_path):
     assert "b.two.json" in str(info.value) and "c.three.json" in str(info.value)
 
 
-def test_a_source_may_live_in_an_html_file_beside(tmp_path):
-    data = {**MINIMAL, "block": {}}
-    path = write(tmp_path, data)
-    (tmp_path / "demo.probe.html").write_text("<p>from the file</p>", encoding="utf-8")
-    assert load_probe(path).block.source == "<p>from the file</p>"
+def test_the_block_is_the_html_file_beside_after_the_one_helper(tmp_path):
+    path = write(tmp_path, {**MINIMAL, "block": {"fields": ["x"]}}, html="<p>from the file</p>\n")
+    probe = load_probe(path)
+    # The helper goes first, as an inline script (so the block's CSP governs it as it governs the attack);
+    # the file's single final newline is not part of the block.
+    assert probe.block.source == helper() + "<p>from the file</p>"
+    assert helper() == "<script>\n" + HELPER_FILE.read_text(encoding="utf-8") + "</script>"
+    assert "</script" not in HELPER_FILE.read_text(encoding="utf-8")
+    assert probe.block.fields == ["x"]
+
+
+def test_siblings_are_their_own_files_mounted_verbatim(tmp_path):
+    path = write(tmp_path, {**MINIMAL, "siblings": [{"block_id": "one"}, {"block_id": "two"}]})
+    (tmp_path / "demo.probe.sibling-1.html").write_text("<p>one</p>\n", encoding="utf-8")
+    (tmp_path / "demo.probe.sibling-2.html").write_text("<p>two</p>", encoding="utf-8")
+    probe = load_probe(path)
+    assert [(b.block_id, b.source) for b in probe.siblings] == [("one", "<p>one</p>"), ("two", "<p>two</p>")]
+
+
+LOCATED = r"^\S+:\d+:\d+: \S"
+
+
+def lines_of(info) -> list[str]:
+    lines = str(info.value).splitlines()
+    for line in lines:
+        assert __import__("re").match(LOCATED, line), line
+    return lines
+
+
+def test_a_missing_or_bad_html_file_is_one_located_line_each(tmp_path):
+    with pytest.raises(ProbeError) as info:
+        load_probe(write(tmp_path, {**MINIMAL, "siblings": [{"block_id": "b"}]}, html=None))
+    assert [line.split(": ", 1)[1] for line in lines_of(info)] == [
+        "demo.probe.html is missing; the block's source lives in that file beside the JSON",
+        "demo.probe.sibling-1.html is missing; the block's source lives in that file beside the JSON",
+    ]
+    path = write(tmp_path, MINIMAL, html="<p>\n  {{nope}}</p>")
+    with pytest.raises(ProbeError) as info:
+        load_probe(path)
+    assert lines_of(info)[0].startswith(f"{tmp_path / 'demo.probe.html'}:2:3: unknown template variable {{{{nope}}}}")
+    path.with_suffix(".html").write_bytes(b"<p>caf\xe9</p>")
+    with pytest.raises(ProbeError) as info:
+        load_probe(path)
+    assert lines_of(info) == [f"{tmp_path / 'demo.probe.html'}:1:7: not UTF-8 (byte 0xE9 at offset 6); save the file as UTF-8"]
+    path.with_suffix(".html").write_bytes(b"<p>\n<b>\0</b>")
+    with pytest.raises(ProbeError) as info:
+        load_probe(path)
+    assert lines_of(info) == [f"{tmp_path / 'demo.probe.html'}:2:4: a NUL character; a block is text"]
+    path.with_suffix(".html").unlink()
+    path.with_suffix(".html").mkdir()
+    with pytest.raises(ProbeError) as info:
+        load_probe(path)
+    assert lines_of(info) == [f"{tmp_path / 'demo.probe.html'}:1:1: is a directory, not a file"]
+
+
+def test_the_json_problems_are_reported_with_the_missing_html(tmp_path):
+    with pytest.raises(ProbeError) as info:
+        load_probe(write(tmp_path, {"id": "demo.probe", "category": "nowhere"}, html=None))
+    lines = lines_of(info)
+    assert "demo.probe.html is missing" in lines[0]
+    assert any("category: Input should be" in line for line in lines)
+    assert any(line.endswith("title: Field required") for line in lines)
+
+
+def test_an_orphan_html_file_is_an_error(tmp_path):
+    write(tmp_path, MINIMAL)
+    (tmp_path / "lost.probe.html").write_text("<p>x</p>", encoding="utf-8")
+    (tmp_path / "demo.probe.sibling-1.html").write_text("<p>x</p>", encoding="utf-8")
+    with pytest.raises(ProbeError) as info:
+        load_catalogue(tmp_path)
+    lines = lines_of(info)
+    assert [line.split(":", 1)[0] for line in lines] == [
+        str(tmp_path / "demo.probe.sibling-1.html"), str(tmp_path / "lost.probe.html")]
+    assert all("no probe claims this file" in line for line in lines)
+
+
+def test_a_broken_probe_owns_its_files_so_it_is_one_error(tmp_path):
+    write(tmp_path, {**MINIMAL, "category": "nowhere"})
+    with pytest.raises(ProbeError) as info:
+        load_catalogue(tmp_path)
+    assert len(lines_of(info)) == 1
+
+
+def test_the_catalogue_is_pairs_and_every_probe_block_uses_the_helper():
+    jsons = {p.stem for p in PROBES_DIR.glob("*.json")}
+    for probe in load_catalogue():
+        source = (PROBES_DIR / f"{probe.id}.html").read_text(encoding="utf-8")
+        # The plumbing lives in the helper only; a probe's file holds its attack.
+        assert "window.__probe = {}" not in source and "const send" not in source and "{{alive}}" not in source, probe.id
+    assert len(jsons) == len(load_catalogue())
 
 
 # ---------------------------------------------------------------------- generator output

@@ -1,8 +1,21 @@
 """The attack-probe catalogue: the format (pydantic models) and the loader.
 
-A probe is one JSON file under ``fixtures/probes/`` (``<id>.json``); its author
-source is either the ``source`` key or a file ``<id>.html`` beside it. The
-source and the host-side scripts are templates: ``{{name}}`` is replaced at run
+A probe is a pair of files under ``fixtures/probes/`` (wpt's model: one behaviour per
+real ``.html`` file; DOMPurify's: payloads free of plumbing):
+
+- ``<id>.html``: the probe's block, the attack and nothing else;
+- ``<id>.json``: its metadata, what it detects and requires, and the expected outcome per engine;
+  ``block`` holds only the block's options (``fields``, ``state``, ``theme``, ``block_id``);
+- ``<id>.sibling-<n>.html`` (n = 1, 2, …): the source of ``siblings[n-1]``, blocks mounted beside it.
+
+The loader puts :data:`HELPER_FILE` (``probe-helper.js``: ``send``, ``raw``, ``alive``,
+``probe``; the code every probe shared) as an inline ``<script>`` at the start of the probe's
+block, so it runs under the block's CSP exactly as the inline prelude it replaces did; siblings
+are mounted verbatim. A single final newline of an ``.html`` file is not part of the block.
+A JSON without its ``.html``, a block source given in the JSON, and an ``.html`` no probe claims
+are errors. The format is documented in ``fixtures/probes/README.md``.
+
+The sources and the host-side scripts are templates: ``{{name}}`` is replaced at run
 time by one of :data:`TEMPLATE_VARS` (the servers' URLs, the run's token, the
 secrets the host page holds).
 
@@ -16,6 +29,7 @@ outcome per engine; ``allowed`` and ``timeout`` need a ``why``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -26,13 +40,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..engines import ENGINE_NAMES
 from ..errors import SandboxError, UsageError
 from ..extract import MAX_SOURCE_BYTES
-from ..files import member_positions, parse_json, read_text, top_position
+from ..files import member_positions, parse_json, position, read_text, top_position
 from ..jsonjs import MAX_DEPTH
 
 #: A probe file nests a block's state (itself at most jsonjs.MAX_DEPTH deep) a few levels down.
 MAX_PROBE_DEPTH = MAX_DEPTH + 8
 
 PROBES_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "probes"
+
+#: The code every probe block shares (reporting, the bridge's raw port, the alive beacon); a template.
+HELPER_FILE = Path(__file__).resolve().parent / "probe-helper.js"
 
 #: Secrets the host page holds during a run (each unique to the run).
 SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "location", "hidden_state", "host_origin")
@@ -237,60 +254,122 @@ def render_json(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-def _describe(exc: ValidationError, name: str, keys: dict[str, str]) -> list[str]:
+def _describe(exc: ValidationError, name: str, keys: dict[str, str], top: str) -> list[str]:
     """One located line per validation error, at the top-level key it is under."""
     lines = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top)"
-        at = keys.get(str(err["loc"][0])) if err["loc"] else None
-        lines.append(f"{name}:{at}: {where}: {err['msg']}" if at else f"{name}: {where}: {err['msg']}")
+        at = (keys.get(str(err["loc"][0])) if err["loc"] else None) or top
+        lines.append(f"{name}:{at}: {where}: {err['msg']}")
     return lines
 
 
+@functools.cache
+def helper() -> str:
+    """The probe helper as the inline script the loader puts before every probe's block."""
+    try:
+        code = read_text(str(HELPER_FILE), limit=MAX_SOURCE_BYTES)
+    except UsageError as exc:
+        raise ProbeError(f"{exc} (the probe helper; a broken installation?)") from None
+    return f"<script>\n{code}</script>"
+
+
+def block_files(path: Path, siblings: int) -> list[Path]:
+    """The ``.html`` files of probe ``path`` (``<id>.json``): its block, then each sibling's."""
+    return [path.with_suffix(".html")] + [path.with_name(f"{path.stem}.sibling-{n}.html") for n in range(1, siblings + 1)]
+
+
+def _read_block(html: Path, json_name: str, at: str) -> str:
+    """The text of a block file without its final newline; a problem is one located line."""
+    if not html.exists():
+        raise ProbeError(f"{json_name}:{at}: {html.name} is missing; the block's source lives in that file beside the JSON")
+    try:
+        text = read_text(str(html), limit=MAX_SOURCE_BYTES)
+    except UsageError as exc:
+        message = str(exc)
+        # read_text names the file; its size and permission problems carry no position yet.
+        prefix = f"{html}: "
+        raise ProbeError(f"{html}:1:1: {message[len(prefix):]}" if message.startswith(prefix) else message) from None
+    if "\0" in text:
+        raise ProbeError(f"{html}:{position(text, text.index(chr(0)))}: a NUL character; a block is text")
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+
+
+def _unknown_vars(text: str, name: str) -> list[str]:
+    return [
+        f"{name}:{position(text, m.start())}: unknown template variable {{{{{m.group(1)}}}}}; known: {', '.join(sorted(TEMPLATE_VARS))}"
+        for m in _TEMPLATE.finditer(text) if m.group(1) not in TEMPLATE_VARS
+    ]
+
+
 def load_probe(path: Path) -> Probe:
-    """One probe from ``path`` (``.json``); a ProbeError names the file and every problem, one line each."""
+    """One probe from ``path`` (``<id>.json``) and its ``.html`` files; a ProbeError names the file and
+    every problem, one ``FILE:LINE:COL: message`` line each."""
     name = str(path)
     try:
         text = read_text(name, limit=MAX_SOURCE_BYTES)
         data = parse_json(text, name, max_depth=MAX_PROBE_DEPTH)
     except UsageError as exc:
         raise ProbeError(str(exc)) from None
+    top = top_position(text)
     if not isinstance(data, dict):
-        raise ProbeError(f"{name}:{top_position(text)}: a probe is a JSON object")
+        raise ProbeError(f"{name}:{top}: a probe is a JSON object")
     keys = member_positions(text)
-    html = path.with_suffix(".html")
-    block = data.get("block")
-    if html.exists() and isinstance(block, dict):
-        if "source" in block:
-            raise ProbeError(f"{name}:{keys['block']}: both block.source and {html.name} give the source; keep one")
-        try:
-            source = read_text(str(html), limit=MAX_SOURCE_BYTES)
-        except UsageError as exc:
-            raise ProbeError(str(exc)) from None
-        data = {**data, "block": {**block, "source": source}}
+    problems = _unknown_vars(text, name)
+    block = data.get("block", {})
+    siblings = data.get("siblings", [])
+    if isinstance(block, dict) and isinstance(siblings, list) and all(isinstance(b, dict) for b in siblings):
+        blocks = []
+        for n, (options, html) in enumerate(zip([block, *siblings], block_files(path, len(siblings)))):
+            at = keys.get("block" if n == 0 else "siblings", top)
+            source = ""  # on a problem: so that the JSON's own problems are reported too
+            if "source" in options:
+                problems.append(f"{name}:{at}: {'block' if n == 0 else f'siblings.{n - 1}'}.source: the source lives in "
+                                f"{html.name}, not in the JSON; move it there")
+            else:
+                try:
+                    source = _read_block(html, name, at)
+                except ProbeError as exc:
+                    problems.append(str(exc))
+                problems += _unknown_vars(source, str(html))
+            blocks.append({**options, "source": helper() + source if n == 0 else source})
+        data = {**data, "block": blocks[0], **({"siblings": blocks[1:]} if siblings else {})}
     try:
         probe = Probe.model_validate(data)
     except ValidationError as exc:
-        raise ProbeError("\n".join(_describe(exc, name, keys))) from None
+        problems += _describe(exc, name, keys, top)
+    if problems:
+        raise ProbeError("\n".join(problems))
     if probe.id != path.stem:
         raise ProbeError(f"{name}:{keys['id']}: id {probe.id!r} must equal the file name {path.stem!r}")
-    for text in probe.templates():
-        for var in _TEMPLATE.findall(text):
+    for template in probe.templates():  # what the scans above cannot see (a name spelt with JSON \\u escapes)
+        for var in _TEMPLATE.findall(template):
             if var not in TEMPLATE_VARS:
-                raise ProbeError(f"{name}: unknown template variable {{{{{var}}}}}; known: {', '.join(sorted(TEMPLATE_VARS))}")
+                raise ProbeError(f"{name}:{top}: unknown template variable {{{{{var}}}}}; known: {', '.join(sorted(TEMPLATE_VARS))}")
     return probe
 
 
 def load_catalogue(directory: Path = PROBES_DIR) -> list[Probe]:
-    """Every probe of ``directory``, sorted by id; all bad files are reported at once."""
+    """Every probe of ``directory``, sorted by id; all bad files (and ``.html`` files no probe claims) are reported at once."""
     if not directory.is_dir():
         raise ProbeError(f"{directory}: no probe directory")
     probes, problems = [], []
+    claimed: set[Path] = set()
     for path in sorted(directory.glob("*.json")):
         try:
-            probes.append(load_probe(path))
+            probe = load_probe(path)
         except ProbeError as exc:
             problems.append(str(exc))
+            # A probe that failed to load still owns its block and any sibling files (one error, not two).
+            claimed.add(path.with_suffix(".html"))
+            claimed.update(directory.glob(f"{_glob_escape(path.stem)}.sibling-*.html"))
+            continue
+        probes.append(probe)
+        claimed.update(block_files(path, len(probe.siblings)))
+    for html in sorted(directory.glob("*.html")):
+        if html not in claimed:
+            problems.append(f"{html}:1:1: no probe claims this file: a probe's block is <id>.html beside <id>.json, "
+                            "its siblings <id>.sibling-<n>.html (n = 1 … the length of its 'siblings')")
     if problems:
         raise ProbeError("\n".join(problems))
     if not probes:
@@ -298,8 +377,12 @@ def load_catalogue(directory: Path = PROBES_DIR) -> list[Probe]:
     return sorted(probes, key=lambda p: p.id)
 
 
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
 __all__ = [
     "Probe", "Block", "Expect", "ProbeError", "Observation", "RequestSeen", "Leak", "HostCheck", "FrameCheck",
     "Event", "Tap", "Unresponsive", "ALIVE", "SECRETS", "TEMPLATE_VARS", "CATEGORIES", "PROBES_DIR",
-    "load_probe", "load_catalogue", "render", "render_json",
+    "HELPER_FILE", "helper", "block_files", "load_probe", "load_catalogue", "render", "render_json",
 ]
