@@ -32,6 +32,9 @@ from .servers import Servers, Taps
 CONCURRENCY = {"chromium": 3, "firefox": 3, "webkit": 3}
 #: Seconds a probe run may take beyond its observation window before it counts as timed out.
 RUN_SLACK = 40.0
+#: The host page's own wait for its ready flag (one evaluate that resolves when the page is up).
+READY = ("() => new Promise((resolve) => { const tick = () => (window.__host && window.__host.ready)"
+         " ? resolve(true) : setTimeout(tick, 20); tick(); })")
 #: How often the observation window asks the live checks whether the attack already got through.
 POLL = 0.1
 
@@ -220,7 +223,7 @@ class Run:
         await page.goto(self.url)
         self.phase("load")
         try:
-            await page.wait_for("() => window.__host && window.__host.ready", timeout=10)
+            await self.ready(page)
         except EngineError as exc:
             # E.g. a frame stuck on a download keeps the host's load event from firing: observe anyway.
             self.observed["host_not_ready"] = str(exc)
@@ -246,6 +249,21 @@ class Run:
         result.observed["phases"] = self.phases
         return result
 
+    async def ready(self, page: Page, timeout: float = 10) -> None:
+        """Until the host page says it is ready (loaded; bridge blocks connected): the page itself
+        waits and answers once, instead of one round trip per poll. If the document changed
+        under the wait (a block navigated the top), poll as before for what is left of it."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        try:
+            if await page.evaluate(READY, timeout=timeout):
+                return
+        except EngineError:
+            raise
+        except Exception:
+            pass
+        await page.wait_for("() => window.__host && window.__host.ready", timeout=max(0.5, deadline - loop.time()))
+
     async def window(self, seen: Seen) -> None:
         """Watch for ``probe.wait`` seconds, or less: once a detection that needs no call into the page
         (a request, a leak, a tap, a browser event) fired, the attack got through and the outcome is
@@ -253,10 +271,18 @@ class Run:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.probe.wait
         live = [o for o in (*self.probe.detect, *ALWAYS) if o.kind in LIVE_KINDS]
+        watch = seen.page.watching
+        last: tuple[int, ...] = ()
         while (left := deadline - loop.time()) > 0:
-            if any(fired(o, seen) for o in live):
-                self.observed["window_ended_early"] = round(self.probe.wait - left, 2)
-                return
+            # The checks scan the servers' logs: only when something new arrived (any run's request,
+            # a tap, an event), not ten times a second for each of the pages in flight.
+            now = (sum(len(o.requests) for o in self.servers.origins), len(seen.taps.events),
+                   len(watch.popups), len(watch.dialogs), len(watch.downloads), len(watch.navigations))
+            if now != last:
+                last = now
+                if any(fired(o, seen) for o in live):
+                    self.observed["window_ended_early"] = round(self.probe.wait - left, 2)
+                    return
             await asyncio.sleep(min(POLL, left))
 
     # ---------------------------------------------------------------- observation
