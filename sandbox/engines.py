@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 ENGINE_NAMES = ("chromium", "firefox", "webkit")
@@ -170,6 +170,17 @@ def select_engines(names: list[str] | None = None) -> list[Engine]:
 # --------------------------------------------------------------------------- pages
 
 
+@dataclass
+class Watch:
+    """What the browser showed around one page while it was watched (see :meth:`Page.watch`)."""
+
+    popups: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    downloads: list[str] = field(default_factory=list)
+    navigations: list[str] = field(default_factory=list)  # "top: URL" or "frame: URL"
+    console: list[str] = field(default_factory=list)
+
+
 class Page(ABC):
     """One browser tab, the same for every driver.
 
@@ -202,6 +213,41 @@ class Page(ABC):
         except Exception as exc:
             raise EngineError(f"{self.engine.name}: a hung page could not be closed ({type(exc).__name__})") from None
 
+    # Watching: what a block did to the browser around the page (popups, dialogs, downloads,
+    # top navigations). Playwright reports events as they happen; WebDriver has none, so a
+    # WebDriver page looks once, after the fact (:meth:`look`). Harnesses call both and never
+    # ask which driver they have.
+
+    #: Whether downloads show in :attr:`Watch.downloads` (WebDriver reports none: a harness
+    #: that cares looks for the attachment request in its server logs instead).
+    reports_downloads: bool = True
+
+    def watch(self, watch: Watch | None = None) -> Watch:
+        """Record what the page shows from now on into ``watch`` (a new one when omitted); returns it."""
+        self.watching = watch if watch is not None else Watch()
+        return self.watching
+
+    async def look(self, url: str) -> None:
+        """Fill the current watch with what can only be seen after the fact (nothing for event drivers);
+        ``url`` is the page the harness loaded: being elsewhere is a top navigation."""
+
+    def left(self, url: str) -> list[str]:
+        """The watch's top-level navigations away from ``url`` (the harness's own loads excluded)."""
+        return [n for n in self.watching.navigations if n.startswith("top:")]
+
+    async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        """A real user click that does not wait for a navigation it may start (a blocked one never ends)."""
+        await self.click(selector, frame=frame, timeout=timeout)
+
+    async def grant(self, permissions: list[str], origin: str) -> None:
+        """Grant ``origin`` these permissions (e.g. geolocation) where the driver can; a no-op elsewhere."""
+
+    async def recycle(self) -> bool:
+        """Make the page ready for another run (cookies, permissions and extra windows cleared).
+        True: keep using it. False: it was closed (or handed back to its session's own pool)."""
+        await self.close()
+        return False
+
     async def wait_for(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10, interval: float = 0.05) -> Any:
         """Evaluate ``script`` until it returns something truthy; return it (EngineError on timeout)."""
         loop = asyncio.get_running_loop()
@@ -224,6 +270,10 @@ class Session(ABC):
     @abstractmethod
     async def new_page(self, *, proxy: str | None = None) -> Page:
         """A fresh page; ``proxy`` (``http://127.0.0.1:PORT``) carries every request but loopback ones."""
+
+    async def warm(self, count: int) -> list[Page]:
+        """Open ``count`` pages ahead of a run (opening one costs seconds on a busy machine); returns them."""
+        return list(await asyncio.gather(*(self.new_page() for _ in range(count))))
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -260,6 +310,65 @@ class _PlaywrightPage(Page):
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         root = self.raw if frame is None else self.raw.frame_locator(frame)
         await root.locator(selector).first.click(timeout=timeout * 1000)
+
+    async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
+        # force: Firefox's hit test inside a sandboxed frame timed out now and then on a loaded machine.
+        root = self.raw if frame is None else self.raw.frame_locator(frame)
+        await root.locator(selector).first.click(timeout=timeout * 1000, no_wait_after=True, force=True)
+
+    def watch(self, watch: Watch | None = None) -> Watch:
+        if not getattr(self, "_listening", False):
+            self._listen()
+        return super().watch(watch)
+
+    def _listen(self) -> None:
+        self._listening = True
+        raw = self.raw
+
+        def on_dialog(dialog) -> None:
+            self.watching.dialogs.append(f"{dialog.type}: {dialog.message[:200]}")
+            asyncio.ensure_future(dialog.dismiss())
+
+        def on_frame(frame) -> None:
+            where = "top" if frame == raw.main_frame else "frame"
+            self.watching.navigations.append(f"{where}: {frame.url[:300]}")
+
+        def on_console(message) -> None:
+            if len(self.watching.console) < 30:
+                self.watching.console.append(f"{message.type}: {message.text[:300]}")
+
+        raw.context.on("page", lambda p: p is not raw and self.watching.popups.append(f"new page {p.url[:300] or '(blank)'}"))
+        raw.on("dialog", on_dialog)
+        raw.on("download", lambda d: self.watching.downloads.append(d.url[:300]))
+        raw.on("framenavigated", on_frame)
+        raw.on("console", on_console)
+
+    def left(self, url: str) -> list[str]:
+        # Playwright also reports the harness's own loads (about:blank, then the host page).
+        return [n for n in super().left(url) if not n.startswith(("top: about:blank", f"top: {url}"))]
+
+    async def grant(self, permissions: list[str], origin: str) -> None:
+        await self._context.grant_permissions(permissions, origin=origin)
+
+    async def recycle(self) -> bool:
+        raw = self.raw
+        try:
+            if raw.is_closed():
+                raise RuntimeError("closed")
+            for other in raw.context.pages:
+                if other is not raw:
+                    await other.close()
+            await raw.context.clear_cookies()
+            await raw.context.clear_permissions()
+            # No trip to about:blank: the next run's goto replaces the document anyway.
+        except Exception:
+            try:
+                await self.close()
+            except Exception:
+                pass
+            return False
+        return True
 
     async def close(self) -> None:
         await self._context.close()
@@ -409,6 +518,31 @@ class _WebDriverPage(Page):
 
         await self._call(run, timeout=timeout)
 
+    reports_downloads = False
+
+    async def look(self, url: str) -> None:
+        watch = self.watching if hasattr(self, "watching") else self.watch()
+        driver = self.raw
+
+        def look() -> None:
+            try:
+                alert = driver.switch_to.alert
+                watch.dialogs.append(f"alert: {alert.text[:200]}")
+                alert.dismiss()
+            except Exception:
+                pass
+            handles = driver.window_handles
+            if len(handles) > 1:
+                watch.popups.append(f"{len(handles) - 1} new window(s)")
+            try:
+                current = driver.current_url
+            except Exception as exc:
+                current = f"(unreadable: {type(exc).__name__})"
+            if current.split("#")[0] != url.split("#")[0]:
+                watch.navigations.append(f"top: {current[:300]}")
+
+        await asyncio.to_thread(look)
+
     async def close(self) -> None:
         await self._session._release(self)
 
@@ -462,6 +596,16 @@ class _WebDriverSession(Session):
         self.engine = engine
         self._all: list[Any] = []
         self._idle: list[Any] = []
+
+    async def warm(self, count: int) -> list[Page]:
+        # One MiniBrowser at a time (starting them together thrashes 2 cores), straight back to the
+        # pool: every run takes a window from it and gives it back (a WebDriver page is never reused).
+        pages: list[Page] = []
+        for _ in range(count):
+            pages.append(await self.new_page())
+        for page in pages:
+            await page.close()
+        return []
 
     async def new_page(self, *, proxy: str | None = None) -> Page:
         # A MiniBrowser's proxy is fixed when it starts: only one started with the same proxy is reused.
@@ -548,4 +692,4 @@ def engines_report(engines: list[Engine] | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Engine", "EngineError", "Page", "Session", "ENGINE_NAMES", "find_engines", "select_engines", "launch", "engines_report"]
+__all__ = ["Engine", "EngineError", "Page", "Session", "Watch", "ENGINE_NAMES", "find_engines", "select_engines", "launch", "engines_report"]

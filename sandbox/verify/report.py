@@ -10,7 +10,7 @@ from typing import Any
 from ..engines import ENGINE_NAMES
 from ..policy import CSP, SANDBOX
 from .probes import Probe
-from .runner import EngineRun, Result
+from .results import EngineRun, Result
 
 #: How each verdict is shown in the matrix.
 CELL = {"held": "held", "allowed": "allowed", "UNEXPECTED": "UNEXPECTED", "n/a": "n/a"}
