@@ -114,7 +114,9 @@ def record_browser(engines: list[str] | None = None, names: list[str] | None = N
 
     cases = [c for c in load_corpus(directory) if not names or c.name in names]
     blocks = [BlockInput(file=c.name, source=c.source, fields=c.fields, state=c.state) for c in cases]
-    results = run_browser_layer(blocks, engines)
+    import sys
+
+    results = run_browser_layer(blocks, engines, progress=lambda line: print(line, file=sys.stderr, flush=True))
     for case, result in zip(cases, results):
         path = directory / f"{case.name}.json"
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -52,6 +52,15 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
 
 async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
                              progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS) -> list[BrowserResult]:
+    observed = await observe(blocks, engines, time_limit=time_limit, progress=progress, settle=settle, slots=slots)
+    return [judge(work, per_engine) for work, per_engine in observed]
+
+
+async def observe(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
+                  progress: Progress | None = None, settle: float = SETTLE,
+                  slots: int = SLOTS) -> list[tuple[Work, dict[str, Observed]]]:
+    """What every engine saw of every block, before :func:`judge` turns it into findings (the
+    corpus tests judge one observation again with a rule disabled, without the browsers)."""
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-review"))
     loop.set_exception_handler(_quiet)
@@ -73,11 +82,7 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
         runs = await asyncio.gather(*(lane.run(works) for lane in lanes))
     finally:
         logging.getLogger("aiohttp.server").removeFilter(quiet)
-    results = []
-    for w in works:
-        per_engine = {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}
-        results.append(judge(w, per_engine))
-    return results
+    return [(w, {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}) for w in works]
 
 
 class _QuietDisconnects(logging.Filter):
@@ -363,4 +368,4 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-__all__ = ["run_browser_layer", "review_in_browsers", "judge", "locate", "TIME_LIMIT", "STALL_MS", "FLOOD", "Canaries"]
+__all__ = ["run_browser_layer", "review_in_browsers", "observe", "judge", "locate", "TIME_LIMIT", "STALL_MS", "FLOOD", "Canaries"]

@@ -271,6 +271,8 @@ class Lane:
         need. Playwright only: WebDriver takes one call at a time, there the calls' own timeouts
         and the time limit decide."""
         task = asyncio.ensure_future(drive)
+        # A drive abandoned to the watchdog fails later (its page closed): that is no news.
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         if self.engine.driver != "playwright":
             await task
             return
