@@ -106,17 +106,18 @@ def expectation(finding: Finding) -> dict:
 def record_browser(engines: list[str] | None = None, names: list[str] | None = None, directory: Path = CORPUS) -> None:
     """Write what the in-browser layer finds now as each case's ``browser`` expectations (per
     engine). A starting point for a reviewer, not a verdict: read the diff before committing it."""
-    from ..engines import select_engines
-    from .browser import run_browser_layer
-    from .model import BlockInput
-
-    engines = [e.name for e in select_engines(engines)]
-
-    cases = [c for c in load_corpus(directory) if not names or c.name in names]
-    blocks = [BlockInput(file=c.name, source=c.source, fields=c.fields, state=c.state) for c in cases]
     import sys
 
-    results = run_browser_layer(blocks, engines, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    from ..engines import select_engines
+    from .browser import judge, observe, run_to_end
+    from .model import BlockInput
+
+    chosen = select_engines(engines)
+    engines = [e.name for e in chosen]
+    cases = [c for c in load_corpus(directory) if not names or c.name in names]
+    blocks = [BlockInput(file=c.name, source=c.source, fields=c.fields, state=c.state) for c in cases]
+    observed = run_to_end(observe(blocks, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True)))
+    results = [judge(work, per_engine) for work, per_engine in observed]
     for case, result in zip(cases, results):
         path = directory / f"{case.name}.json"
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -129,8 +130,11 @@ def record_browser(engines: list[str] | None = None, names: list[str] | None = N
 
 
 if __name__ == "__main__":  # python -m sandbox.review.corpus [ENGINE...] [-- NAME...]
+    import os
     import sys
 
     args = sys.argv[1:]
     split = args.index("--") if "--" in args else len(args)
     record_browser(args[:split] or None, args[split + 1:] or None)
+    sys.stdout.flush()
+    os._exit(0)  # the browsers are closed; nothing left to wait for
