@@ -220,7 +220,10 @@ class Lane:
         url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
         try:
             await asyncio.wait_for(self.watched(page, obs, self.drive(work, page, obs, url, canaries, state, tap)), self.time_limit)
-            if not await self._alive(page):  # e.g. a loop that started before the bridge connected
+            # e.g. a loop that started before the bridge connected. A frame that navigated away holds
+            # another document (an error page in Chromium, which answers no evaluate): the host decides.
+            navigated = obs.host.get("status") == "navigated"
+            if not await self._alive(page, frame=not navigated):
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
                 keep = False
@@ -250,16 +253,23 @@ class Lane:
             except Exception as exc:
                 obs.steps["unload failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
                 keep = False
+        # A flood's requests already on their way still reach the proxy after the unload: let
+        # them drain (at most 3 s) so they count for this block, not the slot's next one.
+        drain = time.monotonic()
+        while time.time() - max(tap.last, tap.tunnels[-1][1] if tap.tunnels else 0.0) < QUIET and time.monotonic() - drain < 3:
+            await asyncio.sleep(QUIET / 2)
         obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
         obs.seconds = time.monotonic() - started
         return obs, keep
 
-    async def _alive(self, page: Page) -> bool:
+    async def _alive(self, page: Page, *, frame: bool = True) -> bool:
         """Whether the host page and the block's frame both answer (Chromium runs a sandboxed
         frame in its own process: the host stays responsive while the block spins)."""
         try:
             if await page.evaluate("() => 1", timeout=2) != 1:
                 return False
+            if not frame:
+                return True
             return await page.evaluate("() => 1", frame=FRAME, timeout=2) == 1
         except Exception:
             return False
@@ -284,8 +294,10 @@ class Lane:
                 if "load" not in obs.steps:
                     continue
                 try:
-                    await page.evaluate("() => 1", timeout=HANG_PROBE)
-                    if "connected" in obs.steps:
+                    status = await page.evaluate("() => window.__review && window.__review.handle && window.__review.handle.status",
+                                                 timeout=HANG_PROBE)
+                    # A frame that navigated away may answer no evaluate (Chromium's error page): not a hang.
+                    if "connected" in obs.steps and status != "navigated":
                         await page.evaluate("() => 1", frame=FRAME, timeout=HANG_PROBE)
                     misses = 0
                 except Exception:
@@ -328,7 +340,7 @@ class Lane:
             await self.in_frame(page, WAIT_THEME, work.dark["color-scheme"], timeout=5)
         except Exception:
             pass
-        obs.screenshots["dark"] = await self.screenshot(page, box)
+        await self.shoot(page, box, obs, "dark")
         step("dark screenshot")
         await self.act(page, obs, canaries)
         step("actions")
@@ -342,7 +354,7 @@ class Lane:
                 await self.in_frame(page, WAIT_THEME, work.light["color-scheme"], timeout=5)
             except Exception:
                 pass
-            obs.screenshots["light"] = await self.screenshot(page, box)
+            await self.shoot(page, box, obs, "light")
 
         await asyncio.gather(self.settle_down(page, obs, connected, tap), light())
         obs.host = await page.evaluate(READ) or obs.host
@@ -391,6 +403,16 @@ class Lane:
                 return
             await asyncio.sleep(QUIET - since)
 
+    async def shoot(self, page: Page, box: dict[str, int] | None, obs: Observed, theme: str) -> None:
+        """A screenshot that fails (a page too slow to paint within its timeout) is noted in the
+        review's steps; the review goes on without it."""
+        try:
+            obs.screenshots[theme] = await self.screenshot(page, box)
+        except Exception as exc:
+            if not await self._alive(page):
+                raise
+            obs.steps[f"{theme} screenshot failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
+
     async def screenshot(self, page: Page, box: dict[str, int] | None) -> str:
         if self.engine.driver == "playwright":
             # A clip of the page, not Locator.screenshot: no waiting for the element to be "stable".
@@ -415,7 +437,8 @@ class Lane:
         try:
             lines = await self.in_frame(page, ACT, arg, timeout=ACTION_TIMEOUT + 0.2 * MAX_ACTIONS) or []
         except Exception as exc:
-            if not await self._alive(page):
+            host = await page.evaluate(READ, timeout=3) or {}
+            if not await self._alive(page, frame=host.get("status") != "navigated"):
                 raise
             # The last action (a link) navigated the frame away before the script could answer.
             lines = [{"what": "(the actions)", "kind": "", "result": f"no answer: the frame navigated? {_first_line(exc)[:80]}"}]
