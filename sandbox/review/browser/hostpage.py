@@ -125,7 +125,8 @@ WAIT_QUIET = """async ({deadline, quiet}) => {
   const t0 = performance.now(), end = t0 + deadline;
   for (;;) {
     const t = performance.now();
-    const due = [...p.timers.values()].filter((at) => at <= end).length;
+    // A meta refresh is a timer the probe cannot see: wait the window out.
+    const due = [...p.timers.values()].filter((at) => at <= end).length + (document.querySelector('meta[http-equiv="refresh" i]') ? 1 : 0);
     if (!due && !p.frames.size && t - Math.max(p.last, t0) >= quiet) return { probe: true, quiet: true, waited: Math.round(t - t0) };
     if (t >= end) return { probe: true, quiet: false, waited: Math.round(t - t0), timers: due, frames: p.frames.size };
     await p.sleep(20);
