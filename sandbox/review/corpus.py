@@ -91,3 +91,50 @@ def score(name: str, found: list[Finding], expected: list[dict]) -> Score:
     result.fp = len(left)
     result.extras += [f"{name}: unexpected {f.rule} {f.paths} {f.hosts} at {f.line}:{f.column}: {f.message}" for f in left]
     return result
+
+
+def expectation(finding: Finding) -> dict:
+    """What a corpus file records of a finding: its rule, and its paths and hosts when it has any."""
+    item: dict = {"rule": finding.rule}
+    if finding.paths:
+        item["paths"] = sorted(set(finding.paths))
+    if finding.hosts:
+        item["hosts"] = sorted(set(finding.hosts))
+    return item
+
+
+def record_browser(engines: list[str] | None = None, names: list[str] | None = None, directory: Path = CORPUS) -> None:
+    """Write what the in-browser layer finds now as each case's ``browser`` expectations (per
+    engine). A starting point for a reviewer, not a verdict: read the diff before committing it."""
+    import sys
+
+    from ..engines import select_engines
+    from .browser import judge, observe, run_to_end
+    from .model import BlockInput
+
+    chosen = select_engines(engines)
+    engines = [e.name for e in chosen]
+    cases = [c for c in load_corpus(directory) if not names or c.name in names]
+    blocks = [BlockInput(file=c.name, source=c.source, fields=c.fields, state=c.state) for c in cases]
+    observed = run_to_end(observe(blocks, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True)))
+    results = [judge(work, per_engine) for work, per_engine in observed]
+    for case, result in zip(cases, results):
+        path = directory / f"{case.name}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        browser = data.get("browser") or {}
+        for engine in engines:
+            found = [expectation(f) for f in result.findings if engine in f.engines]
+            browser[engine] = sorted(found, key=lambda x: json.dumps(x, sort_keys=True))
+        data["browser"] = dict(sorted(browser.items()))
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m sandbox.review.corpus [ENGINE...] [-- NAME...]
+    import os
+    import sys
+
+    args = sys.argv[1:]
+    split = args.index("--") if "--" in args else len(args)
+    record_browser(args[:split] or None, args[split + 1:] or None)
+    sys.stdout.flush()
+    os._exit(0)  # the browsers are closed; nothing left to wait for
