@@ -5,10 +5,9 @@ way a platform does (``bridge/flow-ui-host.js``'s ``mountHtmlBlock``, served by
 :class:`sandbox.server.LocalServer`), act inside it as a user would, and read what it sent
 over the bridge: ui-actions, value writes, ``openUrl`` requests and the host's log.
 
-    block = flowui_host.mount('<button id="go" onclick="flowUi.send(\\'order.pay\\', {})">Pay</button>',
-                              block_id="pay", answers={"order.pay": {"ok": True}})
-    block.click("#go")
-    assert block.wait_for_traffic("actions")[0]["action"] == "order.pay"
+    block = flowui_host.mount(source, block_id="checkout", state=state, answers={"pay": {"ok": True}})
+    block.click("#pay")
+    assert block.wait_for_traffic("actions")[0]["action"] == "pay"
 """
 
 from __future__ import annotations
@@ -151,6 +150,14 @@ class MountedBlock:
         return self.host.page.wait_for(
             "([id, kind, count]) => { const t = window.flowuiHost.traffic[id][kind]; return t.length >= count && t; }",
             [self.id, kind, count], timeout=timeout,
+        )
+
+
+    def wait_for_log(self, code: str, *, timeout: float = 10) -> dict[str, Any]:
+        """Wait for the host's first log entry with ``code`` (``csp-violation``, ``refused``, ...) and return it."""
+        return self.host.page.wait_for(
+            "([id, code]) => window.flowuiHost.traffic[id].log.find((entry) => entry.code === code)",
+            [self.id, code], timeout=timeout,
         )
 
 
