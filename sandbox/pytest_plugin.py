@@ -30,7 +30,7 @@ import asyncio
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -114,7 +114,7 @@ class Browsers:
                 pass
 
 
-class ProbeResults(dict):
+class ProbeResults(dict[str, Any]):
     """The results of a probe run by probe id (:class:`sandbox.verify.runner.Result` values)."""
 
     def unexpected(self) -> list[str]:
@@ -191,7 +191,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def flowui_portal():
+def flowui_portal() -> Iterator[Portal]:
     """The asyncio loop (in a background thread) the flowui browsers and servers run on.
 
     ``flowui_portal.run(coro, timeout=180)`` runs a coroutine there and returns its result;
@@ -204,7 +204,7 @@ def flowui_portal():
 
 
 @pytest.fixture(scope="session")
-def flowui_browsers(flowui_portal: Portal):
+def flowui_browsers(flowui_portal: Portal) -> Iterator[Browsers]:
     """The session's browsers, one per engine (:class:`Browsers`): ``.found`` are the engines on
     this machine, ``.session(name)`` the running browser of one (a :class:`sandbox.engines.Session`).
     Prefer ``flowui_page``; this is for driving a whole session, e.g. ``sandbox.verify``'s runner."""
@@ -234,7 +234,7 @@ def flowui_engine(request: pytest.FixtureRequest, flowui_browsers: Browsers) -> 
 
 
 @pytest.fixture
-def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal: Portal):
+def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal: Portal) -> Iterator[SyncPage]:
     """A fresh page (tab) of ``flowui_engine``'s browser, closed after the test (:class:`SyncPage`).
 
     ``goto(url)``, ``evaluate(script, arg, frame=None)``, ``wait_for(script, arg, frame=None)``
@@ -248,7 +248,7 @@ def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal:
 
 
 @pytest.fixture(scope="session")
-def flowui_server(flowui_portal: Portal) -> LocalServer:
+def flowui_server(flowui_portal: Portal) -> Iterator[LocalServer]:
     """A :class:`sandbox.server.LocalServer` on 127.0.0.1 for the session.
 
     It serves the bridge's files under ``/bridge/`` (the host module), pages you register with

@@ -20,7 +20,7 @@ def test_debian_chromium_is_added_with_its_flags_after_the_users():
     args = with_debian_browser({"headless": False, "args": ["--mute-audio", "--no-sandbox"]}, "chromium", DEBIAN)
     assert args["executable_path"] == "/usr/bin/chromium" and args["headless"] is False
     assert args["args"][:2] == ["--mute-audio", "--no-sandbox"]
-    assert sorted(args["args"]) == sorted(set(["--mute-audio", *CHROMIUM_ARGS]))
+    assert sorted(args["args"]) == sorted({"--mute-audio", *CHROMIUM_ARGS})
 
 
 def test_debian_firefox_is_driven_over_webdriver_bidi():
