@@ -394,25 +394,30 @@ class _PlaywrightSession(Session):
             await self._manager.__aexit__(None, None, None)
 
 
+def playwright_launch_options(engine: Engine) -> dict[str, Any]:
+    """The keyword arguments of Playwright's ``BrowserType.launch`` for ``engine`` (a Playwright-driven
+    one): the Debian executable and what it needs, or nothing but Chromium's flags for Playwright's own
+    builds. The pytest plugin hands the Debian ones to pytest-playwright's ``browser`` too."""
+    if engine.driver != "playwright":
+        raise EngineError(f"{engine.name}: driven over {engine.driver}, not by Playwright")
+    if engine.name == "chromium":
+        kwargs: dict[str, Any] = {"args": list(CHROMIUM_ARGS)}
+        if engine.executable:
+            kwargs["executable_path"] = engine.executable
+        return kwargs
+    if engine.name == "firefox" and engine.executable:
+        # Debian's Firefox ESR speaks WebDriver BiDi, not Playwright's patched protocol.
+        return {"channel": "moz-firefox", "executable_path": engine.executable}
+    return {}
+
+
 async def _launch_playwright(engine: Engine) -> Session:
     from playwright.async_api import async_playwright
 
     manager = async_playwright()
     pw = await manager.__aenter__()
     try:
-        if engine.name == "chromium":
-            kwargs: dict[str, Any] = {"args": CHROMIUM_ARGS}
-            if engine.executable:
-                kwargs["executable_path"] = engine.executable
-            browser = await pw.chromium.launch(**kwargs)
-        elif engine.name == "firefox":
-            if engine.executable:
-                # Debian's Firefox ESR speaks WebDriver BiDi, not Playwright's patched protocol.
-                browser = await pw.firefox.launch(channel="moz-firefox", executable_path=engine.executable)
-            else:
-                browser = await pw.firefox.launch()
-        else:
-            browser = await pw.webkit.launch()
+        browser = await getattr(pw, engine.name).launch(**playwright_launch_options(engine))
     except Exception as exc:
         await manager.__aexit__(None, None, None)
         raise EngineError(f"{engine.name}: could not launch ({type(exc).__name__}: {str(exc).splitlines()[0]})") from exc
@@ -692,4 +697,5 @@ def engines_report(engines: list[Engine] | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Engine", "EngineError", "Page", "Session", "Watch", "ENGINE_NAMES", "find_engines", "select_engines", "launch", "engines_report"]
+__all__ = ["Engine", "EngineError", "Page", "Session", "Watch", "ENGINE_NAMES", "find_engines", "select_engines", "launch",
+           "engines_report", "playwright_launch_options"]

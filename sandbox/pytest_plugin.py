@@ -1,34 +1,46 @@
-"""pytest fixtures for driving real browsers against real local servers.
+"""pytest fixtures for Flow UI blocks in real browsers, on top of pytest-playwright.
 
-Registered as the ``flowui_sandbox`` pytest plugin (entry point ``pytest11``).
+Registered as the ``flowui_sandbox`` pytest plugin (entry point ``pytest11``); docs/PYTEST.md
+has the worked examples. pytest-playwright is the base and stays as its users know it: its
+``page``, ``context``, ``browser``, ``browser_name``, ``--browser``, ``--headed``,
+``--browser-channel`` and ``browser_type_launch_args`` are untouched. This plugin only adds:
 
-* ``engine``: parametrizes a test over chromium, firefox and webkit. An engine
-  that is not installed skips its case locally and FAILS it when ``CI=true``
-  (a missing browser must not pass CI silently). ``--engine NAME`` (repeatable)
-  restricts the run.
-* ``page``: a fresh page (tab) of that engine; sync methods ``goto``,
-  ``evaluate``, ``wait_for``, ``click`` (see :class:`sandbox.engines.Page`).
-* ``server``: a :class:`sandbox.server.LocalServer` on 127.0.0.1 for the session.
-* ``portal``: the event loop (in a background thread) the browsers and servers
-  run on; ``portal.run(coro)`` runs a coroutine there and returns its result.
+* fixtures named ``flowui_*`` (each documented below):
+  ``flowui_engine`` (parametrizes a test over chromium, firefox and webkit, the last being
+  WebKitGTK over WebDriver when Playwright's WebKit is not installed), ``flowui_page``,
+  ``flowui_server``, ``flowui_host`` (mount a block, read its bridge traffic),
+  ``flowui_verify`` (run the probe catalogue against a generator), ``flowui_browsers``,
+  ``flowui_probe_servers`` and ``flowui_portal``;
+* the option ``--engine NAME`` (repeatable) for the ``flowui_engine`` tests; without it they
+  follow pytest-playwright's ``--browser`` when given, else run on all three engines. An
+  engine that is not installed skips its case locally and FAILS it when ``CI=true``;
+* for pytest-playwright's own ``browser``: when Playwright's build of the requested browser
+  is not installed but Debian's is (docs/ENGINES.md), the Debian executable and its launch
+  flags, added to ``browser_type_launch_args`` through pytest-playwright's own fixture, and
+  only where the launch arguments name no ``executable_path`` or ``channel`` of their own.
 
-One browser per engine is started for the whole session and shared.
+The ``flowui_*`` browsers are this project's own (one per engine for the session, driven
+asynchronously on a loop in a background thread, the same code ``verify`` runs); they are not
+pytest-playwright's ``browser``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from .engines import ENGINE_NAMES, Engine, Page, Session, find_engines, launch
+from .engines import ENGINE_NAMES, Engine, Page, Session, find_engines, launch, playwright_launch_options
 from .server import LocalServer
 
 
 def in_ci() -> bool:
+    """Whether this run is CI (``CI=true``): a missing engine then fails instead of skipping."""
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -41,6 +53,7 @@ class Portal:
         self._thread.start()
 
     def run(self, coro, timeout: float = 180) -> Any:
+        """Run ``coro`` on the loop and return its result (blocking, at most ``timeout`` seconds)."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def close(self) -> None:
@@ -49,7 +62,12 @@ class Portal:
 
 
 class SyncPage:
-    """A :class:`sandbox.engines.Page` with blocking methods, for tests."""
+    """A :class:`sandbox.engines.Page` with blocking methods, for tests.
+
+    The same five operations on every engine and driver: ``goto``, ``evaluate``, ``wait_for``,
+    ``click`` (a real user click) and, through ``frame=``, each inside an iframe of the page.
+    ``async_page.raw`` is the driver's own page (a Playwright async ``Page``, or a Selenium driver).
+    """
 
     def __init__(self, portal: Portal, page: Page):
         self._portal = portal
@@ -73,15 +91,17 @@ class SyncPage:
         self._portal.run(self.async_page.click(selector, frame=frame, timeout=timeout))
 
 
-class _Browsers:
-    """One running browser per engine, started on first use."""
+class Browsers:
+    """One running browser per engine, started on first use and closed at the end of the session."""
 
     def __init__(self, portal: Portal):
         self.portal = portal
+        #: The engines found on this machine, by name (``sandbox.engines.find_engines``).
         self.found = {e.name: e for e in find_engines()}
         self.sessions: dict[str, Session] = {}
 
     def session(self, name: str) -> Session:
+        """The running browser of engine ``name`` (started now if it is not yet)."""
         if name not in self.sessions:
             self.sessions[name] = self.portal.run(launch(self.found[name]))
         return self.sessions[name]
@@ -94,51 +114,212 @@ class _Browsers:
                 pass
 
 
+class ProbeResults(dict[str, Any]):
+    """The results of a probe run by probe id (:class:`sandbox.verify.runner.Result` values)."""
+
+    def unexpected(self) -> list[str]:
+        """One line per probe whose outcome was not the expected one on this engine (empty: all held)."""
+        return [
+            f"{r.probe}: observed {r.status}: {r.reason} | {'; '.join(r.evidence[:2])}"
+            for r in self.values() if r.verdict == "UNEXPECTED"
+        ]
+
+
+# ----------------------------------------------------------------------------- options
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--engine", action="append", choices=ENGINE_NAMES, help="run browser tests on this engine only (repeatable)")
+    group = parser.getgroup("flowui", "Flow UI sandbox (flowui_* fixtures)")
+    group.addoption(
+        "--engine", action="append", choices=ENGINE_NAMES,
+        help="run the flowui_engine tests on this engine only (repeatable); default: pytest-playwright's "
+             "--browser when given, else chromium, firefox and webkit (WebKitGTK when Playwright's WebKit is missing)",
+    )
+
+
+def selected_engines(config: pytest.Config) -> list[str]:
+    """The engines the ``flowui_engine`` tests run on: ``--engine``, else ``--browser``, else all three."""
+    names = config.getoption("engine", None) or config.getoption("browser", None) or list(ENGINE_NAMES)
+    return list(dict.fromkeys(names))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "engine" in metafunc.fixturenames:
-        names = metafunc.config.getoption("engine") or list(ENGINE_NAMES)
-        metafunc.parametrize("engine", names, indirect=True, ids=names)
+    if "flowui_engine" in metafunc.fixturenames:
+        names = selected_engines(metafunc.config)
+        metafunc.parametrize("flowui_engine", names, indirect=True, ids=names)
+
+
+# ----------------------------------------------------- pytest-playwright's own browser
+
+
+def with_debian_browser(launch_args: dict[str, Any], browser_name: str, engines: list[Engine] | None = None) -> dict[str, Any]:
+    """``launch_args`` for ``browser_name``, plus the Debian executable (and the flags it needs) when
+    Playwright's own build is not installed. Unchanged when Playwright's build is there, when the
+    arguments already name an ``executable_path`` or a ``channel`` (``--browser-channel``), or when
+    there is nothing Playwright can launch (WebKitGTK is not a Playwright browser)."""
+    if "executable_path" in launch_args or "channel" in launch_args:
+        return launch_args
+    engine = next((e for e in (find_engines() if engines is None else engines) if e.name == browser_name), None)
+    if engine is None or engine.origin != "debian" or engine.driver != "playwright":
+        return launch_args
+    extra = playwright_launch_options(engine)
+    merged = {**extra, **launch_args}
+    if "args" in extra:
+        merged["args"] = list(launch_args.get("args") or []) + [a for a in extra["args"] if a not in (launch_args.get("args") or [])]
+    return merged
+
+
+LAUNCH_ARGS_PLUGIN = "flowui-debian-launch-args"
+
+
+def _pytest_playwright_loaded(config: pytest.Config) -> bool:
+    module = sys.modules.get("pytest_playwright.pytest_playwright")
+    return module is not None and config.pluginmanager.is_registered(module)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Every plugin (entry points, -p) is registered by now: registered here, the fixture of
+    # sandbox.pytest_launch_args comes after pytest-playwright's and receives its value
+    # (a conftest's override comes after both and still wins).
+    if _pytest_playwright_loaded(config) and not config.pluginmanager.has_plugin(LAUNCH_ARGS_PLUGIN):
+        from . import pytest_launch_args
+
+        config.pluginmanager.register(pytest_launch_args, LAUNCH_ARGS_PLUGIN)
+
+
+# ----------------------------------------------------------------------------- fixtures
 
 
 @pytest.fixture(scope="session")
-def portal():
+def flowui_portal() -> Iterator[Portal]:
+    """The asyncio loop (in a background thread) the flowui browsers and servers run on.
+
+    ``flowui_portal.run(coro, timeout=180)`` runs a coroutine there and returns its result;
+    use it to start your own :class:`sandbox.server.LocalServer` or call the async API of
+    ``sandbox.engines`` and ``sandbox.verify``.
+    """
     p = Portal()
     yield p
     p.close()
 
 
 @pytest.fixture(scope="session")
-def _browsers(portal: Portal):
-    browsers = _Browsers(portal)
+def flowui_browsers(flowui_portal: Portal) -> Iterator[Browsers]:
+    """The session's browsers, one per engine (:class:`Browsers`): ``.found`` are the engines on
+    this machine, ``.session(name)`` the running browser of one (a :class:`sandbox.engines.Session`).
+    Prefer ``flowui_page``; this is for driving a whole session, e.g. ``sandbox.verify``'s runner."""
+    browsers = Browsers(flowui_portal)
     yield browsers
     browsers.close()
 
 
 @pytest.fixture
-def engine(request: pytest.FixtureRequest, _browsers: _Browsers) -> Engine:
-    name = request.param
-    if name not in _browsers.found:
-        message = f"engine {name!r} is not installed (run `make setup`)"
+def flowui_engine(request: pytest.FixtureRequest, flowui_browsers: Browsers) -> Engine:
+    """The engine (:class:`sandbox.engines.Engine`) this test case runs on.
+
+    A test that uses it (directly or through ``flowui_page``, ``flowui_host``, ``flowui_verify``)
+    runs once per engine: chromium, firefox and webkit, narrowed by ``--engine`` (or else by
+    pytest-playwright's ``--browser``). An engine not installed here skips its case, and fails
+    it when ``CI=true``.
+    """
+    name = getattr(request, "param", None)
+    if name is None:
+        raise pytest.UsageError("flowui_engine is parametrized by the flowui_sandbox plugin; do not call it directly")
+    if name not in flowui_browsers.found:
+        message = f"engine {name!r} is not installed (run `make setup`, see docs/ENGINES.md)"
         if in_ci():
             pytest.fail(f"{message}; with CI=true every engine is required")
         pytest.skip(message)
-    return _browsers.found[name]
+    return flowui_browsers.found[name]
 
 
 @pytest.fixture
-def page(engine: Engine, _browsers: _Browsers, portal: Portal):
-    session = _browsers.session(engine.name)
-    async_page = portal.run(session.new_page())
-    yield SyncPage(portal, async_page)
-    portal.run(async_page.close(), timeout=30)
+def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal: Portal) -> Iterator[SyncPage]:
+    """A fresh page (tab) of ``flowui_engine``'s browser, closed after the test (:class:`SyncPage`).
+
+    ``goto(url)``, ``evaluate(script, arg, frame=None)``, ``wait_for(script, arg, frame=None)``
+    and ``click(selector, frame=None)``, identical on every driver; ``script`` is a JavaScript
+    function expression such as ``"(arg) => document.title"``, ``frame`` a CSS selector of an iframe.
+    """
+    session = flowui_browsers.session(flowui_engine.name)
+    async_page = flowui_portal.run(session.new_page())
+    yield SyncPage(flowui_portal, async_page)
+    flowui_portal.run(async_page.close(), timeout=30)
 
 
 @pytest.fixture(scope="session")
-def server(portal: Portal) -> LocalServer:
-    srv = portal.run(LocalServer().start())
+def flowui_server(flowui_portal: Portal) -> Iterator[LocalServer]:
+    """A :class:`sandbox.server.LocalServer` on 127.0.0.1 for the session.
+
+    It serves the bridge's files under ``/bridge/`` (the host module), pages you register with
+    ``add_page(html, headers=...)`` (which returns their URL), and records every request to
+    ``/log/…`` (``logged(contains)``), for seeing what a block tried to load.
+    """
+    srv = flowui_portal.run(LocalServer().start())
     yield srv
-    portal.run(srv.stop())
+    flowui_portal.run(srv.stop())
+
+
+@pytest.fixture
+def flowui_host(flowui_page: SyncPage, flowui_server: LocalServer):
+    """A host page on ``flowui_page`` that mounts blocks with the real ``bridge/flow-ui-host.js``.
+
+    ``flowui_host.mount(source, block_id=, state=, theme=, fields=, srcdoc=, answers=)`` returns a
+    :class:`sandbox.block_host.MountedBlock`: ``evaluate``/``wait_for``/``click`` inside the
+    block, ``set_state``/``patch``/``set_theme`` from the host, and its bridge traffic
+    (``actions``, ``values``, ``urls``, ``log``, ``codes()``, ``wait_for_traffic(kind)``).
+    """
+    from .block_host import BlockHost
+
+    return BlockHost(flowui_page, flowui_server)
+
+
+@pytest.fixture(scope="session")
+def flowui_probe_servers(flowui_portal: Portal):
+    """The four origins a probe run needs (:class:`sandbox.verify.servers.Servers`), for the session."""
+    from .verify.servers import Servers
+
+    servers = flowui_portal.run(Servers().start())
+    yield servers
+    flowui_portal.run(servers.stop())
+
+
+@pytest.fixture
+def flowui_verify(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal: Portal, flowui_probe_servers) -> Callable[..., ProbeResults]:
+    """Run the probe catalogue (``fixtures/probes``) on ``flowui_engine``, as ``flowui-sandbox verify`` does.
+
+    ``flowui_verify(generator=None, protocol="source", probes=None, timeout=1500)`` returns a
+    :class:`ProbeResults` (probe id to result, ``.unexpected()`` lists what did not hold).
+    ``generator`` is a command (a string, run as ``verify --generator`` runs it; ``protocol``
+    ``"json"`` hands it fields, state and theme, docs/GENERATORS.md), a
+    :class:`sandbox.verify.runner.Generator`, or ``None`` for this project's generator.
+    ``probes`` narrows the run to those probe ids (an unknown id is an error).
+    """
+    from .verify.probes import load_catalogue
+    from .verify.runner import CommandGenerator, Generator, run_engine
+
+    def run(generator: str | Generator | None = None, *, protocol: str = "source",
+            probes: list[str] | None = None, timeout: float = 1500) -> ProbeResults:
+        if generator is None:
+            generator = Generator()
+        elif isinstance(generator, str):
+            generator = CommandGenerator(generator, protocol)
+        if isinstance(generator, CommandGenerator):
+            generator.preflight()
+        catalogue = load_catalogue()
+        if probes is not None:
+            unknown = sorted(set(probes) - {p.id for p in catalogue})
+            if unknown:
+                raise ValueError(f"no such probe: {', '.join(unknown)}")
+            catalogue = [p for p in catalogue if p.id in probes]
+        session = flowui_browsers.session(flowui_engine.name)
+        results = flowui_portal.run(run_engine(session, catalogue, flowui_probe_servers, generator), timeout=timeout)
+        return ProbeResults((r.probe, r) for r in results)
+
+    return run
+
+
+__all__ = [
+    "Browsers", "Portal", "ProbeResults", "SyncPage",
+    "in_ci", "selected_engines", "with_debian_browser",
+]

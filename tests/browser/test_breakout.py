@@ -143,12 +143,12 @@ INSPECT = """(expected) => {
 }"""
 
 
-def test_breakout_payloads_never_run_in_the_host(page, server):
+def test_breakout_payloads_never_run_in_the_host(flowui_page, flowui_server):
     built = blocks()
-    url = server.add_page(host_page("".join(b["iframe"] for b in built)))
-    page.goto(url)
+    url = flowui_server.add_page(host_page("".join(b["iframe"] for b in built)))
+    flowui_page.goto(url)
     # Wait until every block reported, or until something ran in the host (then fail at once, below).
-    page.wait_for(
+    flowui_page.wait_for(
         "(n) => window.__hits.length > 0 || window.__messages.filter(m => m.data && m.data.control).length >= n",
         len(built), timeout=30,
     )
@@ -160,8 +160,8 @@ def test_breakout_payloads_never_run_in_the_host(page, server):
         }
         for b in built
     ]
-    seen = page.evaluate(INSPECT, expected)
-    assert seen["hits"] == [], f"{page.name}: payloads ran in the host: {seen['hits']}"
+    seen = flowui_page.evaluate(INSPECT, expected)
+    assert seen["hits"] == [], f"{flowui_page.name}: payloads ran in the host: {seen['hits']}"
     assert seen["problems"] == []
     assert seen["title"] == "host"
     assert seen["name"] == "host-window"
@@ -171,14 +171,14 @@ def test_breakout_payloads_never_run_in_the_host(page, server):
     assert all(r.startswith("src-") for r in seen["ran"])
 
 
-def test_the_trap_catches_a_naive_generator(page, server):
+def test_the_trap_catches_a_naive_generator(flowui_page, flowui_server):
     """The same host and payload with the srcdoc left unescaped: the payload escapes and is caught."""
     attack = SOURCE_PAYLOADS["close-attribute-and-iframe"]
     naive = f'<iframe sandbox="{SANDBOX}" srcdoc="<p>block</p>{attack}"></iframe>'
-    page.goto(server.add_page(host_page(naive)))
-    hits = page.wait_for("() => window.__hits.length ? window.__hits : null", timeout=15)
+    flowui_page.goto(flowui_server.add_page(host_page(naive)))
+    hits = flowui_page.wait_for("() => window.__hits.length ? window.__hits : null", timeout=15)
     assert hits == ["close-attribute-and-iframe"]
-    assert page.evaluate("() => document.title") == "pwned close-attribute-and-iframe"
+    assert flowui_page.evaluate("() => document.title") == "pwned close-attribute-and-iframe"
 
 
 HOSTILE_THEMES = [

@@ -152,8 +152,8 @@ def _with(state: dict, **changes) -> dict:
     return {**state, **changes}
 
 
-def test_state_get_bindings_and_live_updates(page, server):
-    host = Host(page, server)
+def test_state_get_bindings_and_live_updates(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("core", CORE_SOURCE, fields=["email"], state=CORE_STATE)
     first = host.block("core", """() => {
       const el = (id) => document.getElementById(id);
@@ -230,8 +230,8 @@ def test_state_get_bindings_and_live_updates(page, server):
     host.no_host_errors()
 
 
-def test_send_set_value_and_their_answers(page, server):
-    host = Host(page, server)
+def test_send_set_value_and_their_answers(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("core", CORE_SOURCE, fields=["email"], state=CORE_STATE)
     host.mount("strict", CORE_SOURCE, fields=["email"], state=CORE_STATE, refuse=["email"])
     result = host.block("core", """async () => {
@@ -266,8 +266,8 @@ def test_send_set_value_and_their_answers(page, server):
     host.no_host_errors()
 
 
-def test_bad_arguments_throw_type_errors_authors_understand(page, server):
-    host = Host(page, server)
+def test_bad_arguments_throw_type_errors_authors_understand(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("core", CORE_SOURCE, fields=["email"], state=CORE_STATE)
     errors = host.block("core", """() => {
       const calls = {
@@ -301,13 +301,13 @@ def test_bad_arguments_throw_type_errors_authors_understand(page, server):
     assert host.js("() => T.actions.core.length + T.values.core.length") == 0, "nothing reached the host"
 
 
-def test_errors_and_csp_violations_reach_the_host_log(page, server):
-    host = Host(page, server)
+def test_errors_and_csp_violations_reach_the_host_log(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("core", CORE_SOURCE, fields=["email"], state=CORE_STATE)
     host.block("core", "() => { misbehave(); return true; }")
     # WebKitGTK reports every uncaught error of the opaque-origin block as "Script error." with
     # no detail (engine behaviour, see PROTOCOL.md); the relay still tells the host it happened.
-    boom_text = "Script error." if page.name == "webkit" else "boom in block"
+    boom_text = "Script error." if flowui_page.name == "webkit" else "boom in block"
     host.wait("(boom) => [boom, 'unhandled one', 'listener failed'].every((t) => T.logs.core.some((e) => e.message.includes(t)))"
               " && T.codes('core').includes('csp-violation')", boom_text)
     logs = host.js("() => T.logs.core")
@@ -344,11 +344,11 @@ def _https_server(portal):
     return portal.run(LocalServer(ssl_context=tls_context("127.0.0.1", "localhost")[1], public_host="localhost").start())
 
 
-def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, server, portal):
-    target = _https_server(portal)
+def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(flowui_page, flowui_server, flowui_portal):
+    target = _https_server(flowui_portal)
     try:
         url = f"{target.base_url}/log/opened.html"
-        host = Host(page, server)
+        host = Host(flowui_page, flowui_server)
         host.mount("opener", OPENER_SOURCE, fields=["target"], state={"target": url}, open=True)
         time.sleep(6.5)  # no driver call meanwhile: the block's timer runs without any activation
         assert host.wait_block("opener", "() => window.late !== 'pending' && window.late") == "no-gesture"
@@ -361,35 +361,35 @@ def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, s
             try { await flowUi.openUrl(u); out.push('ok'); } catch (e) { out.push(e.reason || e.name); }
           }
           return out;
-        }""", server.base_url.replace("http://", "https://"))
+        }""", flowui_server.base_url.replace("http://", "https://"))
         assert own == ["same-site", "same-site", "TypeError"], own
         assert "same-site" in host.codes("opener")
-        before = _windows(page)
-        page.click("#open", frame=frame("opener"))
+        before = _windows(flowui_page)
+        flowui_page.click("#open", frame=frame("opener"))
         outcome = host.wait_block("opener", "() => window.opened")
         # A click in the block activates the host page too (user activation reaches the ancestors),
         # measured in every engine: the host opens the window only while it holds that activation.
         assert host.js("() => T.urls.opener") == [{"url": url, "activation": True}]
         # WebKit's popup blocker refuses the host's window.open here (see PROTOCOL.md): the block
         # hears so, never a success that did not happen.
-        if page.name != "webkit":
+        if flowui_page.name != "webkit":
             assert outcome == "opened" and "open-url" in host.codes("opener")
             for _ in range(100):
-                if target.logged("/log/opened.html") and _windows(page) > before:
+                if target.logged("/log/opened.html") and _windows(flowui_page) > before:
                     break
                 time.sleep(0.1)
-            assert _windows(page) == before + 1, "the new tab opened"
+            assert _windows(flowui_page) == before + 1, "the new tab opened"
             request = target.logged("/log/opened.html")[0]
             assert "referer" not in {k.lower() for k in request.headers}, "noreferrer"
-            popup = page.async_page.raw.context.pages[-1]
-            assert portal.run(popup.evaluate("() => window.opener === null")), "noopener"
+            popup = flowui_page.async_page.raw.context.pages[-1]
+            assert flowui_portal.run(popup.evaluate("() => window.opener === null")), "noopener"
         else:
             assert outcome == "popup-blocked" and "popup-blocked" in host.codes("opener")
             time.sleep(1)
-            assert _windows(page) == before, "WebKit blocked it until now: if this fails, update PROTOCOL.md"
+            assert _windows(flowui_page) == before, "WebKit blocked it until now: if this fails, update PROTOCOL.md"
         host.no_host_errors()
     finally:
-        portal.run(target.stop())
+        flowui_portal.run(target.stop())
 
 
 # -------------------------------------------------------------------------- refusals
@@ -397,9 +397,9 @@ def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(page, s
 RAW_SOURCE = RAW_PORT + "<p data-bind='email'></p>"
 
 
-def test_every_refusal_answers_the_block_and_logs_to_the_host(page, server):
+def test_every_refusal_answers_the_block_and_logs_to_the_host(flowui_page, flowui_server):
     cases = json.loads((ROOT / "fixtures" / "bridge" / "messages.json").read_text(encoding="utf-8"))
-    host = Host(page, server)
+    host = Host(flowui_page, flowui_server)
     host.mount("raw", RAW_SOURCE, fields=["email"], state={"email": "e", "api_token": "t"})
     battery, expected = [], {}
     for n, case in enumerate(c for c in cases if c["reason"] is not None):
@@ -442,8 +442,8 @@ def test_every_refusal_answers_the_block_and_logs_to_the_host(page, server):
     host.no_host_errors()
 
 
-def test_a_flood_is_dropped_and_reported_once(page, server):
-    host = Host(page, server)
+def test_a_flood_is_dropped_and_reported_once(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("flood", RAW_SOURCE, fields=["email"], state={})
     host.wait_block("flood", "() => !!window.rawPort")
     # 300 height reports first (the runtime's own kind of message), then 500 requests: only the
@@ -469,8 +469,8 @@ def test_a_flood_is_dropped_and_reported_once(page, server):
     host.no_host_errors()
 
 
-def test_messages_from_anything_but_the_blocks_own_frame_are_ignored(page, server):
-    host = Host(page, server)
+def test_messages_from_anything_but_the_blocks_own_frame_are_ignored(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("a", RAW_SOURCE, fields=["email"], state={"email": "a"})
     host.mount("b", RAW_SOURCE, fields=["email"], state={"email": "b"})
     # Block b speaks to the host page's window: a hello, a fake connect, a fake action.
@@ -488,8 +488,8 @@ def test_messages_from_anything_but_the_blocks_own_frame_are_ignored(page, serve
     host.no_host_errors()
 
 
-def test_a_navigated_block_gets_nothing_more(page, server):
-    host = Host(page, server)
+def test_a_navigated_block_gets_nothing_more(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("reload", RAW_SOURCE, fields=["email"], state={"email": "1"})
     host.mount("away", RAW_SOURCE, fields=["email"], state={"email": "1"})
     host.block("reload", "() => { setTimeout(() => location.reload(), 0); return true; }")
@@ -508,13 +508,13 @@ def test_a_navigated_block_gets_nothing_more(page, server):
     host.no_host_errors()
 
 
-def test_a_navigation_before_the_first_load_is_detected(page, server, portal):
+def test_a_navigation_before_the_first_load_is_detected(flowui_page, flowui_server, flowui_portal):
     """An https image that never answers holds the block's load; a navigation at 400 ms replaces
     the document, and the frame's one load event is the new document's. The host's ping over the
     connected document's port finds nobody (B4)."""
-    hang = _https_server(portal)
+    hang = _https_server(flowui_portal)
     try:
-        host = Host(page, server)
+        host = Host(flowui_page, flowui_server)
         early = RAW_SOURCE + f"""<img src="{hang.base_url}/hang/never.gif">
 <script>setTimeout(() => {{ location.href = 'about:blank'; }}, 400);</script>"""
         host.mount("early", early, fields=["email"], state={"email": "1"})
@@ -532,7 +532,7 @@ def test_a_navigation_before_the_first_load_is_detected(page, server, portal):
         host.wait("() => T.actions.slow.some((a) => a.action === 'seen' && a.payload === '2')")
         host.no_host_errors()
     finally:
-        portal.run(hang.stop())
+        flowui_portal.run(hang.stop())
 
 
 # ------------------------------------------------------------------------------ theme
@@ -545,8 +545,8 @@ THEME_SOURCE = """<p id="p" style="color:var(--flow-ui-accent)">themed</p>
 </script>"""
 
 
-def test_theme_pushes_apply_without_reload_and_bad_values_never_arrive(page, server):
-    host = Host(page, server)
+def test_theme_pushes_apply_without_reload_and_bad_values_never_arrive(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     host.mount("themed", THEME_SOURCE, theme={"color-scheme": "dark", "accent": "#123456"})
     read = """() => ({ accent: getComputedStyle(document.documentElement).getPropertyValue('--flow-ui-accent').trim(),
       scheme: getComputedStyle(document.documentElement).colorScheme, theme: flowUi.theme.accent,
@@ -604,8 +604,8 @@ def _settled(host: Host, block_ids) -> dict:
     raise AssertionError(f"frame heights never settled: {last}")
 
 
-def test_auto_height_is_bounded_and_never_oscillates(page, server):
-    host = Host(page, server)
+def test_auto_height_is_bounded_and_never_oscillates(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     for block_id, source in HEIGHT_BLOCKS.items():
         host.mount(block_id, source)
     heights = _settled(host, HEIGHT_BLOCKS)
@@ -631,12 +631,12 @@ def test_auto_height_is_bounded_and_never_oscillates(page, server):
 
 # ------------------------------------------------------------------- the host builds it
 
-def test_the_host_module_builds_the_generators_document_in_this_browser(page, server):
+def test_the_host_module_builds_the_generators_document_in_this_browser(flowui_page, flowui_server):
     from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases
 
     cases = load_cases()
     goldens = {c["name"]: from_golden((GOLDEN_DIR / c["golden"]).read_bytes().decode("utf-8")) for c in cases}
-    host = Host(page, server)
+    host = Host(flowui_page, flowui_server)
     built = host.js("""(cases) => Object.fromEntries(cases.map((c) => [c.name, T.host.buildSrcdoc(c.source,
       { blockId: c.block_id, fields: c.fields, paths: c.paths, state: c.state, theme: c.theme })]))""", cases)
     for name, document in goldens.items():
@@ -655,10 +655,10 @@ def test_the_host_module_builds_the_generators_document_in_this_browser(page, se
 
 # --------------------------------------------------------------------------- starter
 
-def test_the_starter_block_works(page, server):
+def test_the_starter_block_works(flowui_page, flowui_server):
     source = (ROOT / "examples" / "starter.html").read_text(encoding="utf-8")
     state = json.loads((ROOT / "examples" / "starter.state.json").read_text(encoding="utf-8"))
-    host = Host(page, server)
+    host = Host(flowui_page, flowui_server)
     host.mount("starter", source, fields=["order.items", "draft.email", "draft.agree"], state=state)
     view = host.block("starter", """() => ({
       name: document.querySelector('[data-bind="customer.name"]').textContent,
@@ -666,11 +666,11 @@ def test_the_starter_block_works(page, server):
       items: document.getElementById('items').children.length,
     })""")
     assert view == {"name": state["customer"]["name"], "total": str(state["order"]["total"]), "items": len(state["order"]["items"])}
-    page.click("#email", frame=frame("starter"))
+    flowui_page.click("#email", frame=frame("starter"))
     host.block("starter", """() => { const e = document.getElementById('email'); e.value = 'new@example.com';
       e.dispatchEvent(new Event('input', { bubbles: true })); return true; }""")
     host.wait("() => T.handles.starter.state.draft.email === 'new@example.com'")
-    page.click("#submit", frame=frame("starter"))
+    flowui_page.click("#submit", frame=frame("starter"))
     host.wait("() => T.actions.starter.length === 1")
     action = host.js("() => T.actions.starter[0]")
     assert action["action"] == "submit" and action["source"] == "starter"
@@ -711,8 +711,8 @@ window.fuzz = async function (seed, count) {
 </script>"""
 
 
-def test_no_block_input_makes_a_host_method_throw(page, server):
-    host = Host(page, server)
+def test_no_block_input_makes_a_host_method_throw(flowui_page, flowui_server):
+    host = Host(flowui_page, flowui_server)
     fields = ["items.3", "items.0.name", "a.b", "n", "n.deep", "x.y.z"]
     state = {"items": ["a"], "a": "text", "n": 5, "keep": {"k": 1}}
     block_ids = [f"fuzz{i}" for i in range(4)]

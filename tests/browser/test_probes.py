@@ -18,10 +18,10 @@ from sandbox.verify.servers import Servers
 
 
 @pytest.fixture(scope="module")
-def servers(portal):
-    s = portal.run(Servers().start())
+def servers(flowui_portal):
+    s = flowui_portal.run(Servers().start())
     yield s
-    portal.run(s.stop())
+    flowui_portal.run(s.stop())
 
 
 def _run(portal, _browsers, engine, servers, probes, generator):
@@ -30,10 +30,10 @@ def _run(portal, _browsers, engine, servers, probes, generator):
 
 
 @pytest.mark.timeout(1500)
-def test_the_catalogue_holds(engine, portal, _browsers, servers):
-    results = _run(portal, _browsers, engine, servers, load_catalogue(), Generator())
+def test_the_catalogue_holds(flowui_engine, flowui_portal, flowui_browsers, servers):
+    results = _run(flowui_portal, flowui_browsers, flowui_engine, servers, load_catalogue(), Generator())
     bad = [f"{r.probe}: observed {r.status}: {r.reason} | {'; '.join(r.evidence[:2])}" for r in results if r.verdict == "UNEXPECTED"]
-    assert not bad, f"{len(bad)} unexpected outcome(s) on {engine.name}:\n" + "\n".join(bad)
+    assert not bad, f"{len(bad)} unexpected outcome(s) on {flowui_engine.name}:\n" + "\n".join(bad)
 
 
 # Each weakened generator is our generator with one protection removed.
@@ -55,9 +55,9 @@ def weakened(kind: str) -> CommandGenerator:
     ("allow-same-origin", ["host.dom_read", "host.cookie_read", "host.dom_write"]),
     ("no-csp", ["network.fetch", "loading.script_src", "loading.eval"]),
 ])
-def test_a_weakened_generator_is_caught(engine, portal, _browsers, servers, kind, probe_ids):
+def test_a_weakened_generator_is_caught(flowui_engine, flowui_portal, flowui_browsers, servers, kind, probe_ids):
     probes = [p for p in load_catalogue() if p.id in probe_ids]
-    results = _run(portal, _browsers, engine, servers, probes, weakened(kind))
+    results = _run(flowui_portal, flowui_browsers, flowui_engine, servers, probes, weakened(kind))
     by_id = {r.probe: r for r in results}
     for pid in probe_ids:
         r = by_id[pid]

@@ -48,17 +48,17 @@ def _outcomes(report: dict) -> dict[str, tuple[str, str]]:
 
 
 @pytest.fixture
-def two_servers(engine):
-    servers = start_many([engine.name, engine.name])
+def two_servers(flowui_engine):
+    servers = start_many([flowui_engine.name, flowui_engine.name])
     yield servers
     for server in servers:
         server.stop()
 
 
 @pytest.mark.timeout(900)
-def test_remote_verify_gives_the_local_json(engine, two_servers, tmp_path):
-    remote = _verify(tmp_path, "remote", engine.name, [s.spec for s in two_servers])
-    local = _verify(tmp_path, "local", engine.name, [])
+def test_remote_verify_gives_the_local_json(flowui_engine, two_servers, tmp_path):
+    remote = _verify(tmp_path, "remote", flowui_engine.name, [s.spec for s in two_servers])
+    local = _verify(tmp_path, "local", flowui_engine.name, [])
     assert sorted(_outcomes(remote)) == SELECTED
     assert _outcomes(remote) == _outcomes(local)
     assert remote["summary"] == local["summary"]
@@ -73,7 +73,7 @@ def test_remote_verify_gives_the_local_json(engine, two_servers, tmp_path):
 
 
 @pytest.mark.timeout(900)
-def test_a_killed_server_s_probes_run_on_the_other(engine, two_servers, tmp_path):
+def test_a_killed_server_s_probes_run_on_the_other(flowui_engine, two_servers, tmp_path):
     doomed, survivor = two_servers
     killed_at: list[float] = []
 
@@ -82,7 +82,7 @@ def test_a_killed_server_s_probes_run_on_the_other(engine, two_servers, tmp_path
             doomed.kill()
             killed_at.append(time.monotonic())
 
-    report = _verify(tmp_path, "killed", engine.name, [s.spec for s in two_servers], on_progress=on_progress)
+    report = _verify(tmp_path, "killed", flowui_engine.name, [s.spec for s in two_servers], on_progress=on_progress)
     assert killed_at
     outcomes = _outcomes(report)
     assert sorted(outcomes) == SELECTED

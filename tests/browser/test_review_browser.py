@@ -22,7 +22,7 @@ import time
 import pytest
 
 from sandbox.engines import ENGINE_NAMES, find_engines, select_engines
-from sandbox.pytest_plugin import in_ci
+from sandbox.pytest_plugin import in_ci, selected_engines
 from sandbox.review.browser import judge, observe, run_to_end
 from sandbox.review.browser.canaries import Canaries
 from sandbox.review.corpus import Score, load_corpus, score
@@ -47,7 +47,7 @@ BUSY_THEN = ["busy_then.html", "after_busy.html"]  # a busy loop started by the 
 
 @pytest.fixture(scope="module")
 def run(request):
-    names = request.config.getoption("engine") or list(ENGINE_NAMES)
+    names = selected_engines(request.config)
     installed = [n for n in names if n in {e.name for e in find_engines()}]
     if not installed:
         (pytest.fail if in_ci() else pytest.skip)("no engine installed")  # with CI=true every engine is required
@@ -72,13 +72,13 @@ def by_engine(result, engine: str):
     return [f for f in result.findings if engine in f.engines]
 
 
-def test_precision_and_recall_per_engine(engine, run):
+def test_precision_and_recall_per_engine(flowui_engine, run):
     total = Score()
-    expected_cases = [c for c in CASES if engine.name in c.expected]
+    expected_cases = [c for c in CASES if flowui_engine.name in c.expected]
     assert len(expected_cases) == len(CASES) >= 40  # every corpus block says what each engine finds
     for case in expected_cases:
-        total.add(score(case.name, by_engine(run[case.name], engine.name), case.expected[engine.name]))
-    print(f"\n{engine.name}: {total.tp} expected found, {total.fn} missed, {total.fp} unexpected: "
+        total.add(score(case.name, by_engine(run[case.name], flowui_engine.name), case.expected[flowui_engine.name]))
+    print(f"\n{flowui_engine.name}: {total.tp} expected found, {total.fn} missed, {total.fp} unexpected: "
           f"precision {total.precision:.3f}, recall {total.recall:.3f}")
     assert total.recall == 1.0, "\n".join(total.misses)
     assert total.precision == 1.0, "\n".join(total.extras)
@@ -91,30 +91,30 @@ def engine_score(engine: str, results) -> Score:
     return total
 
 
-def test_disabling_a_browser_rule_loses_recall(engine, run, monkeypatch):
+def test_disabling_a_browser_rule_loses_recall(flowui_engine, run, monkeypatch):
     """Every rule the engine's expectations use is needed: judged again with that rule disabled
     (FLOWUI_REVIEW_DISABLE, as the static layer's test does), the corpus loses recall."""
-    rules = sorted({e["rule"] for c in CASES for e in c.expected[engine.name]})
+    rules = sorted({e["rule"] for c in CASES for e in c.expected[flowui_engine.name]})
     assert {"exfil.state-to-url", "url.external", "browser.timeout", "bridge.send"} <= set(rules)
     kept = []
     for rule_id in rules:
         monkeypatch.setenv("FLOWUI_REVIEW_DISABLE", rule_id)
         rejudged = {work.file: judge(work, per_engine) for work, per_engine in RUN["observed"]}
-        if engine_score(engine.name, rejudged).recall == 1.0:
+        if engine_score(flowui_engine.name, rejudged).recall == 1.0:
             kept.append(rule_id)
     monkeypatch.delenv("FLOWUI_REVIEW_DISABLE")
-    assert not kept, f"disabling these rules lost no recall in {engine.name}: {kept}"
+    assert not kept, f"disabling these rules lost no recall in {flowui_engine.name}: {kept}"
 
 
-def test_benign_blocks_give_no_high_finding(engine, run):
+def test_benign_blocks_give_no_high_finding(flowui_engine, run):
     benign = [c.name for c in CASES if c.name.startswith("benign") or c.name == "starter"]
     assert len(benign) >= 4
-    high = [(n, f.rule, f.message) for n in benign for f in by_engine(run[n], engine.name) if f.severity == "high"]
+    high = [(n, f.rule, f.message) for n in benign for f in by_engine(run[n], flowui_engine.name) if f.severity == "high"]
     assert not high
 
 
-def test_image_exfiltration_is_confirmed_with_path_and_host(engine, run):
-    found = [f for f in by_engine(run["exfil_image"], engine.name) if f.rule == "exfil.state-to-url"]
+def test_image_exfiltration_is_confirmed_with_path_and_host(flowui_engine, run):
+    found = [f for f in by_engine(run["exfil_image"], flowui_engine.name) if f.rule == "exfil.state-to-url"]
     assert [(f.paths, f.hosts) for f in found] == [(["order.total"], ["collect.evil.example"])]
     assert found[0].evidence["confirmed"] is True
     source = next(c.source for c in CASES if c.name == "exfil_image").splitlines()
@@ -122,34 +122,34 @@ def test_image_exfiltration_is_confirmed_with_path_and_host(engine, run):
     assert (found[0].line, found[0].column) == (line, source[line - 1].index("https://collect") + 1)  # the URL in the source
 
 
-def test_on_click_exfiltration_is_found_by_clicking(engine, run):
-    found = [f for f in by_engine(run["exfil_on_click_handler"], engine.name) if f.rule == "exfil.state-to-url"]
+def test_on_click_exfiltration_is_found_by_clicking(flowui_engine, run):
+    found = [f for f in by_engine(run["exfil_on_click_handler"], flowui_engine.name) if f.rule == "exfil.state-to-url"]
     assert [(f.paths, f.hosts) for f in found] == [(["order.total"], ["click.evil.example"])]
 
 
-def test_delayed_exfiltration_within_the_settle_window(engine, run):
-    found = [f for f in by_engine(run["delayed_600ms.html"], engine.name) if f.rule == "exfil.state-to-url"]
+def test_delayed_exfiltration_within_the_settle_window(flowui_engine, run):
+    found = [f for f in by_engine(run["delayed_600ms.html"], flowui_engine.name) if f.rule == "exfil.state-to-url"]
     assert [(f.paths, f.hosts) for f in found] == [(["order.total"], ["late.evil.example"])]
 
 
-def test_typed_text_is_followed_through_base64(engine, run):
-    found = [f for f in by_engine(run["typed_keylogger.html"], engine.name) if f.rule == "exfil.input-to-url"]
+def test_typed_text_is_followed_through_base64(flowui_engine, run):
+    found = [f for f in by_engine(run["typed_keylogger.html"], flowui_engine.name) if f.rule == "exfil.input-to-url"]
     assert found and found[0].hosts == ["keys.evil.example"] and found[0].evidence["encoding"] == "base64"
 
 
-def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(engine, run):
+def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(flowui_engine, run):
     busy = run["busy_then.html"]
-    assert engine.name in busy.timed_out
-    assert [f.rule for f in by_engine(busy, engine.name)] == ["browser.timeout"]
+    assert flowui_engine.name in busy.timed_out
+    assert [f.rule for f in by_engine(busy, flowui_engine.name)] == ["browser.timeout"]
     after = run["after_busy.html"]
-    assert engine.name not in after.timed_out and not [e for e in after.errors if e["engine"] == engine.name]
-    assert engine.name in after.screenshots
+    assert flowui_engine.name not in after.timed_out and not [e for e in after.errors if e["engine"] == flowui_engine.name]
+    assert flowui_engine.name in after.screenshots
 
 
-def test_floods_and_hangs_end_with_a_finding_and_the_run_goes_on(engine, run):
+def test_floods_and_hangs_end_with_a_finding_and_the_run_goes_on(flowui_engine, run):
     """Issue item 9 per engine: a busy loop, an alert loop, a resize loop, 10,000 requests and a
     4 MiB source each end with what says so, and every block after them was reviewed."""
-    name = engine.name
+    name = flowui_engine.name
     assert name in run["busy_loop"].timed_out and name in run["alert_loop"].timed_out
     assert "browser.height-loop" in [f.rule for f in by_engine(run["resize_loop"], name)]
     assert "browser.request-flood" in [f.rule for f in by_engine(run["request_flood"], name)]
@@ -160,15 +160,15 @@ def test_floods_and_hangs_end_with_a_finding_and_the_run_goes_on(engine, run):
     assert not failed
 
 
-def test_screenshots_in_light_and_dark(engine, run):
-    shots = run["benign_theme"].screenshots[engine.name]
+def test_screenshots_in_light_and_dark(flowui_engine, run):
+    shots = run["benign_theme"].screenshots[flowui_engine.name]
     light, dark = (base64.b64decode(shots[k]) for k in ("light", "dark"))
     assert light.startswith(b"\x89PNG") and dark.startswith(b"\x89PNG")
     assert light != dark
 
 
-def test_bridge_traffic_is_recorded(engine, run):
-    bridge = [b for b in run["benign_form"].bridge if b["engine"] == engine.name]
+def test_bridge_traffic_is_recorded(flowui_engine, run):
+    bridge = [b for b in run["benign_form"].bridge if b["engine"] == flowui_engine.name]
     assert {b["type"] for b in bridge} == {"send", "setValue"}
     send = next(b for b in bridge if b["type"] == "send")
     assert send["action"] == "subscribe" and send["payload"] == {"agree": "boolean"}

@@ -24,10 +24,10 @@ PROBE_IDS = ["breakout.state_value", "breakout.theme_value", "breakout.bridge_st
 
 
 @pytest.fixture(scope="module")
-def servers(portal):
-    s = portal.run(Servers().start())
+def servers(flowui_portal):
+    s = flowui_portal.run(Servers().start())
     yield s
-    portal.run(s.stop())
+    flowui_portal.run(s.stop())
 
 
 def _generator(*flags: str) -> CommandGenerator:
@@ -44,8 +44,8 @@ def _run(portal, _browsers, engine, servers, generator):
 
 
 @pytest.mark.timeout(1000)
-def test_a_correct_json_generator_holds_the_state_theme_and_bridge_probes(engine, portal, _browsers, servers):
-    results = _run(portal, _browsers, engine, servers, _generator())
+def test_a_correct_json_generator_holds_the_state_theme_and_bridge_probes(flowui_engine, flowui_portal, flowui_browsers, servers):
+    results = _run(flowui_portal, flowui_browsers, flowui_engine, servers, _generator())
     for pid, r in results.items():
         assert r.status != "n/a", (pid, r.reason)
         assert r.verdict == "held", (pid, r.status, r.reason, r.evidence[:2], r.observed.get("why"))
@@ -56,8 +56,8 @@ def test_a_correct_json_generator_holds_the_state_theme_and_bridge_probes(engine
 
 
 @pytest.mark.timeout(1000)
-def test_a_generator_that_does_not_escape_the_state_is_caught(engine, portal, _browsers, servers):
-    results = _run(portal, _browsers, engine, servers, _generator("--unescaped-state"))
+def test_a_generator_that_does_not_escape_the_state_is_caught(flowui_engine, flowui_portal, flowui_browsers, servers):
+    results = _run(flowui_portal, flowui_browsers, flowui_engine, servers, _generator("--unescaped-state"))
     r = results["breakout.state_value"]
     assert r.verdict == "UNEXPECTED", (r.status, r.reason)
     # The browser ran the state's script in the block: evidence, not only a static check.
