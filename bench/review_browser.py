@@ -23,11 +23,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandbox.engines import select_engines  # noqa: E402
-from sandbox.review.browser import review_in_browsers  # noqa: E402
-from sandbox.review.browser.run import SETTLE, Lane  # noqa: E402
-from sandbox.review.model import BlockInput  # noqa: E402
-from sandbox.server import tls_context  # noqa: E402
+from sandbox.engines import select_engines
+from sandbox.review.browser import review_in_browsers
+from sandbox.review.browser.run import SETTLE, Lane
+from sandbox.review.model import BlockInput
+from sandbox.server import tls_context
 
 
 def block_5kb(i: int) -> BlockInput:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
@@ -282,7 +282,7 @@ class Pong(_Message):
 
 
 BlockMessage = Annotated[
-    Union[Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong], Field(discriminator="type")
+    Send | SetValue | OpenUrl | Height | BlockError | CspViolation | Pong, Field(discriminator="type")
 ]
 
 
@@ -350,9 +350,9 @@ class ReplyRefused(_Message):
     message: str
 
 
-Reply = Annotated[Union[ReplyOk, ReplyRefused], Field(discriminator="ok")]
+Reply = Annotated[ReplyOk | ReplyRefused, Field(discriminator="ok")]
 
-HostMessage = Annotated[Union[State, ThemeMessage, Ping, ReplyOk, ReplyRefused], Field(union_mode="left_to_right")]
+HostMessage = Annotated[State | ThemeMessage | Ping | ReplyOk | ReplyRefused, Field(union_mode="left_to_right")]
 
 
 # ------------------------------------------------------------------------- ui-action
@@ -369,7 +369,7 @@ class UiAction(BaseModel):
     payload: JsonValue = None
 
     @model_validator(mode="after")
-    def _json(self) -> "UiAction":
+    def _json(self) -> UiAction:
         try:
             json_chars({"fields": self.fields, "payload": self.payload})
         except ValueError as exc:
@@ -408,7 +408,7 @@ class UserMessage(BaseModel):
     parts: list[dict[str, Any]]
 
     @model_validator(mode="after")
-    def _one_ui_action(self) -> "UserMessage":
+    def _one_ui_action(self) -> UserMessage:
         texts = [i for i, p in enumerate(self.parts) if "text" in p]
         actions = [i for i, p in enumerate(self.parts) if p.get("mediaType") == UI_ACTION_MEDIA_TYPE]
         if texts:

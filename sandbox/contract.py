@@ -23,7 +23,6 @@ import re
 from pathlib import Path
 
 from bridge import BRIDGE_DIR, RUNTIME_FILE
-from .files import write_output
 
 CONTRACT_FILE = BRIDGE_DIR / "contract.js"
 SCHEMA_FILE = BRIDGE_DIR / "protocol.schema.json"
@@ -77,8 +76,7 @@ def runtime_text(current: str | None = None) -> str:
 
 def contract_text(runtime: str) -> str:
     from bridge import protocol
-    from theme import DARK, LIGHT, TOKEN_TABLE, TOKENS
-    from theme import grammar
+    from theme import DARK, LIGHT, TOKEN_TABLE, TOKENS, grammar
     from theme.tokens import COLOR_SCHEMES, CSS_PREFIX
 
     from . import generator, jsonjs, paths, policy

@@ -254,7 +254,7 @@ class _PlaywrightPage(Page):
         target = await self._target(frame, timeout)
         try:
             return await asyncio.wait_for(target.evaluate(script, arg), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise EngineError(f"{self.engine.name}: script did not finish within {timeout}s: {script[:120]!r}") from None
 
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
@@ -368,7 +368,7 @@ class _WebDriverPage(Page):
         async with self._lock:
             try:
                 return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout + 5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise EngineError(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
 
     async def goto(self, url: str, timeout: float = 15) -> None:

@@ -31,7 +31,6 @@ One set of rules, checked on both sides by ``fixtures/projection.json``,
 from __future__ import annotations
 
 import json
-
 from collections.abc import Iterable
 from typing import Any
 

@@ -36,8 +36,16 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from .engines import (
-    ENGINE_NAMES, WEBKIT_MINIBROWSER_GLOB, Engine, EngineError, Page, Session, _PlaywrightSession,
-    _quit_quietly, _WebDriverPage, _WebDriverSession,
+    ENGINE_NAMES,
+    WEBKIT_MINIBROWSER_GLOB,
+    Engine,
+    EngineError,
+    Page,
+    Session,
+    _PlaywrightSession,
+    _quit_quietly,
+    _WebDriverPage,
+    _WebDriverSession,
 )
 from .errors import OptionError
 
@@ -245,7 +253,7 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
     return RemotePlaywrightSession(engine, manager, pw, browser, endpoint)
 
 
-async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list["Worker"], list[dict[str, str]]]:
+async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list[Worker], list[dict[str, str]]]:
     """A worker per endpoint that answered, and ``{"url", "error"}`` for each that did not."""
     connected = await asyncio.gather(*(connect(engine, e) for e in endpoints), return_exceptions=True)
     workers = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
@@ -253,7 +261,7 @@ async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list["
     return workers, errors
 
 
-async def close_all(workers: list["Worker"]) -> None:
+async def close_all(workers: list[Worker]) -> None:
     for worker in workers:
         try:
             await asyncio.wait_for(worker.session.close(), 30)
@@ -313,7 +321,7 @@ async def spread(workers: list[Worker], jobs: list[J], run: Callable[[Worker, J]
                 # Work may come back from a lane whose browser was lost: wait for it, or for the end.
                 try:
                     await asyncio.wait_for(wake.wait(), 0.2)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 continue
             item = queue.pop(0)

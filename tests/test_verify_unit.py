@@ -12,9 +12,8 @@ from sandbox.cli import main
 from sandbox.generator import build_iframe
 from sandbox.policy import CSP
 from sandbox.verify import report
-from sandbox.verify.probes import CATEGORIES, ProbeError, load_catalogue, load_probe
+from sandbox.verify.probes import CATEGORIES, Expect, ProbeError, load_catalogue, load_probe
 from sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
-from sandbox.verify.probes import Expect
 
 MINIMAL = {
     "id": "demo.probe", "title": "t", "category": "network", "attack": "a",

@@ -38,7 +38,6 @@ from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
 from .walk import Item, Loc, walk, walk_blocks, where
 
-
 #: Wall time for parsing all html sources of one document; sources left are reported, not
 #: parsed (one source may still take up to the extractor's own 2 s limit).
 SOURCES_SECONDS = 1.0
@@ -325,7 +324,7 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
     for loc, target in links:
         if check_pages and target not in page_ids:
             problems.append(Problem(loc, f"page_id {target!r} is not a page of the document ({_list(page_ids)})"))
-    for page, written in writes.items():
+    for written in writes.values():
         _overlaps(written, problems)
     for block_id in report.html:  # fields first, markup after, each once (as the generator orders them)
         report.html[block_id] = list(dict.fromkeys(report.html[block_id]))

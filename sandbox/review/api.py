@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -14,7 +13,6 @@ from ..files import display_name, parse_json, read_text
 from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
 from .static import analyse
-
 
 
 def tool_version() -> str:
@@ -150,7 +148,7 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
         for request in browser.requests:
             if request.get("host"):
                 hosts.add(request["host"])
-    return Summary(hosts=sorted(hosts), leaks=sorted(leaks.values(), key=lambda l: l.path), bridge=bridge,
+    return Summary(hosts=sorted(hosts), leaks=sorted(leaks.values(), key=lambda leak: leak.path), bridge=bridge,
                    projection=summary.projection, counts=counts)
 
 

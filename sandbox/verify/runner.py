@@ -25,8 +25,20 @@ from ..engines import Engine, EngineError, Page, Session, launch
 from ..errors import OptionError, SandboxError, UsageError
 from ..policy import CSP, REFERRER_POLICY, SANDBOX
 from .probes import (
-    Block, Event, Expect, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, Tap, Unresponsive,
-    render, render_json, SECRETS,
+    SECRETS,
+    Block,
+    Event,
+    Expect,
+    FrameCheck,
+    HostCheck,
+    Leak,
+    Observation,
+    Probe,
+    RequestSeen,
+    Tap,
+    Unresponsive,
+    render,
+    render_json,
 )
 from .request import GENERATOR_PROTOCOLS, REFUSED_STATUS, generator_request
 from .servers import HOST_COOKIES, Servers, Taps, cookie_value
@@ -368,6 +380,8 @@ class Slot:
     def __init__(self, page: Page):
         self.page = page
         self.watch = Watch()
+        # The loop keeps only a weak reference to a task: the dismissals are held here until done.
+        self._dismissals: set[asyncio.Future] = set()
         if page.engine.driver == "playwright":
             self._listen()
 
@@ -376,7 +390,9 @@ class Slot:
 
         def on_dialog(dialog) -> None:
             self.watch.dialogs.append(f"{dialog.type}: {dialog.message[:200]}")
-            asyncio.ensure_future(dialog.dismiss())
+            dismissal = asyncio.ensure_future(dialog.dismiss())
+            self._dismissals.add(dismissal)
+            dismissal.add_done_callback(self._dismissals.discard)
 
         def on_frame(frame) -> None:
             where = "top" if frame == raw.main_frame else "frame"
@@ -566,7 +582,7 @@ class Run:
             limit = probe.wait + RUN_SLACK
             try:
                 return await asyncio.wait_for(self.drive(slot, taps), limit)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return self.result("timeout", [f"the run did not finish within {limit:.0f} s"])
         finally:
             host.forget(self.token)

@@ -143,7 +143,7 @@ def decoded_forms(text: str) -> list[tuple[str, str]]:
             break
         forms.append(("percent-encoded", nxt))
         current = nxt
-    for how, form in list(forms):
+    for _how, form in list(forms):
         for token in _B64_TOKEN.findall(form)[:200]:
             raw = token.rstrip("=")
             for alt in (None, b"-_"):

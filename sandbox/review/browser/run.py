@@ -130,7 +130,7 @@ class Lane:
                         # Everything of one block, cleanup included, under a bound: a browser that stops
                         # answering (a flood still draining) costs this block its page, not the run.
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since(tap.mark())
                     out[work.index] = obs
@@ -218,7 +218,7 @@ class Lane:
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
                 keep = False
-        except asyncio.TimeoutError:
+        except TimeoutError:
             obs.timed_out = True
             keep = False
         except Exception as exc:
@@ -290,7 +290,7 @@ class Lane:
                 task.result()
                 return
             obs.steps["watchdog"] = f"no answer {HANG_MISSES} times in a row"
-            raise asyncio.TimeoutError
+            raise TimeoutError
         finally:
             for t in (task, dog):
                 t.cancel()
@@ -342,7 +342,6 @@ class Lane:
             return base64.b64encode(png).decode("ascii")
 
         def shot() -> str:
-            from selenium.webdriver.common.by import By
 
             return page.raw.get_screenshot_as_base64()  # type: ignore[attr-defined]
 
