@@ -69,7 +69,8 @@ def runtime_text(current: str | None = None) -> str:
     match = _CONSTANTS.search(text)
     if match is None:
         raise RuntimeError(f"{RUNTIME_FILE}: no @generated-constants-begin/-end block")
-    indent = re.match(r"\s*", text[text.rfind("\n", 0, match.start(1)) + 1 :]).group()
+    line = text[text.rfind("\n", 0, match.start(1)) + 1 :]
+    indent = line[: len(line) - len(line.lstrip())]
     body = f"{indent}var C = {_js(runtime_constants())};"
     return text[: match.start(2)] + body + text[match.end(2) :]
 

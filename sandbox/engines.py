@@ -359,6 +359,8 @@ Promise.resolve().then(() => fn(arg)).then(
 class _WebDriverPage(Page):
     """A WebDriver session is one window: one page per session, so pages never share state."""
 
+    _session: _WebDriverSession  # the pool the page returns to; set by the session that made it
+
     def __init__(self, engine: Engine, driver: Any):
         self.engine = engine
         self.raw = driver
@@ -512,6 +514,7 @@ def _start_webkit_driver(engine: Engine, proxy: str | None = None):
 
     display = _Xvfb.display()
     options = Options()
+    assert engine.executable is not None  # WebKitGTK is found by its MiniBrowser's path
     options.binary_location = engine.executable
     options.add_argument("--automation")
     # As Playwright's ignore_https_errors: verify's HTTPS origins use a CA made at run time.

@@ -207,7 +207,9 @@ class RemoteWebDriverSession(_WebDriverSession):
         except Exception as exc:
             raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 
-    async def new_page(self) -> Page:
+    async def new_page(self, *, proxy: str | None = None) -> Page:
+        if proxy is not None:  # the remote machine cannot reach this machine's proxy
+            raise EngineError(f"webkit: {self.endpoint.url}: a remote browser takes no local proxy")
         if self._idle:
             driver = self._idle.pop()
         else:
@@ -256,7 +258,7 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
 async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list[Worker], list[dict[str, str]]]:
     """A worker per endpoint that answered, and ``{"url", "error"}`` for each that did not."""
     connected = await asyncio.gather(*(connect(engine, e) for e in endpoints), return_exceptions=True)
-    workers = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
+    workers: list[Worker] = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
     errors = [{"url": e.url, "error": str(c)} for e, c in zip(endpoints, connected) if isinstance(c, BaseException)]
     return workers, errors
 

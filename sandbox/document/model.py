@@ -21,7 +21,7 @@ marks each of them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, model_validator
 
@@ -222,7 +222,7 @@ class Divider(_Block):
 class _Input(_Block):
     """Every input block: ``field`` (a state path), ``required``, ``error_message``, ``action``."""
 
-    TEMPLATES = ("label", "error_message")
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("label", "error_message")
     PATHS = ("field",)
     ACTS = "action"
     field: StatePath
@@ -506,7 +506,7 @@ BLOCK_CLASSES: tuple[type[_Block], ...] = (
     Html,
 )
 #: block type -> its model
-BLOCK_TYPES: dict[str, type[_Block]] = {cls.model_fields["type"].annotation.__args__[0]: cls for cls in BLOCK_CLASSES}
+BLOCK_TYPES: dict[str, type[_Block]] = {get_args(cls.model_fields["type"].annotation)[0]: cls for cls in BLOCK_CLASSES}
 INPUT_TYPES = frozenset(t for t, cls in BLOCK_TYPES.items() if issubclass(cls, _Input))
 
 # Union over a runtime tuple: `X | Y` cannot spell it (UP007), and mypy sees no type in it.

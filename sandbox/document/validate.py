@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,7 +217,7 @@ def _model_of(parent: Any, loc: tuple) -> Any:
             "options": model.Option, "tabs": model.Tab}.get(name)
 
 
-def _message(error: dict, node: Any, parent: Any) -> str:
+def _message(error: Mapping[str, Any], node: Any, parent: Any) -> str:
     kind, loc = error["type"], error["loc"]
     name = loc[-1] if loc else ""
     if kind == "extra_forbidden":

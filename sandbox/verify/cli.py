@@ -63,6 +63,7 @@ def _verify(args: argparse.Namespace) -> int:
             raise OptionError(f"--probe {', '.join(args.probe)}: no probe id starts with that")
     if args.generator is None and args.generator_protocol != "source":
         raise OptionError("--generator-protocol: needs --generator CMD (the built-in generator takes every input)")
+    generator: Generator
     if args.generator is not None:
         generator = CommandGenerator(args.generator, args.generator_protocol)
         generator.preflight()
