@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
 from sandbox.paths import path_problem
 
 #: Version of this protocol; ``hello`` and ``connect`` carry it.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION: Final = 1
 
 #: Largest message accepted, as the length of its JSON text in UTF-16 code units
 #: (what ``JSON.stringify(message).length`` gives in JavaScript).
@@ -92,7 +92,10 @@ REASONS: dict[str, str] = {
     "destroyed": "the block was destroyed",
     "queue-full": f"more than {QUEUE_LIMIT} requests before the host connected",
 }
-Reason = Literal[tuple(REASONS)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # a Literal built at run time from the table; a type checker sees a string
+    Reason = str
+else:
+    Reason = Literal[tuple(REASONS)]
 
 _ACTION = re.compile(rf"(?:{ACTION_PATTERN})\Z")
 
@@ -451,7 +454,7 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of the protocol (committed as bridge/protocol.schema.json)."""
     from pydantic.json_schema import models_json_schema
 
-    models = [Hello, Connect, Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong,
+    models: list[type[BaseModel]] = [Hello, Connect, Send, SetValue, OpenUrl, Height, BlockError, CspViolation, Pong,
               State, ThemeMessage, Ping, ReplyOk, ReplyRefused, UiAction, UiActionPart, UserMessage]
     refs, top = models_json_schema([(m, "validation") for m in models], ref_template="#/$defs/{model}")
     ref = {m.__name__: refs[(m, "validation")] for m in models}

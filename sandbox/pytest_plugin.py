@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -138,7 +139,7 @@ def page(engine: Engine, _browsers: _Browsers, portal: Portal):
 
 
 @pytest.fixture(scope="session")
-def server(portal: Portal) -> LocalServer:
+def server(portal: Portal) -> Iterator[LocalServer]:
     srv = portal.run(LocalServer().start())
     yield srv
     portal.run(srv.stop())

@@ -63,7 +63,7 @@ def _review_command(args: argparse.Namespace) -> int:
         raise OptionError(f"--time-limit: {args.time_limit:g} s; give 0.5 to 600")
     progress = _progress() if sys.stderr.isatty() else None
     report = review(args.files, fields=fields, state=state if isinstance(state, dict) else None,
-                    theme=theme.to_json() if hasattr(theme, "to_json") else theme, engines=args.engine,
+                    theme=theme.to_json() if theme is not None else None, engines=args.engine,
                     static_only=args.static, sensitive=sensitive, time_limit=args.time_limit,
                     progress=progress, baseline=baseline, fail_on=args.fail_on)
     if progress is not None:

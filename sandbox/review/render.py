@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import Any
 
 from .catalogue import SEVERITY_RANK, load_rules
 from .model import ReviewReport
@@ -62,7 +63,7 @@ def to_sarif(report: ReviewReport) -> dict:
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
     for f in report.findings():
-        result = {
+        result: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL[f.severity],
             "message": {"text": f.message},

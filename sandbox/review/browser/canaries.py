@@ -92,9 +92,9 @@ class Canaries:
                         if value in low:
                             found.setdefault(label, how)
                 for digits in re.findall(r"\d{9}(?:\.5)?", form):
-                    label = self.numbers.get(digits.split(".")[0])
-                    if label is not None and _whole_number(form, digits):
-                        found.setdefault(label, how)
+                    number_label = self.numbers.get(digits.split(".")[0])
+                    if number_label is not None and _whole_number(form, digits):
+                        found.setdefault(number_label, how)
         return found
 
 

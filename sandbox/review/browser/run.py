@@ -126,6 +126,7 @@ class Lane:
                                 out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
                                 continue
+                    assert slot is not None  # made with the page
                     try:
                         # Everything of one block, cleanup included, under a bound: a browser that stops
                         # answering (a flood still draining) costs this block its page, not the run.
@@ -233,7 +234,7 @@ class Lane:
             try:
                 await asyncio.wait_for(watch_webdriver(page, obs.watch, url), 5)
             except Exception as exc:
-                obs.steps["watch failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
+                obs.steps["watch failed"] = _first_line(exc)[:200]
                 keep = False
         if obs.watch.popups or obs.watch.downloads:
             keep = False
@@ -242,7 +243,7 @@ class Lane:
             try:
                 await asyncio.wait_for(page.goto("about:blank", timeout=5), 10)
             except Exception as exc:
-                obs.steps["unload failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
+                obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
         obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
         obs.seconds = time.monotonic() - started
