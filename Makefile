@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup system python demo test test-fast test-js bench clean generate editor-bundle
+.PHONY: setup system python demo test test-fast test-js lint bench clean generate editor-bundle
 
 setup: system python
 
@@ -48,8 +48,14 @@ demo: setup
 	@echo "next, edit the block live: $(VENV)/bin/flowui-sandbox edit examples/starter.html"
 
 test: setup
+	$(MAKE) --no-print-directory lint
 	node --test tests/js/
 	$(PY) -m pytest
+
+# ruff (rules and why: pyproject.toml [tool.ruff]) and mypy over sandbox, bridge and theme.
+lint: python
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 # Every derived file (contract.js, the runtime's constants, JSON Schemas, golden documents) from its source.
 generate: python
@@ -72,4 +78,4 @@ editor-bundle:
 	echo "sandbox/editor/static/codemirror.js: $$raw bytes, $$gz gzipped (record them in docs/EDITOR.md)"
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) out .pytest_cache .hypothesis .ruff_cache .mypy_cache

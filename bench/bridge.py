@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.engines import find_engines, launch  # noqa: E402
-from sandbox.generator import build_srcdoc  # noqa: E402
-from sandbox.policy import CSP, SANDBOX  # noqa: E402
-from sandbox.server import LocalServer  # noqa: E402
+from sandbox.engines import find_engines, launch
+from sandbox.generator import build_srcdoc
+from sandbox.policy import CSP, SANDBOX
+from sandbox.server import LocalServer
 
 BLOCK = """<p>Total: <b id="v" data-bind="order.total"></b> <i data-bind="customer.name"></i></p>
 <p data-show="order.paid">paid</p>

@@ -31,14 +31,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import jsonpatch  # noqa: E402
+import jsonpatch
 
-from sandbox.document import check_document, diff  # noqa: E402
-from sandbox.document.model import Document  # noqa: E402
-from sandbox.extract import MAX_SOURCE_BYTES, extract_paths  # noqa: E402
+from sandbox.document import check_document, diff
+from sandbox.document.model import Document
+from sandbox.extract import MAX_SOURCE_BYTES, extract_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from extraction import block  # noqa: E402  (the typical 5 KB block of bench/extraction.py)
+from extraction import block
 
 QUICK = "--quick" in sys.argv
 ROUNDS = 2 if QUICK else 5

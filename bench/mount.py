@@ -44,8 +44,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.engines import ENGINE_NAMES, launch, select_engines  # noqa: E402
-from sandbox.server import LocalServer  # noqa: E402
+from sandbox.engines import ENGINE_NAMES, launch, select_engines
+from sandbox.server import LocalServer
 
 VARIANTS = ("sandboxed", "srcdoc", "plain", "inline", "lazy")
 
@@ -316,7 +316,8 @@ def print_engine(engine: str, table: dict[tuple[str, int], dict], counts: list[i
             if a and b:
                 print(f"| {v} | {(b['pss_total'] - a['pss_total']) / (hi - lo):,.0f} |")
     print("\nratios (medians of the same run):\n")
-    print("| blocks | sandboxed/plain ready p50 | sandboxed/inline ready p50 | sandboxed/plain all done | sandboxed/plain PSS per block | sandboxed/inline PSS per block | lazy/sandboxed all done | lazy/sandboxed PSS |")
+    print("| blocks | sandboxed/plain ready p50 | sandboxed/inline ready p50 | sandboxed/plain all done "
+          "| sandboxed/plain PSS per block | sandboxed/inline PSS per block | lazy/sandboxed all done | lazy/sandboxed PSS |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in counts:
         s, p, i, lz = (table.get((v, n)) for v in ("sandboxed", "plain", "inline", "lazy"))

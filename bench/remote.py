@@ -23,13 +23,13 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandbox.browser_server import start_many  # noqa: E402
-from sandbox.engines import ENGINE_NAMES, select_engines  # noqa: E402
-from sandbox.remote import parse_remote, plan  # noqa: E402
-from sandbox.verify.probes import load_catalogue  # noqa: E402
-from sandbox.verify.report import summary  # noqa: E402
-from sandbox.verify.runner import run_matrix  # noqa: E402
-from sandbox.verify.servers import Servers  # noqa: E402
+from sandbox.browser_server import start_many
+from sandbox.engines import ENGINE_NAMES, select_engines
+from sandbox.remote import parse_remote, plan
+from sandbox.verify.probes import load_catalogue
+from sandbox.verify.report import summary
+from sandbox.verify.runner import run_matrix
+from sandbox.verify.servers import Servers
 
 
 def verdicts(runs) -> dict[tuple[str, str], str]:
@@ -73,13 +73,13 @@ async def main() -> int:
         print(f"  {count} server(s) per engine: {wall:.1f} s, {spread} (load average {os.getloadavg()[0]:.1f})", flush=True)
 
     print()
-    print(f"| run | wall s | / local | held | allowed | UNEXPECTED | verdicts = local | probes per server |")
+    print("| run | wall s | / local | held | allowed | UNEXPECTED | verdicts = local | probes per server |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     for label, wall, runs, spread in rows:
         c = summary(runs)
         same = verdicts(runs) == reference
         print(f"| {label} | {wall:.1f} | {wall / local_wall:.2f} | {c['held']} | {c['allowed']} | {c['UNEXPECTED']} | {'yes' if same else 'NO'} | {spread or '-'} |")
-    for label, wall, runs, spread in rows[1:]:
+    for label, _wall, runs, _spread in rows[1:]:
         differ = sorted(k for k, v in verdicts(runs).items() if reference.get(k) != v)
         if differ:
             print(f"{label}: verdicts that differ from local: " + ", ".join(f"{p} [{e}] {reference.get((p, e))} -> {verdicts(runs)[(p, e)]}" for p, e in differ))

@@ -18,11 +18,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from extraction import block, best  # noqa: E402
+from extraction import best, block
 
-from sandbox.extract import extract_paths  # noqa: E402
-from sandbox.review.corpus import load_corpus  # noqa: E402
-from sandbox.review.static import review_static  # noqa: E402
+from sandbox.extract import extract_paths
+from sandbox.review.corpus import load_corpus
+from sandbox.review.static import review_static
 
 FIELDS = ["order.title", "order.total", "order.paid", "customer.name"]
 

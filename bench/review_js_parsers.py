@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from extraction import block  # noqa: E402
+from extraction import block
 
 SNIPPETS = {
     "optional chaining": "const t = flowUi.state?.order?.total ?? 0; a?.[k]?.(x);",
@@ -145,7 +145,7 @@ def main() -> int:
             except Exception:
                 pass
         try:
-            seconds = best_seconds(lambda: [parse(s) for s in scripts])
+            seconds = best_seconds(lambda parse=parse: [parse(s) for s in scripts])
         except Exception as exc:
             seconds = float("nan")
             failed.append(f"typical block: {type(exc).__name__}")

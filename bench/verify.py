@@ -19,11 +19,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandbox.engines import launch, select_engines  # noqa: E402
-from sandbox.verify.probes import load_catalogue  # noqa: E402
-from sandbox.verify.report import summary  # noqa: E402
-from sandbox.verify.runner import Generator, run_engine, run_matrix  # noqa: E402
-from sandbox.verify.servers import Servers  # noqa: E402
+from sandbox.engines import launch, select_engines
+from sandbox.verify.probes import load_catalogue
+from sandbox.verify.report import summary
+from sandbox.verify.runner import Generator, run_engine, run_matrix
+from sandbox.verify.servers import Servers
 
 #: Probes for the naive sample: quick ones of several kinds.
 SAMPLE = ["network.fetch", "host.dom_read", "exfiltration.img_https", "ui.alert", "loading.eval", "storage.indexeddb"]

@@ -114,7 +114,7 @@ def start_many(engines: list[str], host: str = "127.0.0.1", timeout: float = 120
     with ThreadPoolExecutor(max_workers=max(1, len(engines))) as pool:
         futures = [pool.submit(start, name, host, 0, timeout) for name in engines]
     started = [f.result() for f in futures if f.exception() is None]
-    failures = [f.exception() for f in futures if f.exception() is not None]
+    failures = [error for f in futures if (error := f.exception()) is not None]
     if failures:
         for server in started:
             server.stop()
@@ -125,11 +125,13 @@ def start_many(engines: list[str], host: str = "127.0.0.1", timeout: float = 120
 def _first_line(process: subprocess.Popen, timeout: float) -> str:
     import selectors
 
+    stdout = process.stdout
+    assert stdout is not None  # started with stdout=PIPE
     sel = selectors.DefaultSelector()
-    sel.register(process.stdout, selectors.EVENT_READ)
+    sel.register(stdout, selectors.EVENT_READ)
     if not sel.select(timeout):
         return ""
-    return (process.stdout.readline() or "").strip()
+    return (stdout.readline() or "").strip()
 
 
 def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:

@@ -25,7 +25,6 @@ import re
 from pathlib import Path
 
 from bridge import BRIDGE_DIR, RUNTIME_FILE
-from .files import write_output
 
 CONTRACT_FILE = BRIDGE_DIR / "contract.js"
 SCHEMA_FILE = BRIDGE_DIR / "protocol.schema.json"
@@ -82,15 +81,15 @@ def runtime_text(current: str | None = None) -> str:
     match = _CONSTANTS.search(text)
     if match is None:
         raise RuntimeError(f"{RUNTIME_FILE}: no @generated-constants-begin/-end block")
-    indent = re.match(r"\s*", text[text.rfind("\n", 0, match.start(1)) + 1 :]).group()
+    line = text[text.rfind("\n", 0, match.start(1)) + 1 :]
+    indent = line[: len(line) - len(line.lstrip())]
     body = f"{indent}var C = {_js(runtime_constants())};"
     return text[: match.start(2)] + body + text[match.end(2) :]
 
 
 def contract_text(runtime: str) -> str:
     from bridge import protocol
-    from theme import DARK, LIGHT, TOKEN_TABLE, TOKENS
-    from theme import grammar
+    from theme import DARK, LIGHT, TOKEN_TABLE, TOKENS, grammar
     from theme.tokens import COLOR_SCHEMES, CSS_PREFIX
 
     from . import generator, jsonjs, paths, policy

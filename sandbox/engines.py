@@ -304,7 +304,7 @@ class _PlaywrightPage(Page):
         target = await self._target(frame, timeout)
         try:
             return await asyncio.wait_for(target.evaluate(script, arg), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise EngineError(f"{self.engine.name}: script did not finish within {timeout}s: {script[:120]!r}") from None
 
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
@@ -473,6 +473,8 @@ Promise.resolve().then(() => fn(arg)).then(
 class _WebDriverPage(Page):
     """A WebDriver session is one window: one page per session, so pages never share state."""
 
+    _session: _WebDriverSession  # the pool the page returns to; set by the session that made it
+
     def __init__(self, engine: Engine, driver: Any):
         self.engine = engine
         self.raw = driver
@@ -482,7 +484,7 @@ class _WebDriverPage(Page):
         async with self._lock:
             try:
                 return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout + 5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise EngineError(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
 
     async def goto(self, url: str, timeout: float = 15) -> None:
@@ -661,6 +663,7 @@ def _start_webkit_driver(engine: Engine, proxy: str | None = None):
 
     display = _Xvfb.display()
     options = Options()
+    assert engine.executable is not None  # WebKitGTK is found by its MiniBrowser's path
     options.binary_location = engine.executable
     options.add_argument("--automation")
     # As Playwright's ignore_https_errors: verify's HTTPS origins use a CA made at run time.

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import unescape
 
-from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
+from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
 from .cpu_limited import AVAILABLE as _CAN_FORK
 from .cpu_limited import ChildStopped, call_cpu_limited
@@ -160,11 +160,11 @@ def _collect(document: bytes) -> list[tuple[str, str, str]]:
     tree = LexborHTMLParser(document, scripting=True)
     out: list[tuple[str, str, str]] = []
     append = out.append
-    for node in _selector().find(_UNIQUE_SELECTOR, tree.root):
+    for node in _selector().find(_UNIQUE_SELECTOR, _root(tree)):
         attributes = node.attributes
         if node.tag_id == _TEMPLATE and _attaches_shadow_root(node):
             continue
-        tag = node.tag
+        tag = node.tag or ""  # an element always has its name
         for name, value in attributes.items():
             if name in ATTRIBUTES:
                 append((tag, name, value or ""))  # a valueless attribute is None here, "" in the DOM
@@ -177,7 +177,7 @@ def _values(document: bytes) -> list[str]:
     tree = LexborHTMLParser(document, scripting=True)
     out: list[str] = []
     append = out.append
-    for node in _selector().find(_UNIQUE_SELECTOR, tree.root):
+    for node in _selector().find(_UNIQUE_SELECTOR, _root(tree)):
         attributes = node.attributes
         if node.tag_id == _TEMPLATE and _attaches_shadow_root(node):
             continue
@@ -191,8 +191,16 @@ def _values(document: bytes) -> list[str]:
     return out
 
 
+def _root(tree: LexborHTMLParser) -> LexborNode:
+    root = tree.root
+    assert root is not None  # a document parse always has its <html> element
+    return root
+
+
 _local = threading.local()
-_TEMPLATE = LexborHTMLParser(b"<template></template>").css_first("template").tag_id
+_template = LexborHTMLParser(b"<template></template>").css_first("template")
+assert _template is not None
+_TEMPLATE = _template.tag_id
 
 
 def _selector() -> LexborCSSSelector:
@@ -281,6 +289,7 @@ def _encode(source: str, *, allow_nul: bool) -> bytes:
                                 f"a NUL character (U+0000){_count_more(source.count(chr(0)))}: a block source cannot contain one"))
     if not document:
         surrogate = _SURROGATE.search(source)
+        assert surrogate is not None  # what made the encoding fail
         line, column = _position(source, surrogate.start())
         problems.append(Problem(line, column, None, None, None,
                                 f"an unpaired surrogate U+{ord(surrogate.group()):04X}: the source is not valid Unicode text"))
@@ -440,16 +449,16 @@ def _locate(source: str, bad: list[tuple[str, str, str, str]]) -> list[Problem]:
         candidates.append((tag.offset, tag.name, _attributes(tag.attrs)))
     problems = []
     after = 0
-    for tag, attribute, value, reason in bad:
-        hit = _find(candidates, after, tag, attribute, value)
+    for element, attribute, value, reason in bad:
+        hit = _find(candidates, after, element, attribute, value)
         if hit is None:
-            hit = _find(candidates, 0, tag, attribute, value)
+            hit = _find(candidates, 0, element, attribute, value)
         if hit is None:
-            problems.append(Problem(None, None, tag, attribute, value, reason))
+            problems.append(Problem(None, None, element, attribute, value, reason))
             continue
         after = hit + 1
         line, column = _position(source, candidates[hit][0])
-        problems.append(Problem(line, column, tag, attribute, value, reason))
+        problems.append(Problem(line, column, element, attribute, value, reason))
     return problems
 
 

@@ -107,6 +107,7 @@ def number_text(value: int | float, where: str = "value") -> str:
         return "-" + number_text(-value, where)
     # repr() gives the shortest digits that round-trip, as ECMAScript asks for.
     _, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)  # a finite number (NaN and the infinities were refused above)
     s = "".join(map(str, digits)).rstrip("0")
     exponent += len(digits) - len(s)
     k = len(s)

@@ -29,8 +29,14 @@ _VALID = re.compile(rf"(?=.{{1,{MAX_LENGTH}}}\Z)(?:{SEGMENT_PATTERN})(?:\.(?:{SE
 def path_problem(path: object, frozen: Iterable[str] = ()) -> str | None:
     """Why ``path`` is not a valid path, or ``None`` when it is.
 
-    The reason is a short sentence meant for an author, e.g.
-    ``segment 2 "Name" must match [a-z][a-z0-9_]* or an array index``.
+    The reason is a short sentence meant for an author:
+
+    >>> path_problem("customer.name") is None
+    True
+    >>> path_problem("customer.Name")
+    'segment 2 "Name" must be snake_case ([a-z][a-z0-9_]*) or an array index (0 or a number without leading zeros)'
+    >>> path_problem("run_id.step", frozen=["run_id"])
+    '"run_id" is a frozen system field and cannot be used in a block'
     """
     frozen = tuple(frozen)
     if isinstance(path, str) and _VALID.match(path) and path.partition(".")[0] not in frozen:
@@ -62,7 +68,11 @@ def is_valid_path(path: object, frozen: Iterable[str] = ()) -> bool:
 
 
 def split_path(path: str) -> list[str | int]:
-    """Segments of a valid path, array indexes as ints."""
+    """Segments of a valid path, array indexes as ints.
+
+    >>> split_path("items.0.name")
+    ['items', 0, 'name']
+    """
     return [int(s) if s[0].isdigit() else s for s in path.split(".")]
 
 
@@ -78,6 +88,11 @@ def parse_path_list(text: str, option: str, *, frozen: Iterable[str] = (), top_l
     problem sentence per bad item, each naming ``option``, the item and why. An empty text
     is the empty list; an empty item between commas is a problem. ``top_level``: each item
     must be one segment (frozen fields are top-level names: a dotted one would never match).
+
+    >>> parse_path_list("order.total, draft.email,order.total", "--fields")
+    (['order.total', 'draft.email'], [])
+    >>> parse_path_list("run_id,,run_id.x", "--frozen", top_level=True)
+    (['run_id'], ['--frozen: item 2 "": the path is empty', '--frozen: item 3 "run_id.x": a frozen field is a top-level name (one segment); paths under it are frozen with it'])
     """
     if text.strip() == "":
         return [], []

@@ -4,6 +4,13 @@ Everything that needs the Content-Security-Policy or the iframe's sandbox
 value (generator, host module, review, verify) reads it from here. The
 JavaScript reads these values from `bridge/contract.js`, which is generated
 from this module (`flowui-sandbox generate`) and checked by a test.
+
+>>> SANDBOX
+'allow-scripts'
+>>> CSP.split("; ")[:2]       # nothing loads unless a directive below allows it
+["default-src 'none'", "script-src 'unsafe-inline'"]
+>>> any(token in SANDBOX.split() for token in FORBIDDEN_SANDBOX_TOKENS)
+False
 """
 
 from __future__ import annotations

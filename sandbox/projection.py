@@ -31,7 +31,6 @@ One set of rules, checked on both sides by ``fixtures/projection.json``,
 from __future__ import annotations
 
 import json
-
 from collections.abc import Iterable
 from typing import Any
 
@@ -81,7 +80,13 @@ def _child(value: Any, segment: str) -> Any:
 
 
 def get_path(state: Any, path: str) -> Any:
-    """The value at ``path`` in ``state``, or :data:`MISSING` (own keys only; arrays by index)."""
+    """The value at ``path`` in ``state``, or :data:`MISSING` (own keys only; arrays by index).
+
+    >>> get_path({"items": [{"name": "pen"}]}, "items.0.name")
+    'pen'
+    >>> get_path({"items": []}, "items.0.name") is MISSING
+    True
+    """
     value = state
     for segment in _segments(path):
         value = _child(value, segment)
@@ -156,7 +161,12 @@ _WHOLE = object()  # trie marker: the path ends here, carry the whole value
 
 
 def project(state: Any, paths: Iterable[str]) -> dict:
-    """A copy of ``state`` holding exactly ``paths`` (see the module's rules)."""
+    """A copy of ``state`` holding exactly ``paths`` (see the module's rules).
+
+    >>> state = {"customer": {"name": "Ann", "phone": "+1 555"}, "items": [{"name": "pen", "qty": 2}], "token": "x"}
+    >>> project(state, ["customer.name", "items.0.qty"])
+    {'customer': {'name': 'Ann'}, 'items': [{'qty': 2}]}
+    """
     trie: dict = {}
     for path in paths:
         node = trie
@@ -203,7 +213,11 @@ def _copy(value: Any) -> Any:
 
 
 def format_text(value: Any) -> str:
-    """The text ``data-bind`` shows for ``value`` (:data:`MISSING` and ``None`` give ``""``)."""
+    """The text ``data-bind`` shows for ``value`` (:data:`MISSING` and ``None`` give ``""``).
+
+    >>> format_text(3.0), format_text(None), format_text([1, "a"]), format_text({"a": 1})
+    ('3', '', '[1,"a"]', '{"a":1}')
+    """
     if value is MISSING or value is None:
         return ""
     if isinstance(value, str):
@@ -214,7 +228,11 @@ def format_text(value: Any) -> str:
 
 
 def is_empty(value: Any) -> bool:
-    """Whether ``data-show`` hides the element: missing, null, "", false, 0 or []."""
+    """Whether ``data-show`` hides the element: missing, null, "", false, 0 or [].
+
+    >>> [is_empty(value) for value in (MISSING, None, "", False, 0, [], {}, "0")]
+    [True, True, True, True, True, True, False, False]
+    """
     if value is MISSING or value is None:
         return True
     if isinstance(value, bool):

@@ -35,8 +35,16 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from .engines import (
-    ENGINE_NAMES, WEBKIT_MINIBROWSER_GLOB, Engine, EngineError, Page, Session, _PlaywrightSession,
-    _quit_quietly, _WebDriverPage, _WebDriverSession,
+    ENGINE_NAMES,
+    WEBKIT_MINIBROWSER_GLOB,
+    Engine,
+    EngineError,
+    Page,
+    Session,
+    _PlaywrightSession,
+    _quit_quietly,
+    _WebDriverPage,
+    _WebDriverSession,
 )
 from .errors import OptionError
 
@@ -198,7 +206,9 @@ class RemoteWebDriverSession(_WebDriverSession):
         except Exception as exc:
             raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 
-    async def new_page(self) -> Page:
+    async def new_page(self, *, proxy: str | None = None) -> Page:
+        if proxy is not None:  # the remote machine cannot reach this machine's proxy
+            raise EngineError(f"webkit: {self.endpoint.url}: a remote browser takes no local proxy")
         if self._idle:
             driver = self._idle.pop()
         else:
@@ -244,15 +254,15 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
     return RemotePlaywrightSession(engine, manager, pw, browser, endpoint)
 
 
-async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list["Worker"], list[dict[str, str]]]:
+async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list[Worker], list[dict[str, str]]]:
     """A worker per endpoint that answered, and ``{"url", "error"}`` for each that did not."""
     connected = await asyncio.gather(*(connect(engine, e) for e in endpoints), return_exceptions=True)
-    workers = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
+    workers: list[Worker] = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
     errors = [{"url": e.url, "error": str(c)} for e, c in zip(endpoints, connected) if isinstance(c, BaseException)]
     return workers, errors
 
 
-async def close_all(workers: list["Worker"]) -> None:
+async def close_all(workers: list[Worker]) -> None:
     for worker in workers:
         try:
             await asyncio.wait_for(worker.session.close(), 30)
@@ -312,7 +322,7 @@ async def spread(workers: list[Worker], jobs: list[J], run: Callable[[Worker, J]
                 # Work may come back from a lane whose browser was lost: wait for it, or for the end.
                 try:
                     await asyncio.wait_for(wake.wait(), 0.2)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 continue
             item = queue.pop(0)

@@ -80,7 +80,7 @@ class LocalServer:
         scheme = "https" if self.ssl_context else "http"
         return f"{scheme}://{self.public_host}:{self.port}"
 
-    async def start(self) -> "LocalServer":
+    async def start(self) -> LocalServer:
         self._runner = web.AppRunner(self.app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, 0, ssl_context=self.ssl_context)
@@ -128,7 +128,7 @@ class LocalServer:
         self._record(request, await request.read())
         try:
             await asyncio.wait_for(self._closing.wait(), 600)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         return web.Response(status=504, text="hung")
 

@@ -10,7 +10,6 @@ inputs that used to take seconds or end in a traceback (a 1 GiB file, /dev/zero,
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -18,8 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from sandbox.verify.probes import PROBES_DIR
 
 DEEP = "[" * 100_000 + "]" * 100_000
 

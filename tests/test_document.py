@@ -12,8 +12,16 @@ import pytest
 
 from sandbox.cli import main
 from sandbox.document import (
-    BLOCK_TYPES, DocumentError, check_blocks, check_document, document_paths, document_schema, html_paths,
-    project_document, projection_paths, rendered_paths,
+    BLOCK_TYPES,
+    DocumentError,
+    check_blocks,
+    check_document,
+    document_paths,
+    document_schema,
+    html_paths,
+    project_document,
+    projection_paths,
+    rendered_paths,
 )
 from sandbox.document.jsontext import load_json, locate
 from sandbox.errors import UsageError

@@ -145,7 +145,7 @@ def test_save_is_atomic_and_refuses_a_stale_base(tmp_path):
 def test_write_atomically_creates_folders_and_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "new" / "block.html"
     write_atomically(target, "é")
-    assert target.read_bytes() == "é".encode("utf-8")
+    assert target.read_bytes() == "é".encode()
     assert [p.name for p in target.parent.iterdir()] == ["block.html"]
 
 

@@ -11,18 +11,10 @@ import html5lib
 import pytest
 
 from bridge import runtime_source
-from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases, render
 from sandbox.cli import main
 from sandbox.errors import SandboxError
-from sandbox.generator import (
-    BASE_CSS,
-    GeneratorError,
-    build_iframe,
-    build_page,
-    build_srcdoc,
-    escape_attribute,
-    iframe_for,
-)
+from sandbox.generator import BASE_CSS, GeneratorError, build_iframe, build_page, build_srcdoc, escape_attribute, iframe_for
+from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases, render
 from sandbox.jsonjs import JSONValueError
 from sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
 from theme import LIGHT, Theme, ThemeError

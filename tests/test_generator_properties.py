@@ -105,7 +105,7 @@ def test_the_parser_sees_exactly_what_was_built(source, state, fields, paths, th
             build_srcdoc(source, block_id=block_id, fields=fields, paths=paths, state=state, theme=theme)
         except ThemeError:
             return
-        raise AssertionError(f"theme {theme!r} was refused by Theme.parse but accepted by the generator")
+        raise AssertionError(f"theme {theme!r} was refused by Theme.parse but accepted by the generator") from None
 
     doc = build_srcdoc(source, block_id=block_id, fields=fields, paths=paths, state=state, theme=theme)
     html = build_iframe(source, block_id=block_id, fields=fields, paths=paths, state=state, theme=theme, title=title)

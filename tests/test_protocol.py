@@ -10,8 +10,14 @@ from pydantic import ValidationError
 
 from bridge import protocol
 from bridge.protocol import (
-    MAX_MESSAGE_CHARS, MAX_MESSAGE_DEPTH, UI_ACTION_MEDIA_TYPE, UiAction, UserMessage,
-    parse_block_message, parse_host_message, user_message,
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGE_DEPTH,
+    UI_ACTION_MEDIA_TYPE,
+    UiAction,
+    UserMessage,
+    parse_block_message,
+    parse_host_message,
+    user_message,
 )
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bridge"

@@ -64,7 +64,7 @@ class Theme(BaseModel):
         return {t: tokens[t] for t in TOKENS}
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any] | "Theme" | None) -> "Theme":
+    def parse(cls, data: Mapping[str, Any] | Theme | None) -> Theme:
         """A theme from its flat JSON form; missing tokens come from the scheme's default.
 
         All problems are reported at once in one :class:`ThemeError`.

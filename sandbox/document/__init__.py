@@ -12,7 +12,7 @@ See docs/DOCUMENT.md. One module per job:
 """
 
 from .action import REASONS, ActionResult, Refusal, UiActionRefused, validate_ui_action
-from .model import DEFAULT_FROZEN_STATE_FIELDS, BLOCK_TYPES, Document, document_schema
+from .model import BLOCK_TYPES, DEFAULT_FROZEN_STATE_FIELDS, Document, document_schema
 from .patch import PatchError, apply_patch, diff, fan_out
 from .projection import document_paths, html_paths, project_document, projection_paths, rendered_paths
 from .validate import DocumentError, PathRef, Problem, Report, check_blocks, check_document, load_document

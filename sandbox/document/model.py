@@ -21,7 +21,7 @@ marks each of them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, model_validator
 
@@ -50,7 +50,7 @@ Template = Annotated[str, Field(json_schema_extra={"x-flow-ui-template": True})]
 #: A state path (SPEC §2); checked against the grammar and the frozen fields, not here.
 StatePath = Annotated[str, Field(json_schema_extra={"x-flow-ui-path": True})]
 Tone = Literal["neutral", "info", "success", "warning", "danger"]
-Number = Union[int, float]
+Number = int | float
 
 
 class _Model(BaseModel):
@@ -61,7 +61,7 @@ class _Model(BaseModel):
     TEMPLATE_LISTS: ClassVar[tuple[str, ...]] = ()
     PATHS: ClassVar[tuple[str, ...]] = ()
     PATH_LISTS: ClassVar[tuple[str, ...]] = ()
-    NESTED: ClassVar[dict[str, type["_Model"]]] = {}
+    NESTED: ClassVar[dict[str, type[_Model]]] = {}
     CHILDREN: ClassVar[tuple[str, ...]] = ()
 
 
@@ -94,12 +94,12 @@ class Section(_Block):
     CHILDREN = ("blocks",)
     type: Literal["section"]
     title: Template | None = None
-    blocks: list["Block"] = []
+    blocks: list[Block] = []
 
 
 class Column(_Model):
     CHILDREN = ("blocks",)
-    blocks: list["Block"] = []
+    blocks: list[Block] = []
 
 
 class Columns(_Block):
@@ -112,7 +112,7 @@ class Tab(_Model):
     TEMPLATES = ("label",)
     CHILDREN = ("blocks",)
     label: Template
-    blocks: list["Block"] = []
+    blocks: list[Block] = []
 
 
 class Tabs(_Block):
@@ -222,7 +222,7 @@ class Divider(_Block):
 class _Input(_Block):
     """Every input block: ``field`` (a state path), ``required``, ``error_message``, ``action``."""
 
-    TEMPLATES = ("label", "error_message")
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("label", "error_message")
     PATHS = ("field",)
     ACTS = "action"
     field: StatePath
@@ -242,7 +242,7 @@ class TextInput(_Input):
     multiline: bool = False
 
     @model_validator(mode="after")
-    def _lengths(self) -> "TextInput":
+    def _lengths(self) -> TextInput:
         if self.min_length is not None and self.max_length is not None and self.min_length > self.max_length:
             raise ValueError(f"min_length {self.min_length} is above max_length {self.max_length}")
         return self
@@ -251,7 +251,7 @@ class TextInput(_Input):
 class _Range(_Input):
     @model_validator(mode="after")
     def _range(self):
-        low, high = getattr(self, "min"), getattr(self, "max")
+        low, high = self.min, self.max
         if low is not None and high is not None and low > high:
             raise ValueError(f"min {low} is above max {high}")
         return self
@@ -267,7 +267,7 @@ class NumberInput(_Range):
 
 class Option(_Model):
     TEMPLATES = ("label",)
-    value: Union[str, int, float, bool]
+    value: str | int | float | bool
     label: Template
 
 
@@ -347,7 +347,7 @@ class Link(_Block):
     url: Template | None = None
 
     @model_validator(mode="after")
-    def _one_target(self) -> "Link":
+    def _one_target(self) -> Link:
         if (self.page_id is None) == (self.url is None):
             raise ValueError("a link has exactly one of page_id and url")
         if self.url is not None and not self.url.lower().startswith("https://"):
@@ -506,10 +506,11 @@ BLOCK_CLASSES: tuple[type[_Block], ...] = (
     Html,
 )
 #: block type -> its model
-BLOCK_TYPES: dict[str, type[_Block]] = {cls.model_fields["type"].annotation.__args__[0]: cls for cls in BLOCK_CLASSES}
+BLOCK_TYPES: dict[str, type[_Block]] = {get_args(cls.model_fields["type"].annotation)[0]: cls for cls in BLOCK_CLASSES}
 INPUT_TYPES = frozenset(t for t, cls in BLOCK_TYPES.items() if issubclass(cls, _Input))
 
-Block = Annotated[Union[BLOCK_CLASSES], Field(discriminator="type")]  # type: ignore[valid-type]
+# Union over a runtime tuple: `X | Y` cannot spell it (UP007), and mypy sees no type in it.
+Block = Annotated[Union[BLOCK_CLASSES], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
 
 
 class Page(_Model):

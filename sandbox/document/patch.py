@@ -212,11 +212,13 @@ def _diff_lists(old: list, new: list, at: str, ops: list) -> None:
         if step == "keep":
             index += 1
         elif step == "change":
+            assert i is not None and j is not None  # a change pairs an old and a new element
             _diff(a[i], b[j], f"{at}/{index}", ops)
             index += 1
         elif step == "remove":
             ops.append({"op": "remove", "path": f"{at}/{index}"})
         else:
+            assert j is not None  # an insert names the new element
             ops.append({"op": "add", "path": f"{at}/{index}", "value": _copy(b[j])})
             index += 1
 
@@ -241,7 +243,7 @@ def _align(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
                     cost[i + 1][j] + 1,
                     row[j + 1] + 1,
                 )
-    script = []
+    script: list[tuple[str, int | None, int | None]] = []
     i = j = 0
     while i < n or j < m:
         if i < n and j < m and cost[i][j] == cost[i + 1][j + 1] + (0 if equal[i][j] else 1):
@@ -366,21 +368,21 @@ def _patch_at(node: Any, tokens: list[str], i: int, op: dict, where: str) -> Any
         return copy
     if type(node) is not dict:
         raise PatchError(f"{where}: {at}: the parent is not an object or array")
-    copy = dict(node)
-    present = token in copy
+    members = dict(node)
+    present = token in members
     if not last:
         if not present:
             raise PatchError(f"{where}: {at} does not exist")
-        copy[token] = _patch_at(copy[token], tokens, i + 1, op, where)
+        members[token] = _patch_at(members[token], tokens, i + 1, op, where)
     elif name == "add":
-        copy[token] = _copy(op["value"])
+        members[token] = _copy(op["value"])
     elif not present:
         raise PatchError(f"{where}: {at} does not exist ({name} needs an existing value)")
     elif name == "replace":
-        copy[token] = _copy(op["value"])
+        members[token] = _copy(op["value"])
     else:
-        del copy[token]
-    return copy
+        del members[token]
+    return members
 
 
 # ------------------------------------------------------------------------ fan-out

@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,6 @@ from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
 from .walk import Item, Loc, walk, walk_blocks, where
-
 
 #: Wall time for parsing all html sources of one document; sources left are reported, not
 #: parsed (one source may still take up to the extractor's own 2 s limit).
@@ -218,7 +217,7 @@ def _model_of(parent: Any, loc: tuple) -> Any:
             "options": model.Option, "tabs": model.Tab}.get(name)
 
 
-def _message(error: dict, node: Any, parent: Any) -> str:
+def _message(error: Mapping[str, Any], node: Any, parent: Any) -> str:
     kind, loc = error["type"], error["loc"]
     name = loc[-1] if loc else ""
     if kind == "extra_forbidden":
@@ -325,7 +324,7 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
     for loc, target in links:
         if check_pages and target not in page_ids:
             problems.append(Problem(loc, f"page_id {target!r} is not a page of the document ({_list(page_ids)})"))
-    for page, written in writes.items():
+    for written in writes.values():
         _overlaps(written, problems)
     for block_id in report.html:  # fields first, markup after, each once (as the generator orders them)
         report.html[block_id] = list(dict.fromkeys(report.html[block_id]))

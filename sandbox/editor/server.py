@@ -212,7 +212,7 @@ class EditorServer:
     def url(self) -> str:
         return f"http://{self.host}/{self.token}/"
 
-    async def start(self) -> "EditorServer":
+    async def start(self) -> EditorServer:
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port)
@@ -364,7 +364,7 @@ async def _json_body(request: web.Request) -> dict:
     try:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise web.HTTPBadRequest(text="the body is not JSON\n")
+        raise web.HTTPBadRequest(text="the body is not JSON\n") from None
     if not isinstance(body, dict):
         raise web.HTTPBadRequest(text="the body must be a JSON object\n")
     return body

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -14,7 +13,6 @@ from ..files import display_name, parse_json, read_text
 from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
 from .static import analyse
-
 
 
 def tool_version() -> str:
@@ -73,14 +71,14 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
         reports.append(BlockReport(file=block.file, findings=result.findings, summary=Summary(projection=result.projection)))
     used_engines: list[str] = []
     if not static_only:
-        from .browser import run_browser_layer  # the in-browser layer (sandbox/review/browser.py)
+        from .browser import TIME_LIMIT, run_browser_layer  # the in-browser layer (sandbox/review/browser/)
 
-        limit = {} if time_limit is None else {"time_limit": time_limit}  # None: the browser layer's default
-        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, **limit)
-        for report, result in zip(reports, results):
-            report.browser = result
-            report.findings = merge(report.findings, result.findings)
-            seen = [*result.screenshots, *result.timed_out, *(e for f in result.findings for e in f.engines)]
+        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress,
+                                    time_limit=TIME_LIMIT if time_limit is None else time_limit)  # None: the layer's default
+        for report, browser in zip(reports, results):
+            report.browser = browser
+            report.findings = merge(report.findings, browser.findings)
+            seen = [*browser.screenshots, *browser.timed_out, *(e for f in browser.findings for e in f.engines)]
             used_engines.extend(e for e in seen if e not in used_engines)
         if engines:
             used_engines = list(engines)
@@ -150,7 +148,7 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
         for request in browser.requests:
             if request.get("host"):
                 hosts.add(request["host"])
-    return Summary(hosts=sorted(hosts), leaks=sorted(leaks.values(), key=lambda l: l.path), bridge=bridge,
+    return Summary(hosts=sorted(hosts), leaks=sorted(leaks.values(), key=lambda leak: leak.path), bridge=bridge,
                    projection=summary.projection, counts=counts)
 
 

@@ -69,7 +69,7 @@ class Score:
     def recall(self) -> float:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
-    def add(self, other: "Score") -> None:
+    def add(self, other: Score) -> None:
         self.tp += other.tp
         self.fp += other.fp
         self.fn += other.fn

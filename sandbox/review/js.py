@@ -351,7 +351,7 @@ class Flow:
                         base = base.child_by_field_name("object")
                     if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
                         # An object written taints the whole object (as a value: no path below it).
-                        self._bind(text(base), frozenset((STATE, l[1], False) if l[0] == STATE else l for l in labels))
+                        self._bind(text(base), frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels))
             elif kind == "call_expression":
                 self._call(node)
                 arguments = node.child_by_field_name("arguments")
@@ -536,7 +536,7 @@ class Flow:
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
-            return frozenset((STATE, l[1], False) if l[0] == STATE else l for l in out)
+            return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out)
         if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
                     "new_expression", "arguments", "as_expression", "non_null_expression"):
@@ -675,13 +675,13 @@ class Inspector:
         if value is None:
             return
         labels = self.flow.labels(value)
-        paths = sorted({l[1] or "(the whole state)" for l in labels if l[0] == STATE})
+        paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
         if not paths:
             return
         fragments = literal_fragments(value)
         if html and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower()) for f in fragments):
             return
-        has_url = any(l[0] == URL for l in labels)
+        has_url = any(label[0] == URL for label in labels)
         lowered = [f.lower() for f in fragments]
         if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
             return  # a CSS value from the state (a color, a width) loads nothing
@@ -702,12 +702,12 @@ class Inspector:
             bare.type == "call_expression" and callee_name(bare.child_by_field_name("function")).rpartition(".")[::2]
             in {(alias, "get") for alias in self.flow.aliases})
         # The value is a state read as it is (no concatenation, no variable that may hold one).
-        if direct and not fragments and not any(l[0] == URL for l in labels) and not html:
+        if direct and not fragments and not any(label[0] == URL for label in labels) and not html:
             shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
             self.emit("url.from-state", script, node, f"{sink} loads the URL held by {', '.join(shown)}: the request goes "
                       "wherever the state points", paths=shown, evidence={"sink": sink, "kind": kind})
             return
-        urls = sorted({l[1] for l in labels if l[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
+        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
                       | {f.strip() for f in fragments if absolute_url(f.strip())})
         hosts = sorted({host_of(u.strip()) for u in urls} - {""})
         paths = [p if p != "?" else "(a path computed at run time)" for p in paths]
@@ -839,7 +839,7 @@ class Inspector:
             self.emit("blocked.eval", script, node, f"{name}(): code from a string; script-src has no 'unsafe-eval'")
         elif name in ("setTimeout", "setInterval") and args and (
                 args[0].type in ("string", "template_string", "binary_expression")
-                or args[0].type == "identifier" and any(l[0] == URL for l in self.flow.labels(args[0]))):
+                or args[0].type == "identifier" and any(label[0] == URL for label in self.flow.labels(args[0]))):
             self.emit("blocked.eval", script, node, f"{name} with a string: code from a string; script-src has no 'unsafe-eval'")
         elif name in _NETWORK_CALLS:
             self.emit("blocked.network-api", script, node, f"{name}(): connect-src is 'none'; nothing is sent")
@@ -879,7 +879,7 @@ class Inspector:
         literal = string_value(first)
         if method == "send":
             labels = self.flow.labels(args[1]) if len(args) > 1 else frozenset()
-            paths = sorted({l[1] or "(the whole state)" for l in labels if l[0] == STATE})
+            paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
             action = literal if literal is not None else "(computed)"
             self.emit("bridge.send", script, node, f"sends action {action!r}" + (f" with {', '.join(paths)}" if paths else ""),
                       paths=paths, evidence={"kind": "send", "target": action, "dynamic": literal is None},
@@ -896,7 +896,7 @@ class Inspector:
                           paths=[literal], context=f"setValue {path}")
         elif method == "openUrl":
             labels = self.flow.labels(first) if first is not None else frozenset()
-            state = any(l[0] == STATE for l in labels)
+            state = any(label[0] == STATE for label in labels)
             if literal is not None:
                 host = host_of(literal)
                 verdict = classify(literal, "open")
@@ -905,7 +905,7 @@ class Inspector:
                           hosts=[host] if host else [], evidence={"kind": "openUrl", "target": literal, "dynamic": False},
                           context=f"openUrl {literal}")
             else:
-                urls = sorted({l[1] for l in labels if l[0] == URL} | {f for f in literal_fragments(first) if absolute_url(f)})
+                urls = sorted({label[1] for label in labels if label[0] == URL} | {f for f in literal_fragments(first) if absolute_url(f)})
                 hosts = sorted({host_of(u) for u in urls} - {""})
                 target = ", ".join(hosts) if hosts else "(computed)"
                 if state:

@@ -41,7 +41,7 @@ class Finding(BaseModel):
     @classmethod
     def make(cls, rule_id: str, message: str, *, file: str, line: int, column: int, layer: Layer = "static",
              context: str = "", engines: list[str] | None = None, paths: list[str] | None = None,
-             hosts: list[str] | None = None, evidence: dict[str, Any] | None = None) -> "Finding":
+             hosts: list[str] | None = None, evidence: dict[str, Any] | None = None) -> Finding:
         """A finding of catalogue rule ``rule_id`` (its severity comes from the catalogue).
 
         ``context`` is what identifies the finding apart from its position (the code or

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import Any
 
 from .catalogue import SEVERITY_RANK, load_rules
 from .model import ReviewReport
@@ -39,7 +40,7 @@ def to_text(report: ReviewReport) -> str:
         lines.append(f"{block.file}: {counts}")
         lines.append(f"  hosts contacted: {', '.join(s.hosts) or 'none'}")
         if s.leaks:
-            lines.append("  paths that leave: " + "; ".join(f"{l.path} -> {', '.join(l.hosts)}" for l in s.leaks))
+            lines.append("  paths that leave: " + "; ".join(f"{leak.path} -> {', '.join(leak.hosts)}" for leak in s.leaks))
         else:
             lines.append("  paths that leave: none found")
         if s.bridge:
@@ -62,7 +63,7 @@ def to_sarif(report: ReviewReport) -> dict:
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
     for f in report.findings():
-        result = {
+        result: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL[f.severity],
             "message": {"text": f.message},
@@ -131,8 +132,8 @@ def to_html(report: ReviewReport) -> str:
         parts.append("<h3>Paths that leave</h3>")
         if s.leaks:
             parts.append("<table><tr><th>path</th><th>hosts</th><th>through</th></tr>" + "".join(
-                f"<tr><td><code>{e(l.path)}</code></td><td>{e(', '.join(l.hosts))}</td><td>{e(', '.join(l.sinks))}</td></tr>"
-                for l in s.leaks) + "</table>")
+                f"<tr><td><code>{e(leak.path)}</code></td><td>{e(', '.join(leak.hosts))}</td><td>{e(', '.join(leak.sinks))}</td></tr>"
+                for leak in s.leaks) + "</table>")
         else:
             parts.append("<p>None found.</p>")
         parts.append("<h3>Bridge calls</h3>")

@@ -15,7 +15,7 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ..extract import _ATTRIBUTE, _FOREIGN_NAMES, _LOWER, _RAW_TEXT, _TOKEN, EXTRACTION_PREFIX, _raw_text_end
 
@@ -54,7 +54,7 @@ class Attr:
 
 @dataclass
 class Element:
-    node: object          # selectolax node
+    node: LexborNode
     tag: str
     offset: int           # the "<" of its start tag; -1 when not found
     attrs: dict[str, Attr] = field(default_factory=dict)
@@ -82,12 +82,12 @@ class Document:
         body = self.tree.body
         if body is None:
             return
-        wanted: list[tuple[object, str, int, dict]] = []
+        wanted: list[tuple[LexborNode, str, int, dict]] = []
         ordinal: dict[str, int] = {}
         for node in body.traverse(include_text=False):
             if node is body:
                 continue
-            name = node.tag
+            name = node.tag or ""  # an element always has its name
             index = ordinal.get(name, 0)
             ordinal[name] = index + 1
             attributes = node.attributes
@@ -121,7 +121,7 @@ class Document:
                 tag = candidates[hit]
                 element.offset = tag.start()
                 attrs_at = tag.start("attrs")
-                for match in parsed:
+                for match in parsed or ():
                     attr_name = match.group(1).lower()
                     if attr_name in element.attrs or attr_name not in attributes:
                         continue

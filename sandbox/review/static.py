@@ -59,6 +59,9 @@ def analyse(source: str, *, file: str = "<block>", fields: Sequence[str] = (),
 
 
 class _Analysis:
+    time_limit: float  # set by analyse(), with the deadline it gives
+    deadline: float
+
     def __init__(self, source: str, file: str, fields: list[str], sensitive: tuple[str, ...]):
         self.source = source
         self.file = file
@@ -124,7 +127,7 @@ class _Analysis:
             line, column = event.script.position(event.node)
             self.add(event.rule, event.message, (line, column), context=event.context, paths=event.paths,
                      hosts=event.hosts, evidence=event.evidence)
-        written = {p for e in inspector.events if e.rule == "bridge.set-value" for p in e.paths}
+        written = {p for e in events if e.rule == "bridge.set-value" for p in e.paths}
         projection = self._projection(flow, written)
         self.findings.sort(key=lambda f: (f.line, f.column, f.rule))
         return StaticResult(self.findings, projection, markup)
@@ -165,8 +168,9 @@ class _Analysis:
                      offset_or_pos, context=context, evidence={"url": url, "use": use})
 
     def _css(self, css: str, mapper: Mapper, where: str, *, attribute: bool = False) -> None:
+        selectors: list[csslib.CssSelectorLoad] = []
         if attribute:
-            urls, selectors = csslib.declarations(css), []
+            urls = csslib.declarations(css)
         else:
             urls, selectors = csslib.stylesheet(css)
         lines = None
@@ -232,10 +236,10 @@ class _Analysis:
             target = content.split(";", 1)[1].strip() if ";" in content else ""
             if target.lower().startswith("url"):
                 target = target[3:].lstrip(" =").strip("'\"")
-            verdict = classify(target, "navigation") if target else None
+            refresh = classify(target, "navigation") if target else None
             self.add("navigation.self", f"<meta http-equiv=refresh content={content!r}>: the block navigates itself"
-                     + (f" to {verdict.host}" if verdict and verdict.host else ""), at, context=f"meta refresh {content}",
-                     hosts=[verdict.host] if verdict and verdict.host else [])
+                     + (f" to {refresh.host}" if refresh and refresh.host else ""), at, context=f"meta refresh {content}",
+                     hosts=[refresh.host] if refresh and refresh.host else [])
             return
         if tag in ("iframe", "frame", "object", "embed", "frameset", "portal", "fencedframe"):
             self.add("blocked.nested-frame", f"<{tag}>: frame-src and object-src are 'none'; nothing loads", at,
@@ -246,17 +250,18 @@ class _Analysis:
                      context=f"form {value('action') or ''}")
         if tag in ("a", "area"):
             target = (value("target") or "").lower()
-            href = value("href")
+            link = value("href")
             if target in ("_top", "_parent"):
                 self.add("blocked.top-navigation", f"<{tag} target={target}>: navigating the host page; the sandbox blocks it",
-                         at, context=f"{tag} {target} {href}")
+                         at, context=f"{tag} {target} {link}")
             elif target == "_blank" or target and target != "_self":
                 self.add("blocked.popup", f"<{tag} target={target}>: the sandbox has no allow-popups; nothing opens",
-                         at, context=f"{tag} {target} {href}")
-            if href:
-                self._url(href, "navigation", pos("href"), f"<{tag} href> (on click)", f"{tag} href {href}")
-            if value("ping"):
-                self._url(value("ping"), "connect", pos("ping"), f"<{tag} ping>", f"ping {value('ping')}")
+                         at, context=f"{tag} {target} {link}")
+            if link:
+                self._url(link, "navigation", pos("href"), f"<{tag} href> (on click)", f"{tag} href {link}")
+            ping = value("ping")
+            if ping:
+                self._url(ping, "connect", pos("ping"), f"<{tag} ping>", f"ping {ping}")
             return
         use = "img"
         if tag in ("video", "audio", "track") or tag == "source" and node.parent is not None and node.parent.tag in ("video", "audio"):

@@ -33,7 +33,7 @@ import functools
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -133,7 +133,7 @@ class Unresponsive(_Model):
     max_gap_ms: int = Field(1500, ge=200)
 
 
-Observation = Annotated[Union[RequestSeen, Leak, HostCheck, FrameCheck, Event, Tap, Unresponsive], Field(discriminator="kind")]
+Observation = Annotated[RequestSeen | Leak | HostCheck | FrameCheck | Event | Tap | Unresponsive, Field(discriminator="kind")]
 
 ALIVE = RequestSeen(kind="request", server="canary", path="{{token}}/alive")
 
@@ -148,7 +148,7 @@ class Expect(_Model):
     why: str = ""
 
     @model_validator(mode="after")
-    def _why(self) -> "Expect":
+    def _why(self) -> Expect:
         if self.outcome != "blocked" and not self.why.strip():
             raise ValueError(f"an expected outcome {self.outcome!r} needs a 'why' (the reason, or the evidence)")
         return self
@@ -214,7 +214,7 @@ class Probe(_Model):
         return {k: _expect(v) for k, v in value.items()}
 
     @model_validator(mode="after")
-    def _complete(self) -> "Probe":
+    def _complete(self) -> Probe:
         missing = [e for e in ENGINE_NAMES if e not in self.expect and "default" not in self.expect]
         if missing:
             raise ValueError(f"expect: no outcome for {', '.join(missing)} (give them or a 'default')")

@@ -134,19 +134,19 @@ def to_html(probes: list[Probe], runs: list[EngineRun], *, generator: str, wall:
     for run in runs:
         out.append(f"<h2>{e(run.engine)} ({run.seconds:.1f} s)</h2>")
         for r in sorted(run.results, key=lambda r: r.probe):
-            p = by_id.get(r.probe)
+            probe = by_id.get(r.probe)
             out.append(f'<details id="{e(r.probe)}--{e(run.engine)}"{" open" if r.verdict == "UNEXPECTED" else ""}>')
             out.append(f'<summary><span class="{e(r.verdict)}">{e(r.verdict)}</span> <code>{e(r.probe)}</code>: observed {e(r.status)}, '
                        f"expected {e(r.expected.outcome)}</summary>")
-            if p is not None:
-                out.append(f"<p>{e(p.attack)}</p>")
+            if probe is not None:
+                out.append(f"<probe>{e(probe.attack)}</probe>")
             if r.reason:
-                out.append(f"<p><b>Why:</b> {e(r.reason)}</p>")
+                out.append(f"<probe><b>Why:</b> {e(r.reason)}</probe>")
             if r.evidence:
-                out.append("<p><b>Evidence (observed outside the block):</b></p><ul>" + "".join(f"<li>{e(x)}</li>" for x in r.evidence) + "</ul>")
+                out.append("<probe><b>Evidence (observed outside the block):</b></probe><ul>" + "".join(f"<li>{e(x)}</li>" for x in r.evidence) + "</ul>")
             out.append(f"<pre>{e(json.dumps(r.observed, indent=1, ensure_ascii=False, default=str))}</pre>")
-            if p is not None:
-                out.append(f"<details><summary>source</summary><pre>{e(p.block.source)}</pre></details>")
+            if probe is not None:
+                out.append(f"<details><summary>source</summary><pre>{e(probe.block.source)}</pre></details>")
             out.append("</details>")
     out.append(f"<p>Generated {e(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}.</p></body></html>")
     return "\n".join(out)

@@ -119,12 +119,12 @@ class Taps:
         self._server: asyncio.base_events.Server | None = None
         self._udp: asyncio.DatagramTransport | None = None
 
-    async def start(self) -> "Taps":
+    async def start(self) -> Taps:
         async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             peer = str(writer.get_extra_info("peername"))
             try:
                 data = await asyncio.wait_for(reader.read(512), 1.0)
-            except (asyncio.TimeoutError, ConnectionError):
+            except (TimeoutError, ConnectionError):
                 data = b""
             self.events.append(TapEvent("tcp", peer, data))
             writer.close()
@@ -176,7 +176,7 @@ class Servers:
     def origins(self) -> tuple[Origin, ...]:
         return (self.host, self.host_http, self.canary, self.canary_http)
 
-    async def start(self) -> "Servers":
+    async def start(self) -> Servers:
         for origin in self.origins:
             await origin.start()
         return self
@@ -186,7 +186,7 @@ class Servers:
             await origin.stop()
         self._tmp.cleanup()
 
-    async def __aenter__(self) -> "Servers":
+    async def __aenter__(self) -> Servers:
         return await self.start()
 
     async def __aexit__(self, *exc) -> None:

@@ -305,7 +305,7 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
         at = locate(src, *_url_needles(target)) if target else None
         result.navigations.append({"engine": engine, "url": target[:500], "loads": host.get("loads", 0)})
         make.add("browser.frame-navigated", f"the block's frame navigated away{' to ' + (urlsplit(target).hostname or target) if target else ''}",
-                 at=at, context=f"navigated {urlsplit(target).hostname or ''}", hosts=[urlsplit(target).hostname] if target and urlsplit(target).hostname else [],
+                 at=at, context=f"navigated {urlsplit(target).hostname or ''}", hosts=[host for host in [urlsplit(target).hostname] if target and host],
                  evidence={"url": target[:300]})
     for n in obs.watch.navigations:
         if n.startswith("top:") and "about:blank" not in n and "/p/review" not in n:

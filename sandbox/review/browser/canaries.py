@@ -105,9 +105,9 @@ class Canaries:
                         if value in low:
                             found.setdefault(label, how)
                 for digits in re.findall(r"\d{9}(?:\.5)?", form):
-                    label = self.numbers.get(digits.split(".")[0])
-                    if label is not None and _whole_number(form, digits):
-                        found.setdefault(label, how)
+                    number_label = self.numbers.get(digits.split(".")[0])
+                    if number_label is not None and _whole_number(form, digits):
+                        found.setdefault(number_label, how)
         return found
 
 
@@ -156,7 +156,7 @@ def decoded_forms(text: str) -> list[tuple[str, str]]:
             break
         forms.append(("percent-encoded", nxt))
         current = nxt
-    for how, form in list(forms):
+    for _how, form in list(forms):
         for token in _B64_TOKEN.findall(form)[:200]:
             raw = token.rstrip("=")
             for alt in (None, b"-_"):

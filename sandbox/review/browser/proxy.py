@@ -53,7 +53,7 @@ class Seen:
 class _CatchAll(LocalServer):
     """A LocalServer whose only route logs everything (not /p/ or /bridge/: those paths exist on other hosts too)."""
 
-    def __init__(self, tap: "Tap", *, ssl_context: ssl.SSLContext | None = None):
+    def __init__(self, tap: Tap, *, ssl_context: ssl.SSLContext | None = None):
         super().__init__(ssl_context=ssl_context)
         self.tap = tap
         self.scheme = "https" if ssl_context else "http"
@@ -71,7 +71,7 @@ class HostServer(LocalServer):
     """The slot's own host origin (https://127.0.0.1:P): host pages and the bridge files, and a
     catch-all that logs what the block requests from the host itself (a relative URL)."""
 
-    def __init__(self, tap: "Tap", ssl_context: ssl.SSLContext):
+    def __init__(self, tap: Tap, ssl_context: ssl.SSLContext):
         super().__init__(ssl_context=ssl_context)
         self.tap = tap
         self.app.router.add_route("*", "/{tail:.*}", self._catch)
@@ -120,7 +120,7 @@ class Tap:
     def since(self, mark: tuple[int, int, int]) -> tuple[list[Seen], list[str], int]:
         return self.seen[mark[0]:], [t for t, _ in self.tunnels[mark[1]:]], self.dropped - mark[2]
 
-    async def start(self) -> "Tap":
+    async def start(self) -> Tap:
         await self.https.start()
         await self.http.start()
         await self.host.start()
@@ -141,7 +141,7 @@ class Tap:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
-        except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             writer.close()
             return
         line = head.split(b"\r\n", 1)[0].decode("latin-1")

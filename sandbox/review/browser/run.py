@@ -130,11 +130,12 @@ class Lane:
                                 out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
                                 continue
+                    assert slot is not None  # made with the page
                     try:
                         # Everything of one block, cleanup included, under a bound: a browser that stops
                         # answering (a flood still draining) costs this block its page, not the run.
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since(tap.mark())
                     out[work.index] = obs
@@ -227,7 +228,7 @@ class Lane:
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
                 keep = False
-        except asyncio.TimeoutError:
+        except TimeoutError:
             obs.timed_out = True
             keep = False
         except Exception as exc:
@@ -242,7 +243,7 @@ class Lane:
             try:
                 await asyncio.wait_for(watch_webdriver(page, obs.watch, url), 5)
             except Exception as exc:
-                obs.steps["watch failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
+                obs.steps["watch failed"] = _first_line(exc)[:200]
                 keep = False
         if obs.watch.popups or obs.watch.downloads:
             keep = False
@@ -251,7 +252,7 @@ class Lane:
             try:
                 await asyncio.wait_for(page.goto("about:blank", timeout=5), 10)
             except Exception as exc:
-                obs.steps["unload failed"] = _first_line(exc)[:200]  # type: ignore[assignment]
+                obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
         # A flood's requests already on their way still reach the proxy after the unload: let
         # them drain (at most 3 s) so they count for this block, not the slot's next one.
@@ -310,7 +311,7 @@ class Lane:
                 task.result()
                 return
             obs.steps["watchdog"] = f"no answer {HANG_MISSES} times in a row"
-            raise asyncio.TimeoutError
+            raise TimeoutError
         finally:
             for t in (task, dog):
                 t.cancel()
@@ -420,7 +421,6 @@ class Lane:
             return base64.b64encode(png).decode("ascii")
 
         def shot() -> str:
-            from selenium.webdriver.common.by import By
 
             return page.raw.get_screenshot_as_base64()  # type: ignore[attr-defined]
 
