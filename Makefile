@@ -52,9 +52,12 @@ test: setup
 	node --test tests/js/
 	$(PY) -m pytest
 
-# ruff (rules and why: pyproject.toml [tool.ruff]) and mypy over sandbox, bridge and theme.
+# ruff (rules and why: pyproject.toml [tool.ruff]) and mypy over flowui_sandbox (sandbox, bridge, theme).
+# mypy reads flowui_sandbox through a link tree (pyproject.toml [tool.mypy] says why).
 lint: python
 	$(VENV)/bin/ruff check .
+	@rm -rf build/typecheck && mkdir -p build/typecheck/flowui_sandbox && cd build/typecheck/flowui_sandbox && \
+	  ln -s ../../../sandbox/api/__init__.py ../../../sandbox/api/__main__.py . && ln -s ../../../sandbox ../../../bridge ../../../theme .
 	$(VENV)/bin/mypy
 
 # Every derived file (contract.js, the runtime's constants, JSON Schemas, golden documents) from its source.

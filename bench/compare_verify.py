@@ -17,8 +17,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandbox.errors import UsageError  # noqa: E402
-from sandbox.verify.compare import compare_files  # noqa: E402
+from flowui_sandbox.sandbox.errors import UsageError
+from flowui_sandbox.sandbox.verify.compare import compare_files
 
 
 def main(argv: list[str]) -> int:

@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jsonpatch
 
-from sandbox.document import check_document, diff
-from sandbox.document.model import Document
-from sandbox.extract import MAX_SOURCE_BYTES, extract_paths
+from flowui_sandbox.sandbox.document import check_document, diff
+from flowui_sandbox.sandbox.document.model import Document
+from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES, extract_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction import block
@@ -181,8 +181,8 @@ def bench_diff() -> None:
 
 
 def bench_bad_input() -> None:
-    from sandbox.document.jsontext import load_json
-    from sandbox.errors import UsageError
+    from flowui_sandbox.sandbox.document.jsontext import load_json
+    from flowui_sandbox.sandbox.errors import UsageError
 
     print("3. bad input (each must be answered or refused within 2 s)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,12 +212,12 @@ def bench_bad_input() -> None:
             ("source over the limit: document", ["document", str(over)]),
         ]:
             start = time.monotonic()
-            proc = subprocess.run([sys.executable, "-m", "sandbox", *argv], capture_output=True, text=True)
+            proc = subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], capture_output=True, text=True)
             seconds = time.monotonic() - start
             line = proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else "(no error)"
             print(f"   {label:<40} {seconds:6.3f} s  exit {proc.returncode}: {line.replace(str(tmp) + '/', '')[:90]}")
         start = time.monotonic()
-        subprocess.run([sys.executable, "-m", "sandbox", "document", "--help"], capture_output=True)
+        subprocess.run([sys.executable, "-m", "flowui_sandbox", "document", "--help"], capture_output=True)
         print(f"   (peer: the command's start-up alone, --help)  {time.monotonic() - start:6.3f} s")
 
 

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sandbox.editor.server import EditorServer, EditorSession  # noqa: E402
-from sandbox.engines import find_engines, launch  # noqa: E402
+from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession  # noqa: E402
+from flowui_sandbox.sandbox.engines import find_engines, launch  # noqa: E402
 
 KEY_ROUND = """async () => {
   const el = document.querySelector('[data-testid=preview]');

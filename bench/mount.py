@@ -44,8 +44,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.engines import ENGINE_NAMES, launch, select_engines
-from sandbox.server import LocalServer
+from flowui_sandbox.sandbox.engines import ENGINE_NAMES, launch, select_engines
+from flowui_sandbox.sandbox.server import LocalServer
 
 VARIANTS = ("sandboxed", "srcdoc", "plain", "inline", "lazy")
 
@@ -135,7 +135,7 @@ window.pageReady = true;
 def blocks(n: int) -> tuple[list[str], list[dict], list[str], list[str]]:
     """N different cards: the source, its state, the plain-iframe document (same text, no runtime),
     and the sandboxed document as the server-side generator builds it."""
-    from sandbox.generator import build_srcdoc
+    from flowui_sandbox.sandbox.generator import build_srcdoc
 
     sources, states, plain, srcdocs = [], [], [], []
     for i in range(n):

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sandbox.extract import EXTRACTION_PREFIX, ExtractionError, raw_values  # noqa: E402
+from flowui_sandbox.sandbox.extract import EXTRACTION_PREFIX, ExtractionError, raw_values  # noqa: E402
 
 WANTED = ("data-bind", "data-show")
 
@@ -138,8 +138,8 @@ CANDIDATES = {
 
 
 async def browser_answers(engine_name: str, sources: list[str]):
-    from sandbox.engines import find_engines, launch
-    from sandbox.server import LocalServer
+    from flowui_sandbox.sandbox.engines import find_engines, launch
+    from flowui_sandbox.sandbox.server import LocalServer
 
     engines = {e.name: e for e in find_engines()}
     if engine_name not in engines:

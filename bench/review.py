@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extraction import best, block
 
-from sandbox.extract import extract_paths
-from sandbox.review.corpus import load_corpus
-from sandbox.review.static import review_static
+from flowui_sandbox.sandbox.extract import extract_paths
+from flowui_sandbox.sandbox.review.corpus import load_corpus
+from flowui_sandbox.sandbox.review.static import review_static
 
 FIELDS = ["order.title", "order.total", "order.paid", "customer.name"]
 

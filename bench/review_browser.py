@@ -24,11 +24,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandbox.engines import select_engines  # noqa: E402
-from sandbox.review.browser import review_in_browsers  # noqa: E402
-from sandbox.review.browser.run import DELAYED, SETTLE, Lane  # noqa: E402
-from sandbox.review.model import BlockInput  # noqa: E402
-from sandbox.server import tls_context  # noqa: E402
+from flowui_sandbox.sandbox.engines import select_engines
+from flowui_sandbox.sandbox.review.browser import review_in_browsers
+from flowui_sandbox.sandbox.review.browser.run import DELAYED, SETTLE, Lane
+from flowui_sandbox.sandbox.review.model import BlockInput
+from flowui_sandbox.sandbox.server import tls_context
 
 
 def block_5kb(i: int) -> BlockInput:
@@ -67,7 +67,7 @@ def block_5kb(i: int) -> BlockInput:
 async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list[float], dict[str, float]]:
     """Launch time, the review times of ``block`` on a running browser (one page), and the
     median time of each phase (from the steps each review records)."""
-    from sandbox.review.browser import _work
+    from flowui_sandbox.sandbox.review.browser import _work
 
     _, context = tls_context("127.0.0.1", "localhost")
     started = time.monotonic()
@@ -96,7 +96,7 @@ async def main() -> None:
     block = block_5kb(0)
     print(f"block: {len(block.source.encode())} bytes; delayed code waited for until quiescent, at most {SETTLE} s after "
           f"the last action / {DELAYED} s after connecting")
-    print("load average at start: %.1f %.1f %.1f" % os.getloadavg())
+    print("load average at start: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     print("\n1. one 5 KB block, browser running (median of 3), and the launch a batch pays once")
     for engine in engines:
         launch_s, seconds, phases = await one_block(engine, block, 3)
@@ -127,7 +127,7 @@ async def main() -> None:
         print(f"   naive {name:<9} {s:5.2f} s per block (launch, review, close; sample of {args.sample})")
     print(f"   naive, extrapolated to {args.blocks} blocks: {extrapolated:6.1f} s")
     print(f"   ratio naive / batch: {extrapolated / batch:4.1f}x (target >= 5x)")
-    print("load average at end: %.1f %.1f %.1f" % os.getloadavg())
+    print("load average at end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
 
 
 if __name__ == "__main__":

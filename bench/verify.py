@@ -19,11 +19,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandbox.engines import launch, select_engines
-from sandbox.verify.probes import load_catalogue
-from sandbox.verify.report import summary
-from sandbox.verify.runner import Generator, run_engine, run_matrix
-from sandbox.verify.servers import Servers
+from flowui_sandbox.sandbox.engines import launch, select_engines
+from flowui_sandbox.sandbox.verify.probes import load_catalogue
+from flowui_sandbox.sandbox.verify.report import summary
+from flowui_sandbox.sandbox.verify.runner import Generator, run_engine, run_matrix
+from flowui_sandbox.sandbox.verify.servers import Servers
 
 #: Probes for the naive sample: quick ones of several kinds.
 SAMPLE = ["network.fetch", "host.dom_read", "exfiltration.img_https", "ui.alert", "loading.eval", "storage.indexeddb"]

@@ -3,7 +3,7 @@
 * ``flow-ui-runtime.js``: the classic script the generator inlines into every
   block document; it defines ``window.flowUi``.
 * ``flow-ui-host.js``: the ES module a host page uses to mount a block.
-* :mod:`bridge.protocol`: pydantic models of every message (see PROTOCOL.md).
+* :mod:`flowui_sandbox.bridge.protocol`: pydantic models of every message (see PROTOCOL.md).
 """
 
 from __future__ import annotations

@@ -25,14 +25,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Final, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
-from sandbox.paths import path_problem
+from flowui_sandbox.sandbox.paths import path_problem
 
 #: Version of this protocol; ``hello`` and ``connect`` carry it.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION: Final = 1
 
 #: Largest message accepted, as the length of its JSON text in UTF-16 code units
 #: (what ``JSON.stringify(message).length`` gives in JavaScript).
@@ -357,7 +357,7 @@ class ThemeMessage(_HostMessage):
     @field_validator("theme")
     @classmethod
     def _valid(cls, theme: dict[str, str]) -> dict[str, str]:
-        from theme import Theme
+        from flowui_sandbox.theme import Theme
 
         Theme.parse(theme)
         return theme
@@ -385,7 +385,7 @@ class ReplyRefused(_HostMessage):
     type: Literal["reply"]
     id: RequestId
     ok: Literal[False]
-    reason: Reason
+    reason: Reason  # type: ignore[valid-type]  # a Literal of REASONS, built at import
     message: str
 
 
@@ -401,9 +401,10 @@ WINDOW_MESSAGES = tuple(m for m in MESSAGES if m.channel == "window")
 BLOCK_MESSAGES = tuple(m for m in MESSAGES if m.channel == "port" and m.sender == "block")
 HOST_MESSAGES = tuple(m for m in MESSAGES if m.channel == "port" and m.sender == "host")
 
-BlockMessage = Annotated[Union[BLOCK_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]
-Reply = Annotated[Union[ReplyOk, ReplyRefused], Field(discriminator="ok")]
-HostMessage = Annotated[Union[HOST_MESSAGES], Field(union_mode="left_to_right")]  # type: ignore[valid-type]
+# Union[tuple] unpacks the tuple of models into a union; `X | Y` cannot (hence the noqa: UP007).
+BlockMessage = Annotated[Union[BLOCK_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+Reply = Annotated[ReplyOk | ReplyRefused, Field(discriminator="ok")]
+HostMessage = Annotated[Union[HOST_MESSAGES], Field(union_mode="left_to_right")]  # type: ignore[valid-type]  # noqa: UP007
 
 
 # ------------------------------------------------------------------------- ui-action
@@ -420,7 +421,7 @@ class UiAction(BaseModel):
     payload: JsonValue = None
 
     @model_validator(mode="after")
-    def _json(self) -> "UiAction":
+    def _json(self) -> UiAction:
         try:
             json_chars({"fields": self.fields, "payload": self.payload})
         except ValueError as exc:
@@ -459,7 +460,7 @@ class UserMessage(BaseModel):
     parts: list[dict[str, Any]]
 
     @model_validator(mode="after")
-    def _one_ui_action(self) -> "UserMessage":
+    def _one_ui_action(self) -> UserMessage:
         texts = [i for i, p in enumerate(self.parts) if "text" in p]
         actions = [i for i, p in enumerate(self.parts) if p.get("mediaType") == UI_ACTION_MEDIA_TYPE]
         if texts:
@@ -478,7 +479,7 @@ class UserMessage(BaseModel):
 
 
 #: The ui-action's models (not messages of the bridge; exported in the schema beside them).
-ACTION_MODELS = (UiAction, UiActionPart, UserMessage)
+ACTION_MODELS: tuple[type[BaseModel], ...] = (UiAction, UiActionPart, UserMessage)
 
 
 def user_message(action: UiAction, **extra: Any) -> dict[str, Any]:
@@ -506,7 +507,7 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of the protocol (committed as bridge/protocol.schema.json)."""
     from pydantic.json_schema import models_json_schema
 
-    models = [*MESSAGES, *ACTION_MODELS]
+    models: list[type[BaseModel]] = [*MESSAGES, *ACTION_MODELS]
     refs, top = models_json_schema([(m, "validation") for m in models], ref_template="#/$defs/{model}")
     ref = {m.__name__: refs[(m, "validation")] for m in models}
     return {
@@ -552,7 +553,7 @@ def _key_entry(model: type[_Message], name: str, prop: dict[str, Any], required:
     if "anyOf" in prop:  # only the host's own messages may have them: the block's must be checkable
         if model.sender == "block":
             raise RuntimeError(f"{model.__name__}.{name}: a block message's key must have one type, not {prop['anyOf']}")
-        entry = {"anyOf": [_key_entry(model, name, p, True)["accepts"] for p in prop["anyOf"]]}
+        entry: dict[str, Any] = {"anyOf": [_key_entry(model, name, p, True)["accepts"] for p in prop["anyOf"]]}
     elif "$ref" in prop:
         if not prop["$ref"].endswith("/JsonValue"):
             raise RuntimeError(f"{model.__name__}.{name}: a key of a message is a JSON value or a plain type, not {prop['$ref']}")
@@ -632,7 +633,7 @@ _CONSTANT_NAMES = [
     "ACTION_PATTERN", "ACTION_MAX_LENGTH", "URL_MAX_LENGTH", "REASONS", "UI_ACTION_MEDIA_TYPE",
 ]
 
-__all__ = [
+__all__ = [  # noqa: PLE0604 (names derived from the one tuple of models, all strings)
     *_CONSTANT_NAMES,
     "MESSAGES", "WINDOW_MESSAGES", "BLOCK_MESSAGES", "HOST_MESSAGES", "ACTION_MODELS", "KeyRule",
     *(m.__name__ for m in (*MESSAGES, *ACTION_MODELS)),

@@ -2,7 +2,7 @@
 
 Public API::
 
-    from sandbox import extract_paths, build_srcdoc, build_iframe, CSP, SANDBOX
+    from flowui_sandbox.sandbox import extract_paths, build_srcdoc, build_iframe, CSP, SANDBOX
 
 See README.md and docs/ for the contract.
 """

@@ -2,7 +2,7 @@
 
 This is what the ``flowui_host`` pytest fixture gives a test (docs/PYTEST.md): mount a block the
 way a platform does (``bridge/flow-ui-host.js``'s ``mountHtmlBlock``, served by
-:class:`sandbox.server.LocalServer`), act inside it as a user would, and read what it sent
+:class:`flowui_sandbox.sandbox.server.LocalServer`), act inside it as a user would, and read what it sent
 over the bridge: ui-actions, value writes, ``openUrl`` requests and the host's log.
 
     block = flowui_host.mount(source, block_id="checkout", state=state, answers={"pay": {"ok": True}})
@@ -188,7 +188,7 @@ class BlockHost:
     ) -> MountedBlock:
         """Mount ``source`` as block ``block_id`` and (unless ``connect=False``) wait until it is connected.
 
-        The host module builds the srcdoc from ``source`` (the bytes ``sandbox.generator`` writes),
+        The host module builds the srcdoc from ``source`` (the bytes ``flowui_sandbox.sandbox.generator`` writes),
         unless ``srcdoc`` is given: then that document, e.g. one your own generator built, is
         mounted as it is. ``answers`` maps a ui-action name to what ``onAction`` returns to the
         block; a write to a path in ``refuse_values`` is refused; ``openUrl`` is refused unless

@@ -1,4 +1,4 @@
-"""The `flowui-sandbox` command (also `python -m sandbox`): every parser, and nothing else.
+"""The `flowui-sandbox` command (also `python -m flowui_sandbox`): every parser, and nothing else.
 
 This is the only module that knows argparse (tests/test_cli_shape.py holds it to that).
 One section per command: its parser, then a handler that passes the options, as

@@ -1,15 +1,15 @@
 """The generated files through which JavaScript reads the Python constants.
 
-``flowui-sandbox generate`` (:mod:`sandbox.generate`) writes, among others, these three from
+``flowui-sandbox generate`` (:mod:`flowui_sandbox.sandbox.generate`) writes, among others, these three from
 their single sources:
 
 * ``bridge/contract.js``: an ES module for the host module and the Node tests, holding
-  the CSP, sandbox value and referrer policy (:mod:`sandbox.policy`), the path grammar
-  (:mod:`sandbox.paths`), the generator's constants (:mod:`sandbox.generator`,
-  :mod:`sandbox.jsonjs`, :mod:`sandbox.extract`), the theme tokens, grammars and
+  the CSP, sandbox value and referrer policy (:mod:`flowui_sandbox.sandbox.policy`), the path grammar
+  (:mod:`flowui_sandbox.sandbox.paths`), the generator's constants (:mod:`flowui_sandbox.sandbox.generator`,
+  :mod:`flowui_sandbox.sandbox.jsonjs`, :mod:`flowui_sandbox.sandbox.extract`), the theme tokens, grammars and
   defaults (:mod:`theme`), the message limits and the message table (``MESSAGES``: every
   message type with its keys, checks, request-or-not and reason codes, from the models'
-  one list in :mod:`bridge.protocol`; the host module validates and dispatches with it), the runtime's
+  one list in :mod:`flowui_sandbox.bridge.protocol`; the host module validates and dispatches with it), the runtime's
   source text (so the host can build a srcdoc itself) and ``core``, the runtime's pure
   functions, copied from the runtime's ``@core`` section;
 * the ``@generated-constants`` block of ``bridge/flow-ui-runtime.js``: the runtime is a
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bridge import BRIDGE_DIR, RUNTIME_FILE
+from flowui_sandbox.bridge import BRIDGE_DIR, RUNTIME_FILE
 
 CONTRACT_FILE = BRIDGE_DIR / "contract.js"
 SCHEMA_FILE = BRIDGE_DIR / "protocol.schema.json"
@@ -50,7 +50,7 @@ def _js_regex(pattern: str) -> str:
 
 def runtime_constants() -> dict:
     """What the in-block runtime needs (its ``C`` object)."""
-    from bridge import protocol
+    from flowui_sandbox.bridge import protocol
 
     from . import paths
 
@@ -88,9 +88,9 @@ def runtime_text(current: str | None = None) -> str:
 
 
 def contract_text(runtime: str) -> str:
-    from bridge import protocol
-    from theme import DARK, LIGHT, TOKEN_TABLE, TOKENS, grammar
-    from theme.tokens import COLOR_SCHEMES, CSS_PREFIX
+    from flowui_sandbox.bridge import protocol
+    from flowui_sandbox.theme import DARK, LIGHT, TOKEN_TABLE, TOKENS, grammar
+    from flowui_sandbox.theme.tokens import COLOR_SCHEMES, CSS_PREFIX
 
     from . import generator, jsonjs, paths, policy
     from .extract import EXTRACTION_PREFIX, MAX_SOURCE_BYTES
@@ -156,7 +156,7 @@ def contract_text(runtime: str) -> str:
 
 def outputs() -> dict[Path, str]:
     """Every generated file and the text it must hold."""
-    from bridge.protocol import schema_text
+    from flowui_sandbox.bridge.protocol import schema_text
 
     runtime = runtime_text()
     return {RUNTIME_FILE: runtime, CONTRACT_FILE: contract_text(runtime), SCHEMA_FILE: schema_text()}

@@ -46,6 +46,10 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: Fire-and-forget tasks (dialog dismissals), referenced until they finish.
+_PENDING: set[asyncio.Future] = set()
+
+
 class EngineError(RuntimeError):
     """An engine could not be launched or driven; the message says which and why."""
 
@@ -227,7 +231,7 @@ class Page(ABC):
         self.watching = watch if watch is not None else Watch()
         return self.watching
 
-    async def look(self, url: str) -> None:
+    async def look(self, url: str) -> None:  # noqa: B027 (an optional hook: event drivers have nothing to add)
         """Fill the current watch with what can only be seen after the fact (nothing for event drivers);
         ``url`` is the page the harness loaded: being elsewhere is a top navigation."""
 
@@ -239,7 +243,7 @@ class Page(ABC):
         """A real user click that does not wait for a navigation it may start (a blocked one never ends)."""
         await self.click(selector, frame=frame, timeout=timeout)
 
-    async def grant(self, permissions: list[str], origin: str) -> None:
+    async def grant(self, permissions: list[str], origin: str) -> None:  # noqa: B027 (an optional hook)
         """Grant ``origin`` these permissions (e.g. geolocation) where the driver can; a no-op elsewhere."""
 
     async def recycle(self) -> bool:
@@ -328,7 +332,9 @@ class _PlaywrightPage(Page):
 
         def on_dialog(dialog) -> None:
             self.watching.dialogs.append(f"{dialog.type}: {dialog.message[:200]}")
-            asyncio.ensure_future(dialog.dismiss())
+            task = asyncio.ensure_future(dialog.dismiss())  # kept until done: the loop holds tasks weakly
+            _PENDING.add(task)
+            task.add_done_callback(_PENDING.discard)
 
         def on_frame(frame) -> None:
             where = "top" if frame == raw.main_frame else "frame"
@@ -338,7 +344,11 @@ class _PlaywrightPage(Page):
             if len(self.watching.console) < 30:
                 self.watching.console.append(f"{message.type}: {message.text[:300]}")
 
-        raw.context.on("page", lambda p: p is not raw and self.watching.popups.append(f"new page {p.url[:300] or '(blank)'}"))
+        def on_page(p) -> None:
+            if p is not raw:
+                self.watching.popups.append(f"new page {p.url[:300] or '(blank)'}")
+
+        raw.context.on("page", on_page)
         raw.on("dialog", on_dialog)
         raw.on("download", lambda d: self.watching.downloads.append(d.url[:300]))
         raw.on("framenavigated", on_frame)

@@ -15,7 +15,7 @@ selected option's content in lexbor as in the browser.
 Bad input (docs/PARSER.md, "Limits"): a source over :data:`MAX_SOURCE_BYTES`, NUL
 characters and unpaired surrogates are refused with an :class:`ExtractionError`
 that says where; a source over :data:`GUARD_THRESHOLD` is parsed in a forked child
-that is stopped when nesting makes the parse slow (:mod:`sandbox.cpu_limited`).
+that is stopped when nesting makes the parse slow (:mod:`flowui_sandbox.sandbox.cpu_limited`).
 """
 
 from __future__ import annotations
@@ -482,7 +482,7 @@ def _find(candidates, start: int, tag: str, attribute: str, value: str) -> int |
 
 def _isolated(fn, *args):
     """``fn(*args)`` in a child stopped after :data:`PARSE_CPU_SECONDS` of CPU or
-    :data:`PARSE_WALL_SECONDS` of wall time (:mod:`sandbox.cpu_limited`); a stop is an
+    :data:`PARSE_WALL_SECONDS` of wall time (:mod:`flowui_sandbox.sandbox.cpu_limited`); a stop is an
     :class:`ExtractionError` that says why."""
     try:
         return call_cpu_limited(fn, *args, cpu_seconds=PARSE_CPU_SECONDS, wall_seconds=PARSE_WALL_SECONDS)

@@ -2,10 +2,10 @@
 
 The derived files are:
 
-* from :mod:`sandbox.contract`: ``bridge/contract.js``, the ``@generated-constants`` block of
+* from :mod:`flowui_sandbox.sandbox.contract`: ``bridge/contract.js``, the ``@generated-constants`` block of
   ``bridge/flow-ui-runtime.js`` and ``bridge/protocol.schema.json``;
-* from :mod:`sandbox.goldens`: the golden block documents of ``fixtures/srcdoc/``;
-* from :mod:`sandbox.review.docs`: ``sandbox/review/report.schema.json`` and the rule table
+* from :mod:`flowui_sandbox.sandbox.goldens`: the golden block documents of ``fixtures/srcdoc/``;
+* from :mod:`flowui_sandbox.sandbox.review.docs`: ``sandbox/review/report.schema.json`` and the rule table
   of ``docs/REVIEW.md`` (from ``sandbox/review/rules.toml``).
 
 ``generate`` rewrites the stale ones; ``generate --check`` exits 1 naming them, and
@@ -18,14 +18,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from bridge import BRIDGE_DIR
+from flowui_sandbox.bridge import BRIDGE_DIR
 
+from .errors import OptionError
 from .files import write_output
 
 COMMAND = "flowui-sandbox generate"
 
 #: The modules that derive files; each has ``outputs() -> {path: text}``.
-SOURCES: tuple[str, ...] = ("sandbox.contract", "sandbox.goldens", "sandbox.review.docs")
+SOURCES: tuple[str, ...] = ("flowui_sandbox.sandbox.contract", "flowui_sandbox.sandbox.goldens", "flowui_sandbox.sandbox.review.docs")
 
 ROOT = BRIDGE_DIR.parent
 
@@ -33,6 +34,10 @@ ROOT = BRIDGE_DIR.parent
 def outputs() -> dict[Path, str]:
     """Every derived file and the text it must hold."""
     import importlib
+
+    if not (ROOT / "pyproject.toml").is_file():  # installed: the derived files shipped already generated
+        raise OptionError(f"derived files are regenerated in a checkout of the repository, not in an installed "
+                          f"package ({ROOT})")
 
     result: dict[Path, str] = {}
     for name in SOURCES:

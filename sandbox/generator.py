@@ -14,21 +14,21 @@ between the parts::
     </head><body>{source, verbatim}
 
 ``init`` is ``{"blockId", "paths", "fields", "state", "theme"}`` in that order,
-serialised by :func:`sandbox.jsonjs.script_json` (JSON.stringify, then
+serialised by :func:`flowui_sandbox.sandbox.jsonjs.script_json` (JSON.stringify, then
 ``< > & U+2028 U+2029`` as ``\\u`` escapes): ``paths`` are the markup paths
 (extracted from the source unless given), ``fields`` the block's fields (in
 the given order, duplicates dropped), ``state`` the projection of the state on
-fields ∪ paths (:func:`sandbox.projection.project`), ``theme`` the flat theme
+fields ∪ paths (:func:`flowui_sandbox.sandbox.projection.project`), ``theme`` the flat theme
 (``Theme.to_json()``).
 
-Inputs are checked first; a bad one raises a :class:`sandbox.errors.SandboxError`
+Inputs are checked first; a bad one raises a :class:`flowui_sandbox.sandbox.errors.SandboxError`
 subclass naming what and where (``theme.ThemeError`` for the theme):
 
 * ``block_id`` matches :data:`BLOCK_ID_PATTERN`;
 * ``source`` is a string without NUL (an attribute cannot carry it) or surrogate
-  code points (not text), at most ``sandbox.extract.MAX_SOURCE_BYTES`` of UTF-8;
-* ``fields`` and ``paths`` are lists of valid paths (:mod:`sandbox.paths`), none frozen;
-* ``state`` is ``None`` or a JSON object by the rules of :mod:`sandbox.jsonjs`
+  code points (not text), at most ``flowui_sandbox.sandbox.extract.MAX_SOURCE_BYTES`` of UTF-8;
+* ``fields`` and ``paths`` are lists of valid paths (:mod:`flowui_sandbox.sandbox.paths`), none frozen;
+* ``state`` is ``None`` or a JSON object by the rules of :mod:`flowui_sandbox.sandbox.jsonjs`
   (at most ``MAX_DEPTH`` levels deep), and the init JSON is at most
   :data:`MAX_INIT_CHARS` characters (code points);
 * ``theme`` is ``None``, a flat theme object or a :class:`theme.Theme`; it is
@@ -49,8 +49,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bridge import runtime_source
-from theme import Theme
+from flowui_sandbox.bridge import runtime_source
+from flowui_sandbox.theme import Theme
 
 from .errors import OptionError, SandboxError, UsageError
 from .extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
@@ -124,7 +124,7 @@ def check_paths(paths: object, what: str, frozen: Iterable[str] = ()) -> list[st
 
 
 def check_state(state: object) -> dict:
-    """The state as a dict (``None`` is ``{}``), or :class:`sandbox.jsonjs.JSONValueError` naming where."""
+    """The state as a dict (``None`` is ``{}``), or :class:`flowui_sandbox.sandbox.jsonjs.JSONValueError` naming where."""
     if state is None:
         return {}
     if not isinstance(state, dict):
@@ -276,7 +276,7 @@ def _inlined_host_modules() -> dict[str, str]:
     """
     import base64
 
-    from bridge import BRIDGE_DIR, HOST_MODULE_FILE
+    from flowui_sandbox.bridge import BRIDGE_DIR, HOST_MODULE_FILE
 
     def name(path) -> str:
         return "flowui-host" if path == HOST_MODULE_FILE else f"flowui-bridge/{path.relative_to(BRIDGE_DIR).as_posix()}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bridge import BRIDGE_DIR, runtime_source
+from flowui_sandbox.bridge import BRIDGE_DIR, runtime_source
 
 GOLDEN_DIR = BRIDGE_DIR.parent / "fixtures" / "srcdoc"
 CASES_FILE = GOLDEN_DIR / "cases.json"

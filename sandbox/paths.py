@@ -6,7 +6,7 @@ is ``[a-z][a-z0-9_]*`` or an array index ``0|[1-9][0-9]*``. At most
 first segment is a frozen system field is refused too.
 
 The JavaScript side reads the same grammar from ``bridge/contract.js``,
-which is generated from this module (see :mod:`sandbox.contract`).
+which is generated from this module (see :mod:`flowui_sandbox.sandbox.contract`).
 """
 
 from __future__ import annotations

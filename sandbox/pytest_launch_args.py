@@ -2,7 +2,7 @@
 
 Registered by the ``flowui_sandbox`` plugin at ``pytest_configure`` (after every other plugin), so
 this ``browser_type_launch_args`` receives pytest-playwright's and adds to it only what
-:func:`sandbox.pytest_plugin.with_debian_browser` says; a conftest that overrides the fixture
+:func:`flowui_sandbox.sandbox.pytest_plugin.with_debian_browser` says; a conftest that overrides the fixture
 comes after it and has the last word (docs/PYTEST.md).
 """
 

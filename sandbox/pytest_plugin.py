@@ -62,7 +62,7 @@ class Portal:
 
 
 class SyncPage:
-    """A :class:`sandbox.engines.Page` with blocking methods, for tests.
+    """A :class:`flowui_sandbox.sandbox.engines.Page` with blocking methods, for tests.
 
     The same five operations on every engine and driver: ``goto``, ``evaluate``, ``wait_for``,
     ``click`` (a real user click) and, through ``frame=``, each inside an iframe of the page.
@@ -96,7 +96,7 @@ class Browsers:
 
     def __init__(self, portal: Portal):
         self.portal = portal
-        #: The engines found on this machine, by name (``sandbox.engines.find_engines``).
+        #: The engines found on this machine, by name (``flowui_sandbox.sandbox.engines.find_engines``).
         self.found = {e.name: e for e in find_engines()}
         self.sessions: dict[str, Session] = {}
 
@@ -115,7 +115,7 @@ class Browsers:
 
 
 class ProbeResults(dict[str, Any]):
-    """The results of a probe run by probe id (:class:`sandbox.verify.runner.Result` values)."""
+    """The results of a probe run by probe id (:class:`flowui_sandbox.sandbox.verify.runner.Result` values)."""
 
     def unexpected(self) -> list[str]:
         """One line per probe whose outcome was not the expected one on this engine (empty: all held)."""
@@ -195,8 +195,8 @@ def flowui_portal() -> Iterator[Portal]:
     """The asyncio loop (in a background thread) the flowui browsers and servers run on.
 
     ``flowui_portal.run(coro, timeout=180)`` runs a coroutine there and returns its result;
-    use it to start your own :class:`sandbox.server.LocalServer` or call the async API of
-    ``sandbox.engines`` and ``sandbox.verify``.
+    use it to start your own :class:`flowui_sandbox.sandbox.server.LocalServer` or call the async API of
+    ``flowui_sandbox.sandbox.engines`` and ``flowui_sandbox.sandbox.verify``.
     """
     p = Portal()
     yield p
@@ -206,8 +206,8 @@ def flowui_portal() -> Iterator[Portal]:
 @pytest.fixture(scope="session")
 def flowui_browsers(flowui_portal: Portal) -> Iterator[Browsers]:
     """The session's browsers, one per engine (:class:`Browsers`): ``.found`` are the engines on
-    this machine, ``.session(name)`` the running browser of one (a :class:`sandbox.engines.Session`).
-    Prefer ``flowui_page``; this is for driving a whole session, e.g. ``sandbox.verify``'s runner."""
+    this machine, ``.session(name)`` the running browser of one (a :class:`flowui_sandbox.sandbox.engines.Session`).
+    Prefer ``flowui_page``; this is for driving a whole session, e.g. ``flowui_sandbox.sandbox.verify``'s runner."""
     browsers = Browsers(flowui_portal)
     yield browsers
     browsers.close()
@@ -215,7 +215,7 @@ def flowui_browsers(flowui_portal: Portal) -> Iterator[Browsers]:
 
 @pytest.fixture
 def flowui_engine(request: pytest.FixtureRequest, flowui_browsers: Browsers) -> Engine:
-    """The engine (:class:`sandbox.engines.Engine`) this test case runs on.
+    """The engine (:class:`flowui_sandbox.sandbox.engines.Engine`) this test case runs on.
 
     A test that uses it (directly or through ``flowui_page``, ``flowui_host``, ``flowui_verify``)
     runs once per engine: chromium, firefox and webkit, narrowed by ``--engine`` (or else by
@@ -249,7 +249,7 @@ def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal:
 
 @pytest.fixture(scope="session")
 def flowui_server(flowui_portal: Portal) -> Iterator[LocalServer]:
-    """A :class:`sandbox.server.LocalServer` on 127.0.0.1 for the session.
+    """A :class:`flowui_sandbox.sandbox.server.LocalServer` on 127.0.0.1 for the session.
 
     It serves the bridge's files under ``/bridge/`` (the host module), pages you register with
     ``add_page(html, headers=...)`` (which returns their URL), and records every request to
@@ -265,7 +265,7 @@ def flowui_host(flowui_page: SyncPage, flowui_server: LocalServer):
     """A host page on ``flowui_page`` that mounts blocks with the real ``bridge/flow-ui-host.js``.
 
     ``flowui_host.mount(source, block_id=, state=, theme=, fields=, srcdoc=, answers=)`` returns a
-    :class:`sandbox.block_host.MountedBlock`: ``evaluate``/``wait_for``/``click`` inside the
+    :class:`flowui_sandbox.sandbox.block_host.MountedBlock`: ``evaluate``/``wait_for``/``click`` inside the
     block, ``set_state``/``patch``/``set_theme`` from the host, and its bridge traffic
     (``actions``, ``values``, ``urls``, ``log``, ``codes()``, ``wait_for_traffic(kind)``).
     """
@@ -276,7 +276,7 @@ def flowui_host(flowui_page: SyncPage, flowui_server: LocalServer):
 
 @pytest.fixture(scope="session")
 def flowui_probe_servers(flowui_portal: Portal):
-    """The four origins a probe run needs (:class:`sandbox.verify.servers.Servers`), for the session."""
+    """The four origins a probe run needs (:class:`flowui_sandbox.sandbox.verify.servers.Servers`), for the session."""
     from .verify.servers import Servers
 
     servers = flowui_portal.run(Servers().start())
@@ -292,7 +292,7 @@ def flowui_verify(flowui_engine: Engine, flowui_browsers: Browsers, flowui_porta
     :class:`ProbeResults` (probe id to result, ``.unexpected()`` lists what did not hold).
     ``generator`` is a command (a string, run as ``verify --generator`` runs it; ``protocol``
     ``"json"`` hands it fields, state and theme, docs/GENERATORS.md), a
-    :class:`sandbox.verify.runner.Generator`, or ``None`` for this project's generator.
+    :class:`flowui_sandbox.sandbox.verify.runner.Generator`, or ``None`` for this project's generator.
     ``probes`` narrows the run to those probe ids (an unknown id is an error).
     """
     from .verify.probes import load_catalogue

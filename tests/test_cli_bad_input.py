@@ -1,6 +1,6 @@
 """Every bad input to every subcommand: one located line per problem on stderr, exit 2, no traceback.
 
-Each case runs the real command (``python -m sandbox``) in a folder holding the files of
+Each case runs the real command (``python -m flowui_sandbox``) in a folder holding the files of
 :func:`folder`. A line of stderr is ``FILE:LINE:COL: message``, ``FILE: message`` (a
 problem of a whole file, e.g. a missing one) or ``flowui-sandbox COMMAND: error: message``
 (an option, not a file). Times are not asserted here (see bench/); the cases include the
@@ -166,7 +166,7 @@ def _format(kind: str, command: str) -> str:
 def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, argv, stdin, expected):
     env = {**os.environ, "FLOWUI_SANDBOX_TRACEBACK": ""}
     with open(root / stdin if stdin and not stdin.startswith("/") else stdin or os.devnull, "rb") as feed:
-        done = subprocess.run([sys.executable, "-m", "sandbox", *argv], cwd=root, stdin=feed,
+        done = subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], cwd=root, stdin=feed,
                               capture_output=True, timeout=120, env=env)
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2, (done.returncode, err)

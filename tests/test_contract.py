@@ -7,13 +7,13 @@ import json
 import re
 import subprocess
 
-from bridge import runtime_source
-from sandbox import contract
+from flowui_sandbox.bridge import runtime_source
+from flowui_sandbox.sandbox import contract
 
 
 def test_the_runtime_carries_the_python_constants():
-    from bridge.protocol import MAX_MESSAGE_CHARS
-    from sandbox.paths import MAX_LENGTH, SEGMENT_PATTERN
+    from flowui_sandbox.bridge.protocol import MAX_MESSAGE_CHARS
+    from flowui_sandbox.sandbox.paths import MAX_LENGTH, SEGMENT_PATTERN
 
     block = re.search(r"var C = (\{.*?\});\n", runtime_source()).group(1)
     constants = json.loads(block)
@@ -39,7 +39,7 @@ UNICODE_SAMPLES = {"color": ["rgb(\u0661,2,3)", "rgb(1\u00a02 3)"], "length": ["
 
 
 def _disagreements(groups: dict[str, list[str]]) -> list:
-    from theme.grammar import color_problem, length_problem
+    from flowui_sandbox.theme.grammar import color_problem, length_problem
 
     samples = [(kind, v) for kind, values in groups.items() for v in values]
     script = (

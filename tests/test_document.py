@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from sandbox.cli import main
-from sandbox.document import (
+from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.document import (
     BLOCK_TYPES,
     DocumentError,
     check_blocks,
@@ -23,11 +23,11 @@ from sandbox.document import (
     projection_paths,
     rendered_paths,
 )
-from sandbox.document.jsontext import load_json, locate
-from sandbox.errors import UsageError
-from sandbox.extract import MAX_SOURCE_BYTES
-from sandbox.projection import project
-from sandbox.templates import render_template, template_paths
+from flowui_sandbox.sandbox.document.jsontext import load_json, locate
+from flowui_sandbox.sandbox.errors import UsageError
+from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
+from flowui_sandbox.sandbox.projection import project
+from flowui_sandbox.sandbox.templates import render_template, template_paths
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "document"
 DOCUMENTS = json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))
@@ -190,7 +190,7 @@ def test_diff_command(tmp_path, capsys):
 
 def _cli(*argv, stdin=None):
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "sandbox", *argv], capture_output=True, text=True, input=stdin, timeout=30)
+    proc = subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], capture_output=True, text=True, input=stdin, timeout=30)
     return proc, time.monotonic() - start
 
 
@@ -218,7 +218,7 @@ def test_bad_input_is_answered_quickly_with_one_line(tmp_path):
 
 
 def test_html_sources_share_one_time_budget(monkeypatch):
-    from sandbox.document import validate
+    from flowui_sandbox.sandbox.document import validate
 
     monkeypatch.setattr(validate, "SOURCES_SECONDS", -1)
     doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.document import REASONS, UiActionRefused, apply_patch, validate_ui_action
+from flowui_sandbox.sandbox.document import REASONS, UiActionRefused, apply_patch, validate_ui_action
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "document"
 ACTIONS = json.loads((FIXTURES / "actions.json").read_text(encoding="utf-8"))

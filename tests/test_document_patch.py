@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal
-from sandbox.projection import project
+from flowui_sandbox.sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal
+from flowui_sandbox.sandbox.projection import project
 
 ROOT = Path(__file__).parent.parent / "fixtures"
 PATCHES = json.loads((ROOT / "document" / "patches.json").read_text(encoding="utf-8"))
@@ -165,7 +165,7 @@ def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
     """The same properties on the path long arrays take (matching up, not the edit script)."""
     from unittest import mock
 
-    from sandbox.document import patch as patch_module
+    from flowui_sandbox.sandbox.document import patch as patch_module
 
     b = mutate(a, data)
     if not isinstance(b, dict):

@@ -14,13 +14,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from sandbox.editor.server import EditorServer, EditorSession, cheatsheet, preview_csp, sha256, write_atomically
-from sandbox.extract import extract_paths
-from sandbox.policy import CSP
-from theme import TOKENS
+from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession, cheatsheet, preview_csp, sha256, write_atomically
+from flowui_sandbox.sandbox.extract import extract_paths
+from flowui_sandbox.sandbox.policy import CSP
+from flowui_sandbox.theme import TOKENS
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "sandbox"]
+CLI = [sys.executable, "-m", "flowui_sandbox"]
 
 
 def run(coro):
@@ -225,7 +225,7 @@ def test_the_static_files_ship_with_the_package():
 
 
 def test_the_state_beside_the_file_and_the_starters_fields_are_the_defaults(tmp_path):
-    from sandbox.editor.run import STARTER_FIELDS, editor_session
+    from flowui_sandbox.sandbox.editor.run import STARTER_FIELDS, editor_session
 
     (tmp_path / "card.html").write_text("<p data-bind='a'></p>", encoding="utf-8")
     (tmp_path / "card.state.json").write_text('{"a": "beside"}', encoding="utf-8")
@@ -255,7 +255,7 @@ def test_the_review_on_demand_runs_the_in_browser_layer(tmp_path):
 
 
 def test_the_findings_are_the_static_reviews_at_their_positions(tmp_path):
-    from sandbox.review import review_static
+    from flowui_sandbox.sandbox.review import review_static
 
     source = "<p>x</p>\n<script>\n  document.cookie;\n</script>"
 

@@ -1,4 +1,4 @@
-"""sandbox.files: the one reader of user files (bounded reads, located JSON errors) and the one --frozen/--fields parser."""
+"""flowui_sandbox.sandbox.files: the one reader of user files (bounded reads, located JSON errors) and the one --frozen/--fields parser."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from sandbox.errors import UsageError
-from sandbox.files import member_positions, parse_json, read_bytes, read_json
-from sandbox.jsonjs import MAX_DEPTH
-from sandbox.paths import parse_path_list
+from flowui_sandbox.sandbox.errors import UsageError
+from flowui_sandbox.sandbox.files import member_positions, parse_json, read_bytes, read_json
+from flowui_sandbox.sandbox.jsonjs import MAX_DEPTH
+from flowui_sandbox.sandbox.paths import parse_path_list
 
 
 class _Endless(io.RawIOBase):
@@ -87,7 +87,7 @@ def test_one_parser_for_path_lists():
 
 
 def test_paths_and_build_agree_on_the_frozen_list(tmp_path, capsys):
-    from sandbox.cli import main
+    from flowui_sandbox.sandbox.cli import main
 
     (tmp_path / "ok.html").write_text('<b data-bind="x"></b>', encoding="utf-8")
     for frozen in ("Bad..x", "a.b", "x,,y", "Sys"):

@@ -10,14 +10,14 @@ from pathlib import Path
 import html5lib
 import pytest
 
-from bridge import runtime_source
-from sandbox.cli import main
-from sandbox.errors import SandboxError
-from sandbox.generator import BASE_CSS, GeneratorError, build_iframe, build_page, build_srcdoc, escape_attribute, iframe_for
-from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases, render
-from sandbox.jsonjs import JSONValueError
-from sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
-from theme import LIGHT, Theme, ThemeError
+from flowui_sandbox.bridge import runtime_source
+from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.errors import SandboxError
+from flowui_sandbox.sandbox.generator import BASE_CSS, GeneratorError, build_iframe, build_page, build_srcdoc, escape_attribute, iframe_for
+from flowui_sandbox.sandbox.goldens import GOLDEN_DIR, from_golden, load_cases, render
+from flowui_sandbox.sandbox.jsonjs import JSONValueError
+from flowui_sandbox.sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.theme import LIGHT, Theme, ThemeError
 
 NS = "{http://www.w3.org/1999/xhtml}"
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,7 +181,7 @@ def test_source_that_is_not_text(source, where):
 
 
 def test_source_too_large():
-    from sandbox.extract import MAX_SOURCE_BYTES
+    from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
 
     build_srcdoc("é" * (MAX_SOURCE_BYTES // 2), block_id="b", paths=[])
     with pytest.raises(GeneratorError, match="source: 4194306 bytes of UTF-8; at most 4194304"):
@@ -215,7 +215,7 @@ def test_an_unchecked_theme_object_is_checked_again():
 
 
 def test_a_runtime_that_would_end_its_script_is_refused(monkeypatch):
-    import sandbox.generator as generator
+    import flowui_sandbox.sandbox.generator as generator
 
     for bad in ("x = '</script>'", "// <!-- a", "s='<SCRIPT>'"):
         monkeypatch.setattr(generator, "runtime_source", lambda bad=bad: bad)
@@ -269,8 +269,8 @@ def test_page_mounts_the_block_and_loads_nothing():
     imports = json.loads(scripts["importmap"].text)["imports"]
     # The host module's whole graph, each module under a bare name; every import names one of them
     # (a data: module resolves no relative specifier).
-    from bridge import BRIDGE_DIR
-    from sandbox.generator import _module_specifiers
+    from flowui_sandbox.bridge import BRIDGE_DIR
+    from flowui_sandbox.sandbox.generator import _module_specifiers
 
     modules = [BRIDGE_DIR / "contract.js", *sorted((BRIDGE_DIR / "host").glob("*.js"))]
     assert set(imports) == {"flowui-host"} | {f"flowui-bridge/{p.relative_to(BRIDGE_DIR).as_posix()}" for p in modules}
@@ -298,7 +298,7 @@ def test_golden_document(case):
 
 @pytest.mark.parametrize("case", load_cases(), ids=lambda c: c["name"])
 def test_golden_paths_are_what_extraction_finds(case):
-    from sandbox.extract import extract_paths
+    from flowui_sandbox.sandbox.extract import extract_paths
 
     assert extract_paths(case["source"]) == case["paths"]
 

@@ -18,11 +18,11 @@ import html5lib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge import runtime_source
-from sandbox.generator import BLOCK_ID_PATTERN, build_iframe, build_srcdoc
-from sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
-from sandbox.projection import get_path, project
-from theme import TOKENS, Theme, ThemeError
+from flowui_sandbox.bridge import runtime_source
+from flowui_sandbox.sandbox.generator import BLOCK_ID_PATTERN, build_iframe, build_srcdoc
+from flowui_sandbox.sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.sandbox.projection import get_path, project
+from flowui_sandbox.theme import TOKENS, Theme, ThemeError
 
 NS = "{http://www.w3.org/1999/xhtml}"
 HEAD = ["meta", "meta", "meta", "style", "style", "script", "script"]

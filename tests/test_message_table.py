@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bridge import protocol
-from bridge.protocol import BLOCK_MESSAGES, HOST_MESSAGES, MESSAGES, REASONS, WINDOW_MESSAGES, message_table, parse_block_message
+from flowui_sandbox.bridge import protocol
+from flowui_sandbox.bridge.protocol import BLOCK_MESSAGES, HOST_MESSAGES, MESSAGES, REASONS, WINDOW_MESSAGES, message_table, parse_block_message
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = message_table()

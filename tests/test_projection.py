@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.errors import SandboxError
-from sandbox.jsonjs import MAX_DEPTH, JSONValueError, number_text, ordered_keys, script_json, stringify
-from sandbox.projection import MISSING, PathError, format_text, get_path, is_empty, project
+from flowui_sandbox.sandbox.errors import SandboxError
+from flowui_sandbox.sandbox.jsonjs import MAX_DEPTH, JSONValueError, number_text, ordered_keys, script_json, stringify
+from flowui_sandbox.sandbox.projection import MISSING, PathError, format_text, get_path, is_empty, project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -203,7 +203,7 @@ SET_VALUE = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "b
 @pytest.mark.parametrize("case", SET_VALUE, ids=[c["name"] for c in SET_VALUE])
 def test_set_path_follows_the_shared_rule(case):
     """The same cases tests/js run through the host's core.setIn."""
-    from sandbox.projection import WriteError, set_path
+    from flowui_sandbox.sandbox.projection import WriteError, set_path
 
     before = json.dumps(case["state"])
     if "problem" in case:

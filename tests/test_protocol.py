@@ -1,4 +1,4 @@
-"""bridge.protocol: the models of every message, the ui-action rule, the limits and the exported schema."""
+"""flowui_sandbox.bridge.protocol: the models of every message, the ui-action rule, the limits and the exported schema."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bridge import protocol
-from bridge.protocol import (
+from flowui_sandbox.bridge import protocol
+from flowui_sandbox.bridge.protocol import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGE_DEPTH,
     UI_ACTION_MEDIA_TYPE,
@@ -63,7 +63,7 @@ def test_host_messages():
         parse_host_message({"type": "reply", "id": 3, "ok": False, "reason": "made-up", "message": "m"})
     with pytest.raises(ValidationError):
         parse_host_message({"type": "state", "set": {"order.total": 2}, "unset": []})
-    from theme import DARK
+    from flowui_sandbox.theme import DARK
 
     parse_host_message({"type": "theme", "theme": DARK.to_json(), "css": DARK.to_css()})
     with pytest.raises(ValidationError, match="accent"):

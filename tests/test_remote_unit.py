@@ -1,4 +1,4 @@
-"""sandbox.remote without browsers: the --remote grammar, the server names, the work queue."""
+"""flowui_sandbox.sandbox.remote without browsers: the --remote grammar, the server names, the work queue."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from sandbox.errors import UsageError
-from sandbox.remote import Endpoint, SessionLost, Worker, parse_remote, plan, server_names, spread
+from flowui_sandbox.sandbox.errors import UsageError
+from flowui_sandbox.sandbox.remote import Endpoint, SessionLost, Worker, parse_remote, plan, server_names, spread
 
 
 def test_endpoints_parse_with_their_protocol_and_pages():

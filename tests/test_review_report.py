@@ -11,10 +11,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from sandbox.cli import main
-from sandbox.review import review
-from sandbox.review.catalogue import load_rules
-from sandbox.review.render import SCHEMA_FILE, to_sarif, to_text
+from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.review import review
+from flowui_sandbox.sandbox.review.catalogue import load_rules
+from flowui_sandbox.sandbox.review.render import SCHEMA_FILE, to_sarif, to_text
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = """<p data-bind="user.name"></p>
@@ -111,8 +111,8 @@ def test_review_md_lists_every_rule():
 
 
 def test_merge_unions_engines_and_folds_browser_confirmations():
-    from sandbox.review.api import merge
-    from sandbox.review.model import Finding
+    from flowui_sandbox.sandbox.review.api import merge
+    from flowui_sandbox.sandbox.review.model import Finding
 
     static = [Finding.make("exfil.state-to-url", "state order.total flows into img.src", file="b.html", line=4, column=3,
                            paths=["order.total"], hosts=["evil.example"], evidence={"sink": "img.src"})]
@@ -129,7 +129,7 @@ def test_merge_unions_engines_and_folds_browser_confirmations():
 
 
 def test_review_api_keeps_the_order_and_takes_blocks(hostile):
-    from sandbox.review import BlockInput
+    from flowui_sandbox.sandbox.review import BlockInput
 
     report = review([BlockInput(file="inline.html", source="<p>hi</p>"), str(hostile)], fields=["order.total"],
                     static_only=True)

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from sandbox.cli import main
-from sandbox.review import review, review_static
-from sandbox.review.catalogue import load_rules
-from sandbox.review.corpus import Score, load_corpus, score
+from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.review import review, review_static
+from flowui_sandbox.sandbox.review.catalogue import load_rules
+from flowui_sandbox.sandbox.review.corpus import Score, load_corpus, score
 
 CASES = load_corpus()
 

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from theme import CSS_PREFIX, DARK, LIGHT, TOKENS, Theme, ThemeError
+from flowui_sandbox.theme import CSS_PREFIX, DARK, LIGHT, TOKENS, Theme, ThemeError
 
 SPEC_TOKENS = "text heading muted border panel surface input accent accent-hover on-accent accent-muted radius radius-md page-background"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.errors import UsageError
-from sandbox.verify.compare import compare, compare_files
+from flowui_sandbox.sandbox.errors import UsageError
+from flowui_sandbox.sandbox.verify.compare import compare, compare_files
 
 ROOT = Path(__file__).resolve().parent.parent
 

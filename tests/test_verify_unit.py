@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
-from sandbox.generator import build_iframe
-from sandbox.policy import CSP
-from sandbox.verify import report
-from sandbox.verify.probes import CATEGORIES, HELPER_FILE, PROBES_DIR, ProbeError, helper, load_catalogue, load_probe
-from sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
-from sandbox.verify.probes import Expect
+from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.generator import build_iframe
+from flowui_sandbox.sandbox.policy import CSP
+from flowui_sandbox.sandbox.verify import report
+from flowui_sandbox.sandbox.verify.probes import CATEGORIES, HELPER_FILE, PROBES_DIR, Expect, ProbeError, helper, load_catalogue, load_probe
+from flowui_sandbox.sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
 
 MINIMAL = {
     "id": "demo.probe", "title": "t", "category": "network", "attack": "a",
@@ -244,7 +243,7 @@ def test_an_unusable_generator_output_is_an_error(html, message):
 def test_a_command_generator_is_run_with_the_source_on_stdin(tmp_path):
     script = tmp_path / "gen.py"
     script.write_text(
-        "import sys\nfrom sandbox.generator import build_iframe\n"
+        "import sys\nfrom flowui_sandbox.sandbox.generator import build_iframe\n"
         "sys.stdout.write(build_iframe(sys.stdin.read(), block_id='probe'))\n", encoding="utf-8")
     gen = CommandGenerator(f"{sys.executable} {script}")
     gen.preflight()
@@ -333,7 +332,7 @@ def test_verify_usage_errors_exit_2_with_a_clear_message(argv, message, capsys):
 
 
 def test_a_missing_engine_is_a_usage_error(monkeypatch, capsys):
-    import sandbox.engines as engines
+    import flowui_sandbox.sandbox.engines as engines
 
     monkeypatch.setattr(engines, "find_engines", lambda: [])
     assert main(["verify", "--engine", "webkit"]) == 2
@@ -356,9 +355,9 @@ def test_the_json_protocol_hands_the_generator_the_whole_block(tmp_path):
     import asyncio
     import shlex
 
-    from sandbox.verify.probes import Block
-    from sandbox.verify.request import generator_request
-    from sandbox.verify.runner import CommandGenerator
+    from flowui_sandbox.sandbox.verify.probes import Block
+    from flowui_sandbox.sandbox.verify.request import generator_request
+    from flowui_sandbox.sandbox.verify.runner import CommandGenerator
 
     script = Path(__file__).resolve().parent / "generators" / "json_generator.py"
     block = Block(source='<p data-bind="a.b"></p>', block_id="blk", fields=["c"], state={"a": {"b": "</script>"}, "c": 1, "d": 2},
@@ -371,7 +370,7 @@ def test_the_json_protocol_hands_the_generator_the_whole_block(tmp_path):
     assert list(generator_request("s", block_id="b", fields=[], state=None, theme=None)) == [
         "version", "source", "block_id", "fields", "state", "theme"]
     # A refusal (exit status 2) is the generator blocking the input, not a broken generator.
-    from sandbox.verify.runner import GeneratorRefused
+    from flowui_sandbox.sandbox.verify.runner import GeneratorRefused
 
     with pytest.raises(GeneratorRefused, match="is not a color"):
         asyncio.run(generator.build(Block(source="<p></p>", theme={"accent": "red;}"}), "<p></p>", None))

@@ -1,6 +1,6 @@
 """Theme tokens for html blocks: the token set, validation and CSS rendering.
 
->>> from theme import Theme, LIGHT
+>>> from flowui_sandbox.theme import Theme, LIGHT
 >>> Theme.parse({"color-scheme": "dark", "accent": "#ff6600"}).tokens["accent"]
 '#ff6600'
 

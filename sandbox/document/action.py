@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
+from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
 
 from ..errors import SandboxError
 from ..jsonjs import MAX_DEPTH

@@ -1,6 +1,6 @@
 """JSON files as the document commands read them: bounded, strict, and located.
 
-* :func:`load_json` is :func:`sandbox.files.parse_json` (bounded depth, no NaN/Infinity,
+* :func:`load_json` is :func:`flowui_sandbox.sandbox.files.parse_json` (bounded depth, no NaN/Infinity,
   numbers JavaScript can hold, every problem at its line:column) that also refuses
   duplicate object keys.
 * :func:`locate` finds the line:column of the value at a location such as

@@ -3,10 +3,10 @@
 The models check the *shape* of a document (types, required and unknown
 properties, value ranges). What needs the whole document or a parser (unique
 ids, link targets, templates, paths, html sources) is checked by
-:mod:`sandbox.document.validate`, which also reports every problem at once.
+:mod:`flowui_sandbox.sandbox.document.validate`, which also reports every problem at once.
 
 Each block class says which of its properties are what, so one walker
-(:mod:`sandbox.document.walk`) finds the templates, paths and child blocks
+(:mod:`flowui_sandbox.sandbox.document.walk`) finds the templates, paths and child blocks
 of any document, valid or not:
 
 * ``TEMPLATES``: text properties that are templates over state (SPEC §5);
@@ -25,8 +25,8 @@ from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, model_validator
 
-from bridge.protocol import ACTION_MAX_LENGTH, ACTION_PATTERN
-from sandbox.generator import BLOCK_ID_PATTERN
+from flowui_sandbox.bridge.protocol import ACTION_MAX_LENGTH, ACTION_PATTERN
+from flowui_sandbox.sandbox.generator import BLOCK_ID_PATTERN
 
 #: The system fields of the execution state (SPEC §2) are configuration: the server
 #: passes its own list (``frozen=``); the default is none. They are published in the

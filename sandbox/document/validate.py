@@ -4,12 +4,12 @@ A problem's location is where it is in the document (``pages[0].blocks[3].source
 and, inside a template or an html source, the line:column there
 (``pages[0].blocks[3].source:2:14: …``). Checked:
 
-* the shape (:mod:`sandbox.document.model`): types, required and unknown properties;
+* the shape (:mod:`flowui_sandbox.sandbox.document.model`): types, required and unknown properties;
 * ``block_id`` unique across the document, ``page_id`` unique, ``start_page_id``
   and every link's ``page_id`` an existing page;
 * every template parses; every path (templates, ``field``, ``visible_when``,
   html ``fields``, data blocks' ``path``) obeys the grammar and is not frozen;
-* every html ``source`` extracts cleanly (:func:`sandbox.extract.extract_paths`);
+* every html ``source`` extracts cleanly (:func:`flowui_sandbox.sandbox.extract.extract_paths`);
 * what a server writes stays unambiguous: no input ``field`` or html ``fields``
   entry is ``ui_action`` or under it, and on one page no two inputs write the
   same path or one inside another;

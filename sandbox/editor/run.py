@@ -1,6 +1,6 @@
 """What ``flowui-sandbox edit [FILE] [--state F] [--fields a,b] [--theme F] [--port N] [--no-open]`` does.
 
-:func:`edit` starts the editor server (:mod:`sandbox.editor.server`) on 127.0.0.1, prints the editor's
+:func:`edit` starts the editor server (:mod:`flowui_sandbox.sandbox.editor.server`) on 127.0.0.1, prints the editor's
 URL (with its token) as the first line, opens it in the user's browser unless ``--no-open``,
 and serves until Ctrl-C (or SIGTERM), then closes cleanly with status 0.
 """
@@ -13,28 +13,29 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from sandbox.errors import UsageError
+from flowui_sandbox.sandbox.data import EXAMPLES_DIR
+from flowui_sandbox.sandbox.errors import UsageError
 
 # The server (and aiohttp) is imported only when the editor starts: every other command's start-up,
 # and a refused `edit`, stay fast.
 
 #: The starter block and its companions (README's demo uses the same fields).
-STARTER_FILE = Path(__file__).resolve().parent.parent.parent / "examples" / "starter.html"
+STARTER_FILE = EXAMPLES_DIR / "starter.html"
 STARTER_STATE = STARTER_FILE.with_name("starter.state.json")
 STARTER_FIELDS = ["order.items", "draft.email", "draft.agree"]
 
 
 def editor_session(file: str = "block.html", *, state: str | None = None, fields: str | None = None, theme: str | None = None,
                    block_id: str = "block", port: int = 0):
-    """The :class:`~sandbox.editor.server.EditorSession` of these options, every input checked
+    """The :class:`~flowui_sandbox.sandbox.editor.server.EditorSession` of these options, every input checked
     first: options (OptionError, one line each), then files (UsageError, one
     ``FILE:LINE:COL: message`` line per problem). ``fields`` (comma-separated) defaults to
     none, or the starter's for the starter; ``state`` to FILE's NAME.state.json beside it."""
-    from sandbox.errors import OptionError
-    from sandbox.extract import MAX_SOURCE_BYTES
-    from sandbox.files import read_text
-    from sandbox.generator import GeneratorError, check_block_id, read_state, read_theme
-    from sandbox.paths import parse_path_list
+    from flowui_sandbox.sandbox.errors import OptionError
+    from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
+    from flowui_sandbox.sandbox.files import read_text
+    from flowui_sandbox.sandbox.generator import GeneratorError, check_block_id, read_state, read_theme
+    from flowui_sandbox.sandbox.paths import parse_path_list
 
     path = Path(file)
     starting = not path.exists()

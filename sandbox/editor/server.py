@@ -13,7 +13,7 @@ Two documents are served:
 * ``/<token>/preview`` the preview host page, framed by the editor: it runs the bridge's
   host module, which mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc
   document inherits its parent's CSP on top of its own, so this page's policy is the block's
-  policy (``sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet: the
+  policy (``flowui_sandbox.sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet: the
   block's effective policy stays exactly its own. The author's code never runs in the
   editor's origin: the srcdoc frame is sandboxed (opaque origin).
 
@@ -32,7 +32,7 @@ The JSON API (all POST bodies JSON, all answers JSON):
   no longer ``base`` (409 with the disk's text; ``force`` overwrites);
 * ``GET api/contract``: the cheat sheet's data, read from the sources of truth;
 * ``POST api/review`` ``{source, fields, state, theme, engines?}``: the whole review
-  (``sandbox.review.review``, static and in-browser layers) of the text on the page, on demand;
+  (``flowui_sandbox.sandbox.review.review``, static and in-browser layers) of the text on the page, on demand;
   one at a time.
 """
 
@@ -51,8 +51,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bridge import BRIDGE_DIR
-from sandbox.policy import CSP as BLOCK_CSP
+from flowui_sandbox.bridge import BRIDGE_DIR
+from flowui_sandbox.sandbox.policy import CSP as BLOCK_CSP
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PROTOCOL_FILE = BRIDGE_DIR / "PROTOCOL.md"
@@ -73,7 +73,7 @@ def editor_csp(style_nonce: str) -> str:
 def preview_csp() -> str:
     """The preview host page's policy: the block's own, plus ``'self'`` where the host needs it.
 
-    Built from ``sandbox.policy.CSP`` (never restated), so the intersection the srcdoc
+    Built from ``flowui_sandbox.sandbox.policy.CSP`` (never restated), so the intersection the srcdoc
     enforces (inherited ∩ its own meta policy) is the block's policy exactly.
     """
     directives = []
@@ -152,8 +152,8 @@ def write_atomically(path: Path, text: str) -> None:
 def cheatsheet() -> dict[str, Any]:
     """The cheat sheet's data from the sources of truth: the block API table of
     bridge/PROTOCOL.md, the theme tokens and their defaults, the limits and reason codes."""
-    from bridge.protocol import limits
-    from theme import CSS_PREFIX, TOKEN_TABLE
+    from flowui_sandbox.bridge.protocol import limits
+    from flowui_sandbox.theme import CSS_PREFIX, TOKEN_TABLE
 
     api: list[dict[str, str]] = []
     section = False
@@ -334,11 +334,11 @@ class EditorServer:
 
 
 def review_in_browsers(source: str, fields: list, state: dict, theme: dict | None, engines: list | None, name: str) -> dict[str, Any]:
-    """The whole review (static and in-browser layers, ``sandbox.review.review``) of the text on
+    """The whole review (static and in-browser layers, ``flowui_sandbox.sandbox.review.review``) of the text on
     the page, in the engines installed (or ``engines``); its findings and what each engine saw."""
-    from sandbox.errors import SandboxError
-    from sandbox.review import review
-    from sandbox.review.model import BlockInput
+    from flowui_sandbox.sandbox.errors import SandboxError
+    from flowui_sandbox.sandbox.review import review
+    from flowui_sandbox.sandbox.review.model import BlockInput
 
     try:
         report = review([BlockInput(file=name, source=source, fields=list(fields), state=dict(state), theme=theme)],
@@ -374,9 +374,9 @@ def analyze(source: str, fields: list) -> dict[str, Any]:
     """The generator's view of ``source``: its markup paths (or every problem with
     line:column) and the problems of ``fields``. Fast (the preview waits for it); the review's
     findings come separately (:func:`static_findings`)."""
-    from sandbox.errors import SandboxError
-    from sandbox.extract import ExtractionError, extract_paths
-    from sandbox.generator import check_paths, check_text
+    from flowui_sandbox.sandbox.errors import SandboxError
+    from flowui_sandbox.sandbox.extract import ExtractionError, extract_paths
+    from flowui_sandbox.sandbox.generator import check_paths, check_text
 
     out: dict[str, Any] = {"paths": None, "problems": [], "fieldProblems": []}
     try:
@@ -394,8 +394,8 @@ def analyze(source: str, fields: list) -> dict[str, Any]:
 
 
 def static_findings(source: str, fields: list) -> dict[str, Any]:
-    """The static review's findings (``sandbox.review.review_static``) at their line:column."""
-    from sandbox.review import review_static
+    """The static review's findings (``flowui_sandbox.sandbox.review.review_static``) at their line:column."""
+    from flowui_sandbox.sandbox.review import review_static
 
     fields = [f for f in fields if isinstance(f, str)]
     try:
@@ -420,8 +420,8 @@ def _finding_json(finding: Any) -> dict[str, Any]:
 
 def parse_state(text: str) -> dict[str, Any]:
     """The state pane's text as a JSON object, or its first problem with line:column."""
-    from sandbox.errors import SandboxError
-    from sandbox.generator import check_state
+    from flowui_sandbox.sandbox.errors import SandboxError
+    from flowui_sandbox.sandbox.generator import check_state
 
     def refuse_constant(name: str):
         raise ValueError(f"{name} is not JSON")

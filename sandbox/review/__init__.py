@@ -2,7 +2,7 @@
 
 Public API::
 
-    from sandbox.review import review, review_static, load_rules
+    from flowui_sandbox.sandbox.review import review, review_static, load_rules
     report = review(["block.html"], fields=["order.total"], static_only=True)   # ReviewReport
     findings = review_static(source, file="block.html", fields=["order.total"])  # list[Finding]
 
@@ -33,4 +33,4 @@ def __getattr__(name: str) -> Any:  # lazy: the editor imports review_static wit
         import importlib
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module 'sandbox.review' has no attribute {name!r}")
+    raise AttributeError(f"module 'flowui_sandbox.sandbox.review' has no attribute {name!r}")

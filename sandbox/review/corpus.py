@@ -129,7 +129,7 @@ def record_browser(engines: list[str] | None = None, names: list[str] | None = N
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-if __name__ == "__main__":  # python -m sandbox.review.corpus [ENGINE...] [-- NAME...]
+if __name__ == "__main__":  # python -m flowui_sandbox.review.corpus [ENGINE...] [-- NAME...]
     import os
     import sys
 

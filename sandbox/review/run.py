@@ -48,7 +48,7 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
         raise OptionError(f"--time-limit: {time_limit:g} s; give 0.5 to 600")
     progress = _progress() if sys.stderr.isatty() else None
     report = review(list(files), fields=field_paths, state=state_value if isinstance(state_value, dict) else None,
-                    theme=theme_value.to_json() if hasattr(theme_value, "to_json") else theme_value,
+                    theme=theme_value.to_json() if theme_value is not None else None,
                     engines=list(engines) if engines is not None else None, static_only=static_only, sensitive=sensitive_words,
                     time_limit=time_limit, progress=progress, baseline=baseline_value, fail_on=fail_on)
     if progress is not None:

@@ -47,7 +47,7 @@ def check_iframe(html: str) -> list[str]:
         raise GeneratorOutputError(f"expected exactly one <iframe>, found {len(iframes)}")
     head_extra = [n.tag for n in tree.head.traverse() if n.tag not in ("head", "-text", "-comment")] if tree.head else []
     problems = []
-    others = sorted({n.tag for n in elements if n.tag != "iframe"} | set(head_extra))
+    others = sorted({n.tag or "" for n in elements if n.tag != "iframe"} | {t or "" for t in head_extra})
     if others:
         problems.append(f"elements beside the iframe: {', '.join('<' + t + '>' for t in others)}")
     attrs = iframes[0].attributes
@@ -61,7 +61,7 @@ def check_iframe(html: str) -> list[str]:
     for name in ("allow", "allowfullscreen", "src", "csp"):
         if name in attrs:
             problems.append(f"the iframe has a {name!r} attribute")
-    doc = LexborHTMLParser(attrs["srcdoc"])
+    doc = LexborHTMLParser(attrs["srcdoc"] or "")
     first = next((n for n in doc.head.traverse() if n.tag not in ("head", "-text", "-comment")), None) if doc.head else None
     if first is None or first.tag != "meta" or (first.attributes.get("http-equiv") or "").lower() != "content-security-policy":
         problems.append("the srcdoc's first element in <head> is not the Content-Security-Policy meta")
@@ -154,7 +154,8 @@ def iframe_srcdoc(html: str) -> str:
     """The srcdoc of the one iframe of a generator's output (already checked by :func:`check_iframe`)."""
     from selectolax.lexbor import LexborHTMLParser
 
-    return LexborHTMLParser(html).css_first("iframe").attributes["srcdoc"] or ""
+    iframe = LexborHTMLParser(html).css_first("iframe")
+    return (iframe.attributes.get("srcdoc") if iframe is not None else None) or ""
 
 
 __all__ = ["Generator", "CommandGenerator", "GeneratorOutputError", "GeneratorRefused", "Built", "check_iframe", "iframe_srcdoc"]

@@ -15,9 +15,7 @@ from typing import Any
 
 from ..engines import Page
 from .host_page import FRAME
-from .probes import (
-    Event, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, SECRETS, render,
-)
+from .probes import SECRETS, Event, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, render
 from .servers import HOST_COOKIES, Servers, Taps, cookie_value
 
 #: Observations made for every probe: any of these is an attack that got through.

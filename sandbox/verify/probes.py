@@ -37,6 +37,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..data import PROBES_DIR  # the built-in catalogue, in a checkout or installed
 from ..engines import ENGINE_NAMES
 from ..errors import SandboxError, UsageError
 from ..extract import MAX_SOURCE_BYTES
@@ -46,7 +47,6 @@ from ..jsonjs import MAX_DEPTH
 #: A probe file nests a block's state (itself at most jsonjs.MAX_DEPTH deep) a few levels down.
 MAX_PROBE_DEPTH = MAX_DEPTH + 8
 
-PROBES_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "probes"
 
 #: The code every probe block shares (reporting, the bridge's raw port, the alive beacon); a template.
 HELPER_FILE = Path(__file__).resolve().parent / "probe-helper.js"

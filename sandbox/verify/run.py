@@ -48,8 +48,9 @@ def verify(*, engines: Sequence[str] | None = None, json_file: str | None = None
     if generator is None and generator_protocol != "source":
         raise OptionError("--generator-protocol: needs --generator CMD (the built-in generator takes every input)")
     if generator is not None:
-        chosen: Generator = CommandGenerator(generator, generator_protocol)
-        chosen.preflight()
+        command = CommandGenerator(generator, generator_protocol)
+        command.preflight()
+        chosen: Generator = command
     else:
         chosen = Generator()
 

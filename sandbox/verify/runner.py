@@ -205,7 +205,7 @@ class Run:
             limit = probe.wait + RUN_SLACK
             try:
                 return await asyncio.wait_for(self.drive(page, taps), limit)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return self.result("timeout", [f"the run did not finish within {limit:.0f} s"])
         finally:
             host.forget(self.token)
@@ -331,7 +331,7 @@ async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator:
     """One probe on one browser, retried when the run did not exercise it.
 
     ``alive`` (remote sessions): after a lost run, ``await alive()`` false means the
-    browser itself went away: :class:`sandbox.remote.SessionLost` is raised instead of retrying here.
+    browser itself went away: :class:`flowui_sandbox.sandbox.remote.SessionLost` is raised instead of retrying here.
     """
     engine = pages.session.engine.name
     earlier: list[dict[str, str]] = []

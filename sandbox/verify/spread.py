@@ -2,7 +2,7 @@
 
 A probe whose browser went away during its run (the server was killed, the machine
 was lost) is run again on another session of the same engine, once
-(:func:`sandbox.remote.spread`); each result records the browser that ran it
+(:func:`flowui_sandbox.sandbox.remote.spread`); each result records the browser that ran it
 (``observed["browser"]``).
 """
 

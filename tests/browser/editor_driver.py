@@ -1,7 +1,7 @@
 """Driving the editor page in every engine: real key presses, and scripts in the block's frame.
 
 The block's frame sits two levels down (editor page > preview host frame > sandboxed srcdoc
-frame), below what :meth:`sandbox.engines.Page.evaluate`'s ``frame`` reaches, so these helpers
+frame), below what :meth:`flowui_sandbox.sandbox.engines.Page.evaluate`'s ``frame`` reaches, so these helpers
 use the drivers' own frame switching. Keys are real key events (Playwright's keyboard,
 WebDriver's actions), so CodeMirror sees typing as a user's.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox.engines import _WD_WRAPPER, EngineError, _PlaywrightPage
+from flowui_sandbox.sandbox.engines import _WD_WRAPPER, EngineError, _PlaywrightPage
 
 PREVIEW_FRAME = ".preview-frame"
 BLOCK_FRAME = ".block:not(.pending) iframe"

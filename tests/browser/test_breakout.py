@@ -21,9 +21,9 @@ import json
 
 import pytest
 
-from sandbox.generator import build_iframe, build_srcdoc
-from sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
-from theme import LIGHT, Theme, ThemeError
+from flowui_sandbox.sandbox.generator import build_iframe, build_srcdoc
+from flowui_sandbox.sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.theme import LIGHT, Theme, ThemeError
 
 
 def payload(tag: str) -> str:

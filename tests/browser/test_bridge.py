@@ -11,8 +11,8 @@ import json
 import time
 from pathlib import Path
 
-from bridge.protocol import HEIGHT_MAX, RATE_BURST, RATE_PER_SECOND
-from sandbox.generator import build_srcdoc
+from flowui_sandbox.bridge.protocol import HEIGHT_MAX, RATE_BURST, RATE_PER_SECOND
+from flowui_sandbox.sandbox.generator import build_srcdoc
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -338,7 +338,7 @@ def _windows(page) -> int:
 
 
 def _https_server(portal):
-    from sandbox.server import LocalServer, tls_context
+    from flowui_sandbox.sandbox.server import LocalServer, tls_context
 
     # Another site than the host page's 127.0.0.1: a block may not open the host's own site.
     return portal.run(LocalServer(ssl_context=tls_context("127.0.0.1", "localhost")[1], public_host="localhost").start())
@@ -632,7 +632,7 @@ def test_auto_height_is_bounded_and_never_oscillates(flowui_page, flowui_server)
 # ------------------------------------------------------------------- the host builds it
 
 def test_the_host_module_builds_the_generators_document_in_this_browser(flowui_page, flowui_server):
-    from sandbox.goldens import GOLDEN_DIR, from_golden, load_cases
+    from flowui_sandbox.sandbox.goldens import GOLDEN_DIR, from_golden, load_cases
 
     cases = load_cases()
     goldens = {c["name"]: from_golden((GOLDEN_DIR / c["golden"]).read_bytes().decode("utf-8")) for c in cases}
@@ -642,7 +642,7 @@ def test_the_host_module_builds_the_generators_document_in_this_browser(flowui_p
     for name, document in goldens.items():
         assert built[name] == document, name
     # Without paths, the host extracts them with this browser's parser, as the server does.
-    from sandbox.extract import extract_paths
+    from flowui_sandbox.sandbox.extract import extract_paths
 
     source = CORE_SOURCE
     assert host.js("(s) => T.host.extractPaths(s)", source) == extract_paths(source)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 
-from sandbox.cli import main
+from flowui_sandbox.sandbox.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 HOSTILE = str(ROOT / "examples/hostile.html")

@@ -12,8 +12,8 @@ import urllib.parse
 import pytest
 from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, type_text
 
-from sandbox.editor.server import EditorServer, EditorSession
-from sandbox.generator import build_srcdoc
+from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
+from flowui_sandbox.sandbox.generator import build_srcdoc
 
 BLOCK = """<style>
   body { color: var(--flow-ui-text); background: var(--flow-ui-surface); }
@@ -269,7 +269,7 @@ def test_unsaved_text_survives_a_server_restart(flowui_page, editor, flowui_port
 
 
 def test_the_cheatsheet_lists_the_api_and_every_token(flowui_page, editor):
-    from sandbox.editor.server import cheatsheet
+    from flowui_sandbox.sandbox.editor.server import cheatsheet
 
     open_editor(flowui_page, editor)
     show_tab(flowui_page, "cheatsheet")

@@ -23,7 +23,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from sandbox.extract import EXTRACTION_PREFIX, raw_values
+from flowui_sandbox.sandbox.extract import EXTRACTION_PREFIX, raw_values
 
 HERE = Path(__file__).resolve().parent / "parity"
 # The block document's head as far as the tree builder cares, plus a CSP that stops scripts.

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from sandbox.verify.probes import load_catalogue
-from sandbox.verify.runner import CommandGenerator, Generator, run_engine
-from sandbox.verify.servers import Servers
+from flowui_sandbox.sandbox.verify.probes import load_catalogue
+from flowui_sandbox.sandbox.verify.runner import CommandGenerator, Generator, run_engine
+from flowui_sandbox.sandbox.verify.servers import Servers
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ WEAKENED = {
 
 def weakened(kind: str) -> CommandGenerator:
     code = (
-        "import sys; from sandbox.generator import build_iframe; "
+        "import sys; from flowui_sandbox.sandbox.generator import build_iframe; "
         "h = build_iframe(sys.stdin.read(), block_id='probe'); " + WEAKENED[kind] + "; sys.stdout.write(h)"
     )
     return CommandGenerator(shlex.join([sys.executable, "-c", code]))

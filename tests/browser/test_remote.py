@@ -2,7 +2,7 @@
 
 Per engine: two browser servers on 127.0.0.1 (Playwright browser servers for Chromium
 and Firefox, WebKitWebDriver for WebKit) as subprocesses, started with
-``sandbox.browser_server`` as a browser machine would; then ``flowui-sandbox verify``
+``flowui_sandbox.sandbox.browser_server`` as a browser machine would; then ``flowui-sandbox verify``
 itself (a subprocess, ``--json``) through them and on this machine, compared probe by probe.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.browser_server import start_many
-from sandbox.verify.probes import load_catalogue
+from flowui_sandbox.sandbox.browser_server import start_many
+from flowui_sandbox.sandbox.verify.probes import load_catalogue
 
 #: Probes of several kinds: host secrets, the network, a dialog event, storage, the bridge,
 #: and one whose verdict differs between engines (ancestorOrigins).
@@ -28,7 +28,7 @@ SELECTED = sorted(p.id for p in load_catalogue() if any(p.id.startswith(prefix) 
 
 def _verify(tmp: Path, name: str, engine: str, remote: list[str], *, on_progress=None, timeout: float = 400) -> dict:
     out = tmp / f"{name}.json"
-    argv = [sys.executable, "-m", "sandbox", "verify", "--engine", engine, "--json", str(out)]
+    argv = [sys.executable, "-m", "flowui_sandbox", "verify", "--engine", engine, "--json", str(out)]
     for probe in PROBES:
         argv += ["--probe", probe]
     for spec in remote:

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import base64
 import json
-import urllib.parse
-
 import time
+import urllib.parse
 
 import pytest
 
-from sandbox.engines import ENGINE_NAMES, find_engines, select_engines
-from sandbox.pytest_plugin import in_ci, selected_engines
-from sandbox.review.browser import judge, observe, run_to_end
-from sandbox.review.browser.canaries import Canaries
-from sandbox.review.corpus import Score, load_corpus, score
-from sandbox.review.model import BlockInput
+from flowui_sandbox.sandbox.engines import find_engines, select_engines
+from flowui_sandbox.sandbox.pytest_plugin import in_ci, selected_engines
+from flowui_sandbox.sandbox.review.browser import judge, observe, run_to_end
+from flowui_sandbox.sandbox.review.browser.canaries import Canaries
+from flowui_sandbox.sandbox.review.corpus import Score, load_corpus, score
+from flowui_sandbox.sandbox.review.model import BlockInput
 
 #: The module's one run reviews the 60 corpus blocks and 4 more in each engine; on a loaded
 #: 2-core machine that takes minutes, and pytest-timeout counts it in the first test.

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.verify.probes import load_catalogue
-from sandbox.verify.runner import CommandGenerator, run_engine
-from sandbox.verify.servers import Servers
+from flowui_sandbox.sandbox.verify.probes import load_catalogue
+from flowui_sandbox.sandbox.verify.runner import CommandGenerator, run_engine
+from flowui_sandbox.sandbox.verify.servers import Servers
 
 SCRIPT = Path(__file__).resolve().parent.parent / "generators" / "json_generator.py"
 #: The two non-bridge probes that need a state or theme, and bridge probes of each kind.

@@ -123,7 +123,7 @@ def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
 
 
 def _work(index: int, block: BlockInput) -> Work:
-    from theme import DARK, LIGHT, Theme
+    from flowui_sandbox.theme import DARK, LIGHT, Theme
 
     try:
         paths = extract_paths(block.source)

@@ -12,7 +12,7 @@ the same bypass list). The proxy never connects out:
 * ``GET http://host/path`` (plain http, absolute form) is spliced to a local HTTP
   catch-all server, which reads the absolute form like any request.
 
-The catch-all servers are :class:`sandbox.server.LocalServer` with one route that
+The catch-all servers are :class:`flowui_sandbox.sandbox.server.LocalServer` with one route that
 logs every method and path and answers by the path's extension (a 1x1 GIF, empty CSS,
 JS, JSON). One Tap per page slot: a request is attributed to the block that slot runs.
 """

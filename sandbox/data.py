@@ -1,0 +1,23 @@
+"""Where the data shipped with the package lives: the probe catalogue and the examples.
+
+Installed from a wheel they are package data, ``flowui_sandbox/probes`` and
+``flowui_sandbox/examples`` (pyproject.toml maps them from the repository's
+``fixtures/probes`` and ``examples``). In a checkout, and in an editable install (which
+cannot import a package that holds only data), they are the repository's own folders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: ``site-packages/flowui_sandbox`` when installed; the repository root in a checkout.
+_ABOVE = Path(__file__).resolve().parent.parent
+
+
+def _shipped(installed: str, checkout: str) -> Path:
+    path = _ABOVE / installed
+    return path if path.is_dir() else _ABOVE / checkout
+
+
+PROBES_DIR = _shipped("probes", "fixtures/probes")
+EXAMPLES_DIR = _shipped("examples", "examples")
