@@ -3,9 +3,8 @@
 Two figures, each against a peer measured in the same run:
 
 * a 5 KB block reviewed in each engine with the browser already running: the time of the
-  review itself (mount, screenshots, user actions, state update, the wait for delayed code)
-  with the median time of each phase and, beside it, the browser's launch, which a batch
-  pays once;
+  review itself (mount, screenshots, user actions, state update, the settle window) and,
+  beside it, the browser's launch, which a batch pays once;
 * a batch of N blocks (default 50) in one run (one browser per engine, pages reused, in
   parallel) against the naive way, a browser launched per block, measured on a sample
   of ``--sample`` blocks and extrapolated to N. The ratio is naive / batch.
@@ -26,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from flowui_sandbox.sandbox.engines import select_engines
 from flowui_sandbox.sandbox.review.browser import review_in_browsers
-from flowui_sandbox.sandbox.review.browser.run import DELAYED, SETTLE, Lane
+from flowui_sandbox.sandbox.review.browser.run import SETTLE, Lane
 from flowui_sandbox.sandbox.review.model import BlockInput
 from flowui_sandbox.sandbox.server import tls_context
 
@@ -64,9 +63,8 @@ def block_5kb(i: int) -> BlockInput:
     return BlockInput(file=f"block-{i}.html", source=source, fields=["order.note", "order.items"], state=state)
 
 
-async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list[float], dict[str, float]]:
-    """Launch time, the review times of ``block`` on a running browser (one page), and the
-    median time of each phase (from the steps each review records)."""
+async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list[float]]:
+    """Launch time and the review times of ``block`` on a running browser (one page)."""
     from flowui_sandbox.sandbox.review.browser import _work
 
     _, context = tls_context("127.0.0.1", "localhost")
@@ -75,15 +73,7 @@ async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list
     out = await lane.run([_work(i, block) for i in range(repeat + 1)])
     total = time.monotonic() - started
     seconds = [out[i].seconds for i in range(1, repeat + 1)]  # the first pays the page's first load
-    phases: dict[str, list[float]] = {}
-    for i in range(1, repeat + 1):
-        steps = {k: v for k, v in out[i].steps.items() if isinstance(v, (int, float))}
-        before = 0.0
-        for name, at in steps.items():
-            phases.setdefault(name, []).append(at - before)
-            before = at
-        phases.setdefault("unload, read", []).append(out[i].seconds - before)
-    return total - sum(o.seconds for o in out.values()), seconds, {k: statistics.median(v) for k, v in phases.items()}
+    return total - sum(o.seconds for o in out.values()), seconds
 
 
 async def main() -> None:
@@ -94,15 +84,11 @@ async def main() -> None:
     args = parser.parse_args()
     engines = select_engines(args.engine)
     block = block_5kb(0)
-    print(f"block: {len(block.source.encode())} bytes; delayed code waited for until quiescent, at most {SETTLE} s after "
-          f"the last action / {DELAYED} s after connecting")
-    print("load average at start: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+    print(f"block: {len(block.source.encode())} bytes; settle window {SETTLE} s (part of every review)")
     print("\n1. one 5 KB block, browser running (median of 3), and the launch a batch pays once")
     for engine in engines:
-        launch_s, seconds, phases = await one_block(engine, block, 3)
-        print(f"   {engine.name:<9} review {statistics.median(seconds):5.2f} s   (launch + page {launch_s:5.2f} s; "
-              f"review / launch {statistics.median(seconds) / launch_s:4.2f})")
-        print("             " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
+        launch_s, seconds = await one_block(engine, block, 3)
+        print(f"   {engine.name:<9} review {statistics.median(seconds):5.2f} s   (launch + page {launch_s:5.2f} s)")
 
     print(f"\n2. batch of {args.blocks} blocks, engines side by side")
     blocks = [block_5kb(i) for i in range(args.blocks)]
@@ -127,7 +113,6 @@ async def main() -> None:
         print(f"   naive {name:<9} {s:5.2f} s per block (launch, review, close; sample of {args.sample})")
     print(f"   naive, extrapolated to {args.blocks} blocks: {extrapolated:6.1f} s")
     print(f"   ratio naive / batch: {extrapolated / batch:4.1f}x (target >= 5x)")
-    print("load average at end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -47,38 +47,11 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
         raise UsageError(f"--engine: {exc}") from None
     if not chosen:
         raise UsageError("review: no browser engine found for the in-browser layer (run `make setup`, or use --static)")
-    return run_to_end(review_in_browsers(blocks, chosen, time_limit=time_limit, progress=progress, settle=settle, slots=slots))
-
-
-def run_to_end(coro):
-    """``asyncio.run`` without its last step, joining the default executor's threads: a WebDriver
-    call on a browser killed for hanging may never return, and the review must (issue item 9)."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coro)
-    finally:
-        try:
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for task in pending:
-                task.cancel()
-            if pending:
-                loop.run_until_complete(asyncio.wait(pending, timeout=10))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()  # shuts the executor down without waiting
+    return asyncio.run(review_in_browsers(blocks, chosen, time_limit=time_limit, progress=progress, settle=settle, slots=slots))
 
 
 async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
                              progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS) -> list[BrowserResult]:
-    observed = await observe(blocks, engines, time_limit=time_limit, progress=progress, settle=settle, slots=slots)
-    return [judge(work, per_engine) for work, per_engine in observed]
-
-
-async def observe(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
-                  progress: Progress | None = None, settle: float = SETTLE,
-                  slots: int = SLOTS) -> list[tuple[Work, dict[str, Observed]]]:
-    """What every engine saw of every block, before :func:`judge` turns it into findings (the
-    corpus tests judge one observation again with a rule disabled, without the browsers)."""
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-review"))
     loop.set_exception_handler(_quiet)
@@ -100,7 +73,11 @@ async def observe(blocks: list[BlockInput], engines: list[Engine], *, time_limit
         runs = await asyncio.gather(*(lane.run(works) for lane in lanes))
     finally:
         logging.getLogger("aiohttp.server").removeFilter(quiet)
-    return [(w, {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}) for w in works]
+    results = []
+    for w in works:
+        per_engine = {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}
+        results.append(judge(w, per_engine))
+    return results
 
 
 class _QuietDisconnects(logging.Filter):
@@ -386,4 +363,4 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-__all__ = ["run_browser_layer", "review_in_browsers", "observe", "run_to_end", "judge", "locate", "TIME_LIMIT", "STALL_MS", "FLOOD", "Canaries"]
+__all__ = ["run_browser_layer", "review_in_browsers", "judge", "locate", "TIME_LIMIT", "STALL_MS", "FLOOD", "Canaries"]

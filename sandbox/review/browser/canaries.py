@@ -50,19 +50,6 @@ class Canaries:
                 self.numbers[str(value)] = label
                 return value
 
-    def relabel(self, value: str, label: str) -> None:
-        """Say what a canary stood for once that is known (an input typed into)."""
-        if value in self.strings:
-            self.strings[value] = label
-        elif value in self.numbers:
-            self.numbers[value] = label
-
-    def forget(self, values: list[str]) -> None:
-        """Canaries handed out but never used (typing canaries for inputs the block does not have)."""
-        for value in values:
-            self.strings.pop(value, None)
-            self.numbers.pop(value, None)
-
     def state(self, state: dict[str, Any], paths: list[str]) -> dict[str, Any]:
         """The block's projection of ``state`` over ``paths``, every leaf a canary; a path the state lacks gets a string."""
         projected = project(state or {}, paths)

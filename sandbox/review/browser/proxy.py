@@ -99,15 +99,12 @@ class Tap:
         self.port: int | None = None
         self._server: asyncio.base_events.Server | None = None
         self._pipes: set[asyncio.Task] = set()
-        #: time.time() of the last request or tunnel (the harness's quiescence wait reads it).
-        self.last = 0.0
 
     @property
     def proxy_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def add(self, seen: Seen) -> None:
-        self.last = time.time()
         if len(self.seen) >= MAX_KEPT:
             self.dropped += 1
             return

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...engines import Engine, EngineError, Page, Session, launch
-from ...extract import MAX_SOURCE_BYTES
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
-from .hostpage import ACT, ACTIONABLE, PROBE, QUIET, READ, WAIT_QUIET, WAIT_READY, WAIT_THEME, host_page
+from .hostpage import ACTIONABLE, LIST_ACTIONS, READ, host_page
 from .proxy import Seen, Tap
 
 #: Seconds of quiet after the last user action (and the state update and theme switch) before
@@ -31,9 +30,6 @@ from .proxy import Seen, Tap
 #: code that waits longer (setTimeout(f, 5000), a condition the harness never produces)
 #: escapes the browser layer, and the static layer's timer rules are what is left.
 SETTLE = 1.0
-#: Seconds after the block connected within which a pending timer is waited for (code delayed at
-#: load by up to this much is seen even when the user's actions were quick).
-DELAYED = 2.0
 #: Pages at once per engine (verify measured 3 as the best wall time on this 2-core machine).
 SLOTS = 3
 #: User actions per block (a page of 500 buttons is reviewed on its first ones).
@@ -212,19 +208,14 @@ class Lane:
         keep = True
         state = canaries.state(work.state, work.paths)
         try:
-            # The probe goes first when it fits under the generator's size limit (else: the fixed wait).
-            probed = PROBE + work.source if len((PROBE + work.source).encode("utf-8")) <= MAX_SOURCE_BYTES else work.source
-            srcdoc = build_srcdoc(probed, block_id="reviewed", fields=work.fields, state=state, theme=work.light)
+            srcdoc = build_srcdoc(work.source, block_id="reviewed", fields=work.fields, state=state, theme=work.light)
         except Exception as exc:  # the generator refused the block (a 4 MiB source, a bad theme)
             obs.error = f"the generator refused the block: {_first_line(exc)}"
             return obs, True
         url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
         try:
-            await asyncio.wait_for(self.watched(page, obs, self.drive(work, page, obs, url, canaries, state, tap)), self.time_limit)
-            # e.g. a loop that started before the bridge connected. A frame that navigated away holds
-            # another document (an error page in Chromium, which answers no evaluate): the host decides.
-            navigated = obs.host.get("status") == "navigated"
-            if not await self._alive(page, frame=not navigated):
+            await asyncio.wait_for(self.watched(page, obs, self.drive(work, page, obs, url, canaries, state)), self.time_limit)
+            if not await self._alive(page):  # e.g. a loop that started before the bridge connected
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
                 keep = False
@@ -254,24 +245,16 @@ class Lane:
             except Exception as exc:
                 obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
-        # A flood's requests already on their way still reach the proxy after the unload: let
-        # them drain (at most 3 s) so they count for this block, not the slot's next one.
-        drain = time.monotonic()
-        # ASYNC110 is silenced: the proxy's request times are polled; there is no event to wait on.
-        while time.time() - max(tap.last, tap.tunnels[-1][1] if tap.tunnels else 0.0) < QUIET and time.monotonic() - drain < 3:  # noqa: ASYNC110
-            await asyncio.sleep(QUIET / 2)
         obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
         obs.seconds = time.monotonic() - started
         return obs, keep
 
-    async def _alive(self, page: Page, *, frame: bool = True) -> bool:
+    async def _alive(self, page: Page) -> bool:
         """Whether the host page and the block's frame both answer (Chromium runs a sandboxed
         frame in its own process: the host stays responsive while the block spins)."""
         try:
             if await page.evaluate("() => 1", timeout=2) != 1:
                 return False
-            if not frame:
-                return True
             return await page.evaluate("() => 1", frame=FRAME, timeout=2) == 1
         except Exception:
             return False
@@ -283,8 +266,6 @@ class Lane:
         need. Playwright only: WebDriver takes one call at a time, there the calls' own timeouts
         and the time limit decide."""
         task = asyncio.ensure_future(drive)
-        # A drive abandoned to the watchdog fails later (its page closed): that is no news.
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         if self.engine.driver != "playwright":
             await task
             return
@@ -296,10 +277,8 @@ class Lane:
                 if "load" not in obs.steps:
                     continue
                 try:
-                    status = await page.evaluate("() => window.__review && window.__review.handle && window.__review.handle.status",
-                                                 timeout=HANG_PROBE)
-                    # A frame that navigated away may answer no evaluate (Chromium's error page): not a hang.
-                    if "connected" in obs.steps and status != "navigated":
+                    await page.evaluate("() => 1", timeout=HANG_PROBE)
+                    if "connected" in obs.steps:
                         await page.evaluate("() => 1", frame=FRAME, timeout=HANG_PROBE)
                     misses = 0
                 except Exception:
@@ -317,8 +296,7 @@ class Lane:
             for t in (task, dog):
                 t.cancel()
 
-    async def drive(self, work: Work, page: Page, obs: Observed, url: str, canaries: Canaries, state: dict[str, Any],
-                    tap: Tap) -> None:
+    async def drive(self, work: Work, page: Page, obs: Observed, url: str, canaries: Canaries, state: dict[str, Any]) -> None:
         t0 = time.monotonic()
 
         def step(name: str) -> None:
@@ -330,94 +308,37 @@ class Lane:
         else:
             await page.goto(url, timeout=min(self.time_limit, 10))
         step("load")
-        # One round trip that resolves when the host module says connected (or gave up): no polling.
-        ready = await page.evaluate(WAIT_READY, timeout=self.time_limit) or {}
+        await page.wait_for("() => window.__review && window.__review.ready", timeout=self.time_limit)
         step("connected")
-        connected = time.monotonic()
-        obs.host, box = ready.get("host") or {}, ready.get("box")
+        obs.host = await page.evaluate(READ) or {}
         if obs.host.get("status") != "connected":
             return
+        obs.screenshots["light"] = await self.screenshot(page)
+        step("light screenshot")
         await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
-        try:  # the theme travels over the bridge: wait until the block's root has it, and a frame is painted
-            await self.in_frame(page, WAIT_THEME, work.dark["color-scheme"], timeout=5)
+        try:  # the theme travels over the bridge: wait until the block's root has it
+            await page.wait_for("(s) => getComputedStyle(document.documentElement).colorScheme === s", work.dark["color-scheme"],
+                                frame=FRAME, timeout=3)
         except Exception:
             pass
-        await self.shoot(page, box, obs, "dark")
+        await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+        obs.screenshots["dark"] = await self.screenshot(page)
         step("dark screenshot")
         await self.act(page, obs, canaries)
         step("actions")
-        await page.evaluate("([s, t]) => { window.__review.handle.setState(s); window.__review.handle.setTheme(t); }",
-                            [canaries.again(state), work.light])
+        obs.host = await page.evaluate(READ) or obs.host
+        await page.evaluate("(s) => window.__review.handle.setState(s)", canaries.again(state))
+        await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.light)
         step("update")
-
-        async def light() -> None:  # taken while the harness waits for delayed code anyway
-            await asyncio.sleep(0.05)  # the light theme's message reaches the block first
-            try:
-                await self.in_frame(page, WAIT_THEME, work.light["color-scheme"], timeout=5)
-            except Exception:
-                pass
-            await self.shoot(page, box, obs, "light")
-
-        await asyncio.gather(self.settle_down(page, obs, connected, tap), light())
+        await asyncio.sleep(self.settle)
         obs.host = await page.evaluate(READ) or obs.host
         step("settled")
 
-    async def in_frame(self, page: Page, script: str, arg: Any = None, *, timeout: float) -> Any:
-        """Evaluate in the block's frame. Playwright keeps the frame tree on this side: the
-        frame is found without a round trip (a selector lookup costs two under WebDriver BiDi)."""
-        if self.engine.driver == "playwright":
-            children = page.raw.main_frame.child_frames  # type: ignore[attr-defined]
-            if len(children) == 1:
-                try:
-                    return await asyncio.wait_for(children[0].evaluate(script, arg), timeout)
-                except TimeoutError:
-                    raise EngineError(f"{self.engine.name}: script did not finish within {timeout}s") from None
-        return await page.evaluate(script, arg, frame=FRAME, timeout=timeout)
-
-    async def settle_down(self, page: Page, obs: Observed, connected: float, tap: Tap) -> None:
-        """Wait for delayed code: until the block is quiescent (no timer due, no animation frame
-        pending, nothing run and no request for :data:`QUIET` s), at most until every timer due
-        :data:`DELAYED` s after the block connected, and :data:`SETTLE` s after the last action, ran."""
-        started = time.monotonic()
-        deadline = max(self.settle, connected + DELAYED - started)
-        while True:
-            left = deadline - (time.monotonic() - started)
-            if left <= 0:
-                obs.steps["quiescence"] = "no: the maximum wait"
-                return
-            try:
-                answer = await self.in_frame(page, WAIT_QUIET, {"deadline": round(left * 1000), "quiet": round(QUIET * 1000)},
-                                             timeout=left + 5)
-            except Exception:
-                answer = None
-            if not answer or not answer.get("probe"):
-                # The frame navigated away (or never had the probe): the fixed window, as before.
-                await asyncio.sleep(max(0.0, left))
-                obs.steps["quiescence"] = "no probe in the frame: the maximum wait"
-                return
-            if not answer.get("quiet"):
-                obs.steps["quiescence"] = f"no: {answer.get('timers', 0)} timer(s), {answer.get('frames', 0)} frame(s) pending"
-                return
-            # The frame is quiet; a request the proxy saw within QUIET s means more may follow.
-            since = time.time() - max(tap.last, tap.tunnels[-1][1] if tap.tunnels else 0.0)
-            if since >= QUIET:
-                obs.steps["quiescence"] = f"yes after {round(time.monotonic() - started, 3)} s"
-                return
-            await asyncio.sleep(QUIET - since)
-
-    async def shoot(self, page: Page, box: dict[str, int] | None, obs: Observed, theme: str) -> None:
-        """A screenshot that fails (a page too slow to paint within its timeout) is noted in the
-        review's steps; the review goes on without it."""
-        try:
-            obs.screenshots[theme] = await self.screenshot(page, box)
-        except Exception as exc:
-            if not await self._alive(page):
-                raise
-            obs.steps[f"{theme} screenshot failed"] = _first_line(exc)[:200]
-
-    async def screenshot(self, page: Page, box: dict[str, int] | None) -> str:
+    async def screenshot(self, page: Page) -> str:
         if self.engine.driver == "playwright":
             # A clip of the page, not Locator.screenshot: no waiting for the element to be "stable".
+            box = await page.evaluate("() => { const r = document.getElementById('block').getBoundingClientRect();"
+                                      " return {x: 0, y: 0, width: Math.ceil(r.right + 8), height: Math.ceil(Math.min(r.bottom + 8, 2000))}; }")
             png = await page.raw.screenshot(clip=box, timeout=5000)  # type: ignore[attr-defined]
             return base64.b64encode(png).decode("ascii")
 
@@ -430,28 +351,81 @@ class Lane:
     # ------------------------------------------------------------------ acting like a user
 
     async def act(self, page: Page, obs: Observed, canaries: Canaries) -> None:
-        """Act like a user on every element :data:`ACTIONABLE` finds (the :data:`ACT` script: one
-        round trip); what is typed is a canary per input, labelled with the input afterwards."""
-        strings = [canaries.string("(typed)") for _ in range(MAX_ACTIONS)]
-        numbers = [canaries.number("(typed)") for _ in range(MAX_ACTIONS)]
-        arg = {"selector": ACTIONABLE, "max": MAX_ACTIONS, "strings": strings, "numbers": numbers}
-        try:
-            lines = await self.in_frame(page, ACT, arg, timeout=ACTION_TIMEOUT + 0.2 * MAX_ACTIONS) or []
-        except Exception as exc:
-            host = await page.evaluate(READ, timeout=3) or {}
-            if not await self._alive(page, frame=host.get("status") != "navigated"):
-                raise
-            # The last action (a link) navigated the frame away before the script could answer.
-            lines = [{"what": "(the actions)", "kind": "", "result": f"no answer: the frame navigated? {_first_line(exc)[:80]}"}]
-        used = set()
-        for line in lines:
-            typed = line.get("typed")
-            if typed:
-                used.add(typed)
-                canaries.relabel(typed, f"(typed into {line['what']})")
-            result = line.get("result", "")
-            obs.actions.append(f"{line.get('kind')} {line.get('what')}{'' if result == 'done' else ' ' + result}")
-        canaries.forget([v for v in strings + [str(n) for n in numbers] if v not in used])
+        """Click every button, [onclick] and link (links last: one navigates the frame away), type
+        into every input, change every select and checkbox."""
+        items = await page.evaluate(LIST_ACTIONS, ACTIONABLE, frame=FRAME, timeout=5)
+        items = [x for x in items if x["visible"] and x["type"] not in ("hidden", "file")][:MAX_ACTIONS]
+        items.sort(key=lambda x: x["link"])
+        plan = []
+        for x in items:
+            what = f"<{x['tag']}{' type=' + x['type'] if x['type'] else ''}> #{x['i']}"
+            if x["tag"] == "textarea" or (x["tag"] == "input" and x["type"] not in (
+                    "checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "date", "time",
+                    "datetime-local", "month", "week")):
+                if x["type"] == "number":
+                    text = str(canaries.number(f"(typed into {what})"))
+                else:
+                    text = canaries.string(f"(typed into {what})")
+                plan.append(("type", x["i"], text, what))
+            elif x["tag"] == "select":
+                plan.append(("select", x["i"], "", what))
+            else:
+                plan.append(("click", x["i"], "", what))
+        if self.engine.driver == "playwright":
+            await self._act_playwright(page, plan, obs)
+        else:
+            await self._act_webdriver(page, plan, obs)
+
+    async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
+        frame = page.raw.frame_locator(FRAME)  # type: ignore[attr-defined]
+        ms = ACTION_TIMEOUT * 1000
+        for kind, i, text, what in plan:
+            el = frame.locator(ACTIONABLE).nth(i)
+            try:
+                if kind == "type":
+                    await el.click(timeout=ms, force=True, no_wait_after=True)
+                    await el.fill(text, timeout=ms, force=True)
+                    await el.press("Enter", timeout=ms, no_wait_after=True)
+                elif kind == "select":
+                    await el.select_option(index=await el.evaluate("(s) => Math.max(0, s.options.length - 1)"), timeout=ms, force=True)
+                else:
+                    await el.click(timeout=ms, force=True, no_wait_after=True)
+                obs.actions.append(f"{kind} {what}")
+            except Exception as exc:
+                obs.actions.append(f"{kind} {what} failed: {_first_line(exc)[:120]}")
+                if "detached" in str(exc) or "navigat" in str(exc).lower():
+                    break  # the frame navigated away: the rest of its elements are gone
+
+    async def _act_webdriver(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
+        driver = page.raw  # type: ignore[attr-defined]
+
+        def run() -> None:
+            from selenium.webdriver.common.by import By
+            from selenium.webdriver.common.keys import Keys
+            from selenium.webdriver.support.ui import Select
+
+            driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, FRAME))
+            try:
+                for kind, i, text, what in plan:
+                    try:
+                        el = driver.find_elements(By.CSS_SELECTOR, ACTIONABLE)[i]
+                        if kind == "type":
+                            el.click()
+                            el.clear()
+                            el.send_keys(text + Keys.ENTER)
+                        elif kind == "select":
+                            options = Select(el).options
+                            if options:
+                                Select(el).select_by_index(len(options) - 1)
+                        else:
+                            el.click()
+                        obs.actions.append(f"{kind} {what}")
+                    except Exception as exc:
+                        obs.actions.append(f"{kind} {what} failed: {_first_line(exc)[:120]}")
+            finally:
+                driver.switch_to.default_content()
+
+        await page._call(run, timeout=ACTION_TIMEOUT * max(1, len(plan)) + 5)  # type: ignore[attr-defined]
 
 
 def _first_line(exc: BaseException) -> str:
