@@ -175,9 +175,10 @@ class Run:
                 "source": render(b.source, values), "block_id": b.block_id, "fields": b.fields,
                 "state": render_json(b.state, values), "theme": b.theme,
             } for b in blocks_of]
-            iframes = None
+            iframes: list[str] | None = None
             if not probe.bridge or self.generator.mounts_own_document:
-                iframes, problems = [], []
+                built_iframes: list[str] = []
+                problems: list[str] = []
                 for block, b in zip(blocks_of, blocks):
                     try:
                         built = await self.generator.build(block, b["source"], b["state"])
@@ -187,14 +188,15 @@ class Run:
                         # The generator refused the input (ThemeError is a ValueError): the attack never reached a browser.
                         self.observed["generator_refused"] = str(exc)
                         return self.result("blocked")
-                    iframes.append(built.html)
+                    built_iframes.append(built.html)
                     problems += built.problems
                 if problems:
                     self.observed["generator_problems"] = sorted(set(problems))
                 if probe.bridge:  # the host module mounts the generator's own document
-                    for b, html in zip(blocks, iframes):
+                    for b, html in zip(blocks, built_iframes):
                         b["srcdoc"] = iframe_srcdoc(html)
-                    iframes = None
+                else:
+                    iframes = built_iframes
             headers = {k: render(v, values) for k, v in probe.host_headers.items()}
             self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
             self.url += f"?loc={values['secret_location']}"
@@ -290,13 +292,14 @@ class Run:
     async def observe(self, seen: Seen) -> Result:
         probe, page = self.probe, seen.page
         await page.look(self.url)
-        host = await read_host(page, seen.host_checks, self.values)
-        host_alive = isinstance(host, dict)
+        answer = await read_host(page, seen.host_checks, self.values)
+        host: dict[str, Any] = answer if isinstance(answer, dict) else {}
+        host_alive = isinstance(answer, dict)
         if host_alive and host.get("nonce") != self.values["host_nonce"]:
             page.watching.navigations.append("top: the host page is gone (its nonce changed)")
             host_alive = False
         if not host_alive:
-            self.observed["host_unanswered"] = host
+            self.observed["host_unanswered"] = answer
             host = {}
         seen.host, seen.host_alive = host, host_alive
         seen.frames = await read_frames(page, probe, self.values)
