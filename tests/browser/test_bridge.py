@@ -595,17 +595,19 @@ def test_theme_pushes_apply_without_reload_and_bad_values_never_arrive(flowui_pa
 # -------------------------------------------------------------------------- auto-height
 
 HEIGHT_BLOCKS = {
-    "tall": "<div style='height:300px'>tall</div>",
+    # The blocks that refit on resize come first, in the viewport: a frame below the fold gets no
+    # rendering steps, so no resize event; its content never flips and no loop is seen (seen once, flip last).
+    "flip": "<div id='f'>short in a tall frame, tall in a short one</div><script>"
+            "function fit() { document.getElementById('f').style.height = (innerHeight > 200 ? 100 : 250) + 'px'; }"
+            "addEventListener('resize', fit); fit();</script>",
     "vh": "<div style='height:100vh;background:#eee'>as tall as its frame</div>",
     "follow": "<div id='d'>grows with its frame</div><script>"
               "function fit() { document.getElementById('d').style.height = (innerHeight + 10) + 'px'; }"
               "addEventListener('resize', fit); fit();</script>",
+    "tall": "<div style='height:300px'>tall</div>",
     "jitter": "<div id='j' style='height:100px'>jitter</div><script>"
               "var flip = false; setInterval(function () { flip = !flip; document.getElementById('j').style.height = (flip ? 101 : 100) + 'px'; }, 16);</script>",
     "shrink": "<div id='s' style='height:300px'>shrinks</div>",
-    "flip": "<div id='f'>short in a tall frame, tall in a short one</div><script>"
-            "function fit() { document.getElementById('f').style.height = (innerHeight > 200 ? 100 : 250) + 'px'; }"
-            "addEventListener('resize', fit); fit();</script>",
 }
 
 
