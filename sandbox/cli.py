@@ -165,7 +165,8 @@ def _add_review(sub: Subparsers) -> None:
                                    "was found, 1 when something was, 2 on bad input.")
     p.add_argument("files", nargs="*", metavar="FILE", help="a block source (UTF-8 HTML) or a directory of them")
     p.add_argument("--fields", metavar="a,b", default="", help="comma-separated fields the block receives")
-    p.add_argument("--state", metavar="F", help="a JSON file holding the state to mount the block with")
+    p.add_argument("--state", metavar="F", help="a JSON file holding the state to mount the blocks with "
+                   "(default: each FILE's NAME.state.json beside it, if any)")
     p.add_argument("--theme", metavar="F", help="a JSON file holding a flat theme")
     p.add_argument("--engine", action="append", choices=ENGINE_NAMES, metavar="E",
                    help=f"a browser engine ({', '.join(ENGINE_NAMES)}); repeat for several; default: every engine found")

@@ -136,3 +136,23 @@ def test_review_api_keeps_the_order_and_takes_blocks(hostile):
     assert [b.file for b in report.blocks] == ["inline.html", str(hostile)]
     assert report.blocks[1].summary.leaks[0].path == "order.total"
     assert report.blocks[1].summary.leaks[0].hosts == ["evil.example"]
+
+
+def test_a_state_file_beside_the_block_is_its_default_state(tmp_path, capsys, monkeypatch):
+    """`review FILE` mounts FILE with NAME.state.json beside it (as `edit` does); a broken one is
+    a located error, exit 2, before any browser starts."""
+    import flowui_sandbox.sandbox.review.browser as layer
+
+    block = tmp_path / "card.html"
+    block.write_text('<ul id="l"></ul><script>flowUi.get("items").forEach((x) => {});</script>', encoding="utf-8")
+    (tmp_path / "card.state.json").write_text('{"items": [1, 2]}', encoding="utf-8")
+    seen = []
+    monkeypatch.setattr(layer, "run_browser_layer", lambda blocks, *a, **k: seen.extend(blocks) or [])
+    review([str(block)], fields=["items"])
+    assert seen[0].state == {"items": [1, 2]}
+    review([str(block)], fields=["items"], state={"items": [3]})
+    assert seen[1].state == {"items": [3]}  # --state wins
+    (tmp_path / "card.state.json").write_text('{"items": [1,\n  oops]}', encoding="utf-8")
+    assert main(["review", str(block), "--fields", "items"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{tmp_path / 'card.state.json'}:2:3: "), err

@@ -45,7 +45,10 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     """Review blocks (file names, directories, or :class:`BlockInput`) and return the report.
 
     ``time_limit`` is the per-block limit in each engine (None: the in-browser layer's
-    default). ``fields``/``state``/``theme`` apply to blocks given as file names. ``baseline`` maps
+    default). ``fields``/``state``/``theme`` apply to blocks given as file names; without
+    ``state``, a file's ``NAME.state.json`` beside it is its state when there is one (as
+    ``edit`` does: the browsers then mount the block with data of the shape it expects, where a
+    path missing from the state would get a string). ``baseline`` maps
     fingerprints to justifications: those findings are moved to ``report.suppressed``.
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
     """
@@ -62,7 +65,17 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
             except UsageError as exc:
                 errors.append(str(exc))
                 continue
-            blocks.append(BlockInput(file=name, source=source, fields=list(fields), state=dict(state or {}), theme=theme))
+            own = state
+            beside = Path(name).with_name(Path(name).stem + ".state.json")
+            if own is None and name != "-" and beside.is_file():
+                from ..generator import read_state
+
+                try:
+                    own = read_state(str(beside))
+                except UsageError as exc:
+                    errors.append(str(exc))
+                    continue
+            blocks.append(BlockInput(file=name, source=source, fields=list(fields), state=dict(own or {}), theme=theme))
     if errors:
         raise UsageError("\n".join(errors))
     reports: list[BlockReport] = []

@@ -1,7 +1,8 @@
 """The review corpus (fixtures/review/): blocks with their expected findings as data, and the
 precision and recall of a layer against them.
 
-Each ``NAME.json`` holds ``description``, ``fields``, optional ``state``, optional
+Each ``NAME.json`` holds ``description``, ``fields``, optional ``state`` (default: the source's ``NAME.state.json``
+beside it, if any, as ``review`` does), optional
 ``source`` (a path relative to the JSON file; default ``NAME.html``), ``static`` (the
 expected static findings) and ``browser`` (``{engine: [expected findings]}``, written by
 the in-browser layer). An expected finding is ``{"rule", "paths"?, "hosts"?}``: a found
@@ -38,8 +39,12 @@ def load_corpus(directory: Path = CORPUS) -> list[Case]:
         source_path = (path.parent / data.get("source", path.stem + ".html")).resolve()
         expected = {"static": data.get("static", [])}
         expected.update({engine: items for engine, items in (data.get("browser") or {}).items()})
+        state = data.get("state")
+        beside = source_path.with_name(source_path.stem + ".state.json")
+        if state is None and beside.is_file():  # as `review FILE` does
+            state = json.loads(beside.read_text(encoding="utf-8"))
         cases.append(Case(path.stem, str(source_path), source_path.read_text(encoding="utf-8"), data.get("fields", []),
-                          data.get("state", {}), expected, data.get("description", "")))
+                          state or {}, expected, data.get("description", "")))
     return cases
 
 

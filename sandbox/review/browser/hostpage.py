@@ -73,4 +73,32 @@ LIST_ACTIONS = """(sel) => [...document.querySelectorAll(sel)].slice(0, 60).map(
   i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
   link: e.matches('a[href]'), visible: e.getClientRects().length > 0 && !e.disabled }))"""
 
-__all__ = ["host_page", "READ", "ACTIONABLE", "LIST_ACTIONS", "MAX_ITEMS"]
+#: Inside the block's frame: bring element ``i`` of ``sel`` into view and say where a user would
+#: click it (frame coordinates), or null when it is gone or has no box. ``clear``: empty a text
+#: field first (the typing that follows replaces its value, as a user's select-all would).
+#: Runs in the block's own JS world: a block that redefines DOM methods can steer the clicks
+#: (docs/REVIEW.md says so; the static layer's findings stand either way).
+LOCATE = """([sel, i, clear]) => { const e = document.querySelectorAll(sel)[i]; if (!e || !e.isConnected) return null;
+  e.scrollIntoView({block: 'center', inline: 'center'});
+  const r = e.getClientRects()[0]; if (!r || r.width <= 0 || r.height <= 0) return null;
+  if (clear && 'value' in e) e.value = '';
+  return [r.left + r.width / 2, r.top + r.height / 2]; }"""
+#: Inside the block's frame, after the click that should have focused element ``i``: focus it if
+#: the click did not (a covering element took it), so the typing that follows reaches it.
+FOCUS = """([sel, i]) => { const e = document.querySelectorAll(sel)[i];
+  if (e && document.activeElement !== e) e.focus(); return !!e && document.activeElement === e; }"""
+#: Inside the block's frame: choose the last option of select ``i`` and fire input and change,
+#: as Playwright's selectOption does (its events are not trusted either).
+SELECT_LAST = """([sel, i]) => { const e = document.querySelectorAll(sel)[i]; if (!e || !e.options || !e.options.length) return false;
+  e.selectedIndex = e.options.length - 1; e.dispatchEvent(new Event('input', {bubbles: true}));
+  e.dispatchEvent(new Event('change', {bubbles: true})); return true; }"""
+#: In the host page: frame point (x, y) of the block's frame as a viewport point, the host page
+#: scrolled first when the point is outside the viewport (the frame can be taller than it).
+TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe'); if (!f) return null;
+  const at = () => { const r = f.getBoundingClientRect(), s = getComputedStyle(f);
+    return [r.left + f.clientLeft + parseFloat(s.paddingLeft) + x, r.top + f.clientTop + parseFloat(s.paddingTop) + y]; };
+  let [px, py] = at();
+  if (py < 0 || py >= innerHeight || px < 0 || px >= innerWidth) { scrollBy(px - innerWidth / 2, py - innerHeight / 2); [px, py] = at(); }
+  return [px, py]; }"""
+
+__all__ = ["host_page", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "TO_VIEWPORT", "MAX_ITEMS"]

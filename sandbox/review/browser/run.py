@@ -22,7 +22,7 @@ from ...engines import Engine, EngineError, Page, Session, launch
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
-from .hostpage import ACTIONABLE, LIST_ACTIONS, READ, host_page
+from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOCATE, READ, SELECT_LAST, TO_VIEWPORT, host_page
 from .proxy import Seen, Tap
 
 #: Seconds of quiet after the last user action (and the state update and theme switch) before
@@ -125,6 +125,8 @@ class Lane:
                             except Exception as exc:
                                 out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
+                                if self.on_done and not retry:
+                                    self.on_done(self.engine.name, work)
                                 continue
                     assert slot is not None  # made with the page
                     try:
@@ -377,23 +379,45 @@ class Lane:
             await self._act_webdriver(page, plan, obs)
 
     async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
-        frame = page.raw.frame_locator(FRAME)  # type: ignore[attr-defined]
-        ms = ACTION_TIMEOUT * 1000
+        """Real input at the element's point: a mouse click (and keys typed after it), as a user
+        would. Not ``Locator.click``: resolving a locator inside a frame costs 1 to 3 s per action
+        in Firefox over BiDi (bench/review_browser.py), against a few tens of ms for this."""
+        raw = page.raw  # type: ignore[attr-defined]
+        handle = await asyncio.wait_for(raw.query_selector(FRAME), ACTION_TIMEOUT)
+        frame = await handle.content_frame() if handle is not None else None
+        if frame is None:
+            obs.actions.append("no actions: the block's frame is gone")
+            return
+
+        async def call(target, script: str, arg: Any) -> Any:
+            return await asyncio.wait_for(target.evaluate(script, arg), ACTION_TIMEOUT)
+
+        async def click(i: int, clear: bool = False) -> None:
+            at = await call(frame, LOCATE, [ACTIONABLE, i, clear])
+            if at is None:
+                raise LookupError("the element is gone or has no box")
+            point = await call(raw, TO_VIEWPORT, at)
+            if point is None:
+                raise LookupError("the block's frame is gone")
+            await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
+
         for kind, i, text, what in plan:
-            el = frame.locator(ACTIONABLE).nth(i)
             try:
                 if kind == "type":
-                    await el.click(timeout=ms, force=True, no_wait_after=True)
-                    await el.fill(text, timeout=ms, force=True)
-                    await el.press("Enter", timeout=ms, no_wait_after=True)
+                    await click(i, clear=True)
+                    await call(frame, FOCUS, [ACTIONABLE, i])
+                    # Key by key (keydown, keypress, input, keyup), as a user types: a keylogger on
+                    # keydown sees the canary as well as one on input.
+                    await asyncio.wait_for(raw.keyboard.type(text + "\n"), ACTION_TIMEOUT * 2)
                 elif kind == "select":
-                    await el.select_option(index=await el.evaluate("(s) => Math.max(0, s.options.length - 1)"), timeout=ms, force=True)
+                    await call(frame, SELECT_LAST, [ACTIONABLE, i])
                 else:
-                    await el.click(timeout=ms, force=True, no_wait_after=True)
+                    await click(i)
                 obs.actions.append(f"{kind} {what}")
             except Exception as exc:
                 obs.actions.append(f"{kind} {what} failed: {_first_line(exc)[:120]}")
-                if "detached" in str(exc) or "navigat" in str(exc).lower():
+                message = str(exc).lower()
+                if frame.is_detached() or any(w in message for w in ("detached", "navigat", "context was destroyed")):
                     break  # the frame navigated away: the rest of its elements are gone
 
     async def _act_webdriver(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
