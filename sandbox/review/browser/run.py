@@ -37,6 +37,8 @@ MAX_ACTIONS = 40
 #: Seconds one user action may take (a click on an element that never becomes clickable).
 ACTION_TIMEOUT = 3.0
 FRAME = "#block iframe"
+#: In the host page: whether the block's frame is still there.
+_HAS_FRAME = "(s) => !!document.querySelector(s)"
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
@@ -251,15 +253,23 @@ class Lane:
         obs.seconds = time.monotonic() - started
         return obs, keep
 
-    async def _alive(self, page: Page) -> bool:
-        """Whether the host page and the block's frame both answer (Chromium runs a sandboxed
-        frame in its own process: the host stays responsive while the block spins)."""
+    async def _alive(self, page: Page, timeout: float = 2) -> bool:
+        """Whether the host page answers, and the block's frame too while the host shows one
+        (Chromium runs a sandboxed frame in its own process: the host stays responsive while the
+        block spins). No frame is no hang: the host module removes a block that navigated away
+        (docs/PROTOCOL.md), and the review reports the navigation, not a timeout."""
         try:
-            if await page.evaluate("() => 1", timeout=2) != 1:
-                return False
-            return await page.evaluate("() => 1", frame=FRAME, timeout=2) == 1
+            if await page.evaluate(_HAS_FRAME, FRAME, timeout=timeout) is not True:
+                return True
         except Exception:
             return False
+        try:
+            return await page.evaluate("() => 1", frame=FRAME, timeout=timeout) == 1
+        except Exception:
+            try:  # removed between the two questions?
+                return await page.evaluate(_HAS_FRAME, FRAME, timeout=timeout) is not True
+            except Exception:
+                return False
 
     async def watched(self, page: Page, obs: Observed, drive) -> None:
         """Run ``drive`` while a watchdog asks the host page (and, once connected, the block's frame)
@@ -278,13 +288,14 @@ class Lane:
                 await asyncio.sleep(1)
                 if "load" not in obs.steps:
                     continue
-                try:
-                    await page.evaluate("() => 1", timeout=HANG_PROBE)
-                    if "connected" in obs.steps:
-                        await page.evaluate("() => 1", frame=FRAME, timeout=HANG_PROBE)
-                    misses = 0
-                except Exception:
-                    misses += 1
+                if "connected" in obs.steps:
+                    answered = await self._alive(page, HANG_PROBE)
+                else:
+                    try:
+                        answered = await page.evaluate("() => 1", timeout=HANG_PROBE) == 1
+                    except Exception:
+                        answered = False
+                misses = 0 if answered else misses + 1
 
         dog = asyncio.ensure_future(watchdog())
         try:
@@ -318,7 +329,9 @@ class Lane:
         obs.screenshots["light"] = await self.screenshot(page)
         step("light screenshot")
         await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
-        try:  # the theme travels over the bridge: wait until the block's root has it
+        try:  # the theme travels over the bridge: wait until the block's root has it (if it is still there)
+            if await page.evaluate(_HAS_FRAME, FRAME) is not True:
+                raise LookupError("no frame")
             await page.wait_for("(s) => getComputedStyle(document.documentElement).colorScheme === s", work.dark["color-scheme"],
                                 frame=FRAME, timeout=3)
         except Exception:
@@ -355,6 +368,9 @@ class Lane:
     async def act(self, page: Page, obs: Observed, canaries: Canaries) -> None:
         """Click every button, [onclick] and link (links last: one navigates the frame away), type
         into every input, change every select and checkbox."""
+        if await page.evaluate(_HAS_FRAME, FRAME, timeout=5) is not True:
+            obs.actions.append("no actions: the host removed the block's frame (it navigated away)")
+            return
         items = await page.evaluate(LIST_ACTIONS, ACTIONABLE, frame=FRAME, timeout=5)
         items = [x for x in items if x["visible"] and x["type"] not in ("hidden", "file")][:MAX_ACTIONS]
         items.sort(key=lambda x: x["link"])
