@@ -5,8 +5,9 @@ and mounted with ``mountHtmlBlock({srcdoc, ...})`` from ``/bridge/flow-ui-host.j
 ``build --page`` does. Everything the host sees goes to ``window.__review``, which the
 harness reads from outside the block's frame:
 
-* ``actions`` (onAction: the ui-action), ``values`` (onValue), ``urls`` (onOpenUrl,
-  refused after recording so no window opens), ``log`` (onLog: refusals, CSP
+* ``actions`` (onAction: the ui-action), ``values`` (onValue), ``urls`` (onOpenUrl:
+  recorded and let through to a stand-in ``window.open``, so the block is told "opened", as
+  by a host that opens URLs, and no window opens), ``log`` (onLog: refusals, CSP
   violations and errors the runtime reports, height loops, navigation);
 * ``maxGap``: the longest stall of a 50 ms timer of the host page (a block busy on the
   main thread stalls its host in every engine: a sandboxed srcdoc frame shares its
@@ -27,6 +28,9 @@ const r = window.__review = { ready: false, connected: '', actions: [], values: 
   heights: [], maxGap: 0 };
 const keep = (list, item) => { if (list.length < %(max)d) list.push(item); };
 const copy = (v) => { try { const t = JSON.stringify(v); return t.length > 20000 ? t.slice(0, 20000) : JSON.parse(t); } catch (e) { return String(v); } };
+// openUrl is recorded and answered as a host that opens URLs answers ("opened"), but the window
+// is a stand-in: an inert document, so the host module's link click in it goes nowhere.
+window.open = () => ({ opener: null, closed: false, close() {}, document: document.implementation.createHTMLDocument('') });
 let last = performance.now();
 setInterval(() => { const now = performance.now(); r.maxGap = Math.max(r.maxGap, now - last); last = now; }, 50);
 const config = JSON.parse(document.getElementById('review-config').textContent);
@@ -35,7 +39,7 @@ try {
     srcdoc: config.srcdoc,
     onAction: (a) => { keep(r.actions, copy(a)); return { ok: true }; },
     onValue: (v) => { keep(r.values, copy(v)); return true; },
-    onOpenUrl: (u) => { keep(r.urls, copy(u)); return false; },
+    onOpenUrl: (u) => { keep(r.urls, copy(u)); return true; },
     onLog: (e) => keep(r.log, copy(e)),
   });
   new ResizeObserver(() => keep(r.heights, Math.round(r.handle.iframe.getBoundingClientRect().height))).observe(r.handle.iframe);

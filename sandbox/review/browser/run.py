@@ -15,6 +15,7 @@ import asyncio
 import base64
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,8 +38,9 @@ MAX_ACTIONS = 40
 #: Seconds one user action may take (a click on an element that never becomes clickable).
 ACTION_TIMEOUT = 3.0
 FRAME = "#block iframe"
-#: In the host page: whether the block's frame is still there.
-_HAS_FRAME = "(s) => !!document.querySelector(s)"
+#: In the host page: whether the block's frame is still there, and how many loads it had.
+_FRAME_STATE = ("(s) => ({frame: !!document.querySelector(s),"
+                " loads: window.__review && window.__review.handle ? window.__review.handle.loads : 0})")
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
@@ -217,9 +219,15 @@ class Lane:
             obs.error = f"the generator refused the block: {_first_line(exc)}"
             return obs, True
         url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
+
+        def moved() -> bool:
+            """Whether the block's frame navigated (the signals the verdict uses: sandbox/review/browser/__init__.py)."""
+            return any(s.headers.get("Sec-Fetch-Dest") in ("document", "iframe") for s in tap.since(mark)[0]) or any(
+                n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n for n in obs.watch.navigations)
+
         try:
-            await asyncio.wait_for(self.watched(page, obs, self.drive(work, page, obs, url, canaries, state)), self.time_limit)
-            if not await self._alive(page):  # e.g. a loop that started before the bridge connected
+            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, canaries, state)), self.time_limit)
+            if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
                 keep = False
@@ -229,7 +237,7 @@ class Lane:
         except Exception as exc:
             # A step that failed on a page that no longer answers is the block hanging it.
             keep = False
-            if await self._alive(page):
+            if await self._alive(page, moved):
                 obs.error = _first_line(exc)
             else:
                 obs.timed_out = True
@@ -253,25 +261,27 @@ class Lane:
         obs.seconds = time.monotonic() - started
         return obs, keep
 
-    async def _alive(self, page: Page, timeout: float = 2) -> bool:
+    async def _alive(self, page: Page, moved: Callable[[], bool], timeout: float = 2) -> bool:
         """Whether the host page answers, and the block's frame too while the host shows one
         (Chromium runs a sandboxed frame in its own process: the host stays responsive while the
-        block spins). No frame is no hang: the host module removes a block that navigated away
-        (docs/PROTOCOL.md), and the review reports the navigation, not a timeout."""
-        try:
-            if await page.evaluate(_HAS_FRAME, FRAME, timeout=timeout) is not True:
-                return True
-        except Exception:
-            return False
-        try:
-            return await page.evaluate("() => 1", frame=FRAME, timeout=timeout) == 1
-        except Exception:
-            try:  # removed between the two questions?
-                return await page.evaluate(_HAS_FRAME, FRAME, timeout=timeout) is not True
+        block spins). The host module removes a frame that navigated away, and one that stopped
+        answering its ping (docs/PROTOCOL.md): no frame is a hang unless the block navigated
+        (a second load, a document request, a frame navigation: ``moved``), which the review
+        reports as a navigation, not a timeout."""
+        for _ in range(2):  # twice: the frame may go between the two questions
+            try:
+                state = await page.evaluate(_FRAME_STATE, FRAME, timeout=timeout)
             except Exception:
                 return False
+            if not state.get("frame"):
+                return state.get("loads", 0) > 1 or moved()
+            try:
+                return await page.evaluate("() => 1", frame=FRAME, timeout=timeout) == 1
+            except Exception:
+                continue
+        return False
 
-    async def watched(self, page: Page, obs: Observed, drive) -> None:
+    async def watched(self, page: Page, obs: Observed, moved: Callable[[], bool], drive) -> None:
         """Run ``drive`` while a watchdog asks the host page (and, once connected, the block's frame)
         for a trivial answer every second: :data:`HANG_MISSES` misses in a row end the review as a
         hang long before the time limit, so a spinning block stops eating the CPU the other pages
@@ -289,7 +299,7 @@ class Lane:
                 if "load" not in obs.steps:
                     continue
                 if "connected" in obs.steps:
-                    answered = await self._alive(page, HANG_PROBE)
+                    answered = await self._alive(page, moved, HANG_PROBE)
                 else:
                     try:
                         answered = await page.evaluate("() => 1", timeout=HANG_PROBE) == 1
@@ -330,7 +340,7 @@ class Lane:
         step("light screenshot")
         await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
         try:  # the theme travels over the bridge: wait until the block's root has it (if it is still there)
-            if await page.evaluate(_HAS_FRAME, FRAME) is not True:
+            if not (await page.evaluate(_FRAME_STATE, FRAME)).get("frame"):
                 raise LookupError("no frame")
             await page.wait_for("(s) => getComputedStyle(document.documentElement).colorScheme === s", work.dark["color-scheme"],
                                 frame=FRAME, timeout=3)
@@ -368,8 +378,8 @@ class Lane:
     async def act(self, page: Page, obs: Observed, canaries: Canaries) -> None:
         """Click every button, [onclick] and link (links last: one navigates the frame away), type
         into every input, change every select and checkbox."""
-        if await page.evaluate(_HAS_FRAME, FRAME, timeout=5) is not True:
-            obs.actions.append("no actions: the host removed the block's frame (it navigated away)")
+        if not (await page.evaluate(_FRAME_STATE, FRAME, timeout=5)).get("frame"):
+            obs.actions.append("no actions: the host removed the block's frame (it navigated away or stopped answering)")
             return
         items = await page.evaluate(LIST_ACTIONS, ACTIONABLE, frame=FRAME, timeout=5)
         items = [x for x in items if x["visible"] and x["type"] not in ("hidden", "file")][:MAX_ACTIONS]
