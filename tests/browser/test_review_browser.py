@@ -21,11 +21,11 @@ from flowui_sandbox.sandbox.engines import ENGINE_NAMES, find_engines
 from flowui_sandbox.sandbox.pytest_plugin import in_ci, selected_engines
 from flowui_sandbox.sandbox.review.browser import run_browser_layer
 from flowui_sandbox.sandbox.review.browser.canaries import Canaries
-from flowui_sandbox.sandbox.review.corpus import Score, load_corpus, score
+from flowui_sandbox.sandbox.review.corpus import LOAD_DEPENDENT, Score, load_corpus, score
 from flowui_sandbox.sandbox.review.model import BlockInput
 
 #: The corpus blocks with per-engine browser expectations (fixtures/review/*.json, "browser").
-#: The module's one run reviews about 13 blocks in three engines; on a loaded 2-core machine that
+#: The module's one run reviews about 60 blocks in three engines; on a loaded 2-core machine that
 # takes minutes, and pytest-timeout counts it in the first test.
 pytestmark = pytest.mark.timeout(1500)
 
@@ -70,9 +70,10 @@ def by_engine(result, engine: str):
 def test_precision_and_recall_per_engine(flowui_engine, run):
     total = Score()
     expected_cases = [c for c in CASES if flowui_engine.name in c.expected]
-    assert len(expected_cases) >= 9
+    assert len(expected_cases) >= 54
     for case in expected_cases:
-        total.add(score(case.name, by_engine(run[case.name], flowui_engine.name), case.expected[flowui_engine.name]))
+        total.add(score(case.name, by_engine(run[case.name], flowui_engine.name), case.expected[flowui_engine.name],
+                        tolerate=LOAD_DEPENDENT))
     assert total.recall == 1.0, "\n".join(total.misses)
     assert total.precision == 1.0, "\n".join(total.extras)
 
