@@ -81,7 +81,7 @@ LIST_ACTIONS = """(sel) => [...document.querySelectorAll(sel)].slice(0, 60).map(
 #: click it (frame coordinates), or null when it is gone or has no box. ``clear``: empty a text
 #: field first (the typing that follows replaces its value, as a user's select-all would).
 #: Runs in the block's own JS world: a block that redefines DOM methods can steer the clicks
-#: (docs/REVIEW.md says so; the static layer's findings stand either way).
+#: (docs/REVIEW-BROWSER.md says so; the static layer's findings stand either way).
 LOCATE = """([sel, i, clear]) => { const e = document.querySelectorAll(sel)[i]; if (!e || !e.isConnected) return null;
   e.scrollIntoView({block: 'center', inline: 'center'});
   const r = e.getClientRects()[0]; if (!r || r.width <= 0 || r.height <= 0) return null;

@@ -407,7 +407,7 @@ class Lane:
     async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
         """Real input at the element's point: a mouse click (and keys typed after it), as a user
         would. Not ``Locator.click``: resolving a locator inside a frame costs 1 to 3 s per action
-        in Firefox over BiDi (bench/review_browser.py), against a few tens of ms for this."""
+        in Firefox over BiDi, against tens of ms for this (docs/REVIEW-BROWSER.md, Speed)."""
         raw = page.raw  # type: ignore[attr-defined]
         handle = await asyncio.wait_for(raw.query_selector(FRAME), ACTION_TIMEOUT)
         frame = await handle.content_frame() if handle is not None else None
