@@ -181,7 +181,7 @@ class Watch:
     popups: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
-    navigations: list[str] = field(default_factory=list)  # "top: URL" or "frame: URL"
+    navigations: list[str] = field(default_factory=list)  # "top: URL", "frame: URL" or "nested: URL"
     console: list[str] = field(default_factory=list)
 
 
@@ -291,25 +291,39 @@ class _PlaywrightPage(Page):
         self.engine = engine
         self._context = context
         self.raw = page  # the Playwright Page, for tests that need events (popups, dialogs, downloads)
+        self._frames: dict[str, Any] = {}  # iframe selector -> its Playwright Frame (content_frame)
+        # A new top document has new frames: forget the kept ones at once (their detach may come later).
+        page.on("framenavigated", lambda frame: self._frames.clear() if frame == page.main_frame else None)
 
     async def goto(self, url: str, timeout: float = 15) -> None:
         await self.raw.goto(url, timeout=timeout * 1000)
 
-    async def _target(self, frame: str | None, timeout: float):
-        if frame is None:
-            return self.raw.main_frame
-        handle = await self.raw.wait_for_selector(frame, state="attached", timeout=timeout * 1000)
+    async def content_frame(self, selector: str, timeout: float = 10):
+        """The Playwright Frame of the iframe ``selector`` matches, kept until it is detached:
+        finding it costs two round trips, and content_frame alone ~170 ms in Firefox over BiDi
+        (a watchdog's or a wait's every poll paid it)."""
+        cached = self._frames.get(selector)
+        if cached is not None and not cached.is_detached():
+            return cached
+        handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
         content = await handle.content_frame()
         if content is None:
-            raise EngineError(f"{self.engine.name}: {frame!r} is not a frame")
+            raise EngineError(f"{self.engine.name}: {selector!r} is not a frame")
+        self._frames[selector] = content
         return content
 
     async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
-        target = await self._target(frame, timeout)
-        try:
-            return await asyncio.wait_for(target.evaluate(script, arg), timeout)
-        except TimeoutError:
-            raise EngineError(f"{self.engine.name}: script did not finish within {timeout}s: {script[:120]!r}") from None
+        for attempt in (1, 2):
+            target = self.raw.main_frame if frame is None else await self.content_frame(frame, timeout)
+            try:
+                return await asyncio.wait_for(target.evaluate(script, arg), timeout)
+            except TimeoutError:
+                raise EngineError(f"{self.engine.name}: script did not finish within {timeout}s: {script[:120]!r}") from None
+            except Exception:
+                # A kept frame the host has just replaced (its detach event not yet in): find it again, once.
+                if frame is None or attempt == 2 or not target.is_detached():
+                    raise
+                self._frames.pop(frame, None)
 
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         root = self.raw if frame is None else self.raw.frame_locator(frame)
@@ -337,7 +351,9 @@ class _PlaywrightPage(Page):
             task.add_done_callback(_PENDING.discard)
 
         def on_frame(frame) -> None:
-            where = "top" if frame == raw.main_frame else "frame"
+            # "frame": a frame of the top document (a block's); "nested": a frame inside one (a
+            # block's own iframe, which Chromium shows as chrome-error:// when CSP refuses it).
+            where = "top" if frame == raw.main_frame else "frame" if frame.parent_frame == raw.main_frame else "nested"
             self.watching.navigations.append(f"{where}: {frame.url[:300]}")
 
         def on_console(message) -> None:

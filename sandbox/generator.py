@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from flowui_sandbox.bridge import runtime_source
@@ -336,6 +337,13 @@ def read_state(name: str) -> dict:
     if not isinstance(state, dict):
         raise UsageError(f"{name}:{top_position(text)}: the state must be a JSON object, not {_json_type(state)}")
     return state
+
+
+def state_beside(source: str) -> Path:
+    """``NAME.state.json`` beside the block file ``NAME.html``: the state `review`, `edit` and the
+    review corpus mount a block with when none is given."""
+    path = Path(source)
+    return path.with_name(path.stem + ".state.json")
 
 
 def read_theme(name: str) -> Theme:

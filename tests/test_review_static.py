@@ -11,6 +11,7 @@ from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.review import review, review_static
 from flowui_sandbox.sandbox.review.catalogue import load_rules
 from flowui_sandbox.sandbox.review.corpus import Score, load_corpus, score
+from flowui_sandbox.sandbox.review.model import Finding
 
 CASES = load_corpus()
 
@@ -33,6 +34,19 @@ def test_static_precision_and_recall():
     total = static_score()
     assert total.recall == 1.0, "\n".join(total.misses)
     assert total.precision == 1.0, "\n".join(total.extras)
+
+
+def test_an_optional_expectation_is_neither_a_hit_nor_a_miss():
+    def finding(rule: str, hosts: list[str]) -> Finding:
+        return Finding(rule=rule, severity="low", message="m", file="f", line=1, column=1, layer="browser", hosts=hosts,
+                       fingerprint=rule + hosts[0])
+
+    expected = [{"rule": "bridge.open-url"}, {"rule": "bridge.open-url", "optional": True}]
+    one, two = finding("bridge.open-url", ["one.example"]), finding("bridge.open-url", ["two.example"])
+    assert (score("b", [one], expected).tp, score("b", [one], expected).fn, score("b", [one], expected).fp) == (1, 0, 0)
+    assert (score("b", [one, two], expected).tp, score("b", [one, two], expected).fp) == (1, 0)
+    assert score("b", [], expected).fn == 1  # the required one is still required
+    assert score("b", [one, two, finding("bridge.open-url", ["x"])], expected).fp == 1  # a third is too many
 
 
 STATIC_RULES = sorted({e["rule"] for c in CASES for e in c.expected["static"]})

@@ -34,7 +34,7 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
     from flowui_sandbox.sandbox.errors import OptionError
     from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
     from flowui_sandbox.sandbox.files import read_text
-    from flowui_sandbox.sandbox.generator import GeneratorError, check_block_id, read_state, read_theme
+    from flowui_sandbox.sandbox.generator import GeneratorError, check_block_id, read_state, read_theme, state_beside
     from flowui_sandbox.sandbox.paths import parse_path_list
 
     path = Path(file)
@@ -72,7 +72,7 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
         state_value = read(read_state, state)
     else:
         # The state beside the file (block.html -> block.state.json), else the starter's for a new file.
-        beside = path.with_name(path.stem + ".state.json")
+        beside = state_beside(str(path))
         state_value = read(read_state, str(beside)) if beside.is_file() else (
             read(read_state, str(STARTER_STATE)) if starting and STARTER_STATE.is_file() else None)
     theme_value = read(read_theme, theme) if theme else None

@@ -66,9 +66,10 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
                 errors.append(str(exc))
                 continue
             own = state
-            beside = Path(name).with_name(Path(name).stem + ".state.json")
+            from ..generator import read_state, state_beside
+
+            beside = state_beside(name)
             if own is None and name != "-" and beside.is_file():
-                from ..generator import read_state
 
                 try:
                     own = read_state(str(beside))

@@ -24,7 +24,7 @@ from ...server import tls_context
 from ..model import BlockInput, BrowserResult, Finding
 from .canaries import Canaries
 from .proxy import HOST_ORIGIN, Seen
-from .run import SETTLE, SLOTS, Lane, Observed, Work
+from .run import SETTLE, SLOTS, Lane, Observed, Work, navigation_target
 
 #: A main-thread stall of the host page longer than this is a finding (ms).
 STALL_MS = 3000
@@ -280,11 +280,9 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
             make.add("browser.rate-limited", message, context="rate-limited")
         elif code == "navigated":
             pass  # reported below with the navigation's target
-    nav_requests = [s for s in obs.seen if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe")]
-    if host.get("loads", 0) > 1 or nav_requests or any(n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n
-                                                       for n in obs.watch.navigations):
-        target = nav_requests[0].url if nav_requests else next(
-            (n[len("frame: "):] for n in obs.watch.navigations if n.startswith("frame:") and "srcdoc" not in n), "")
+    went = navigation_target(obs.seen, obs.watch.navigations)
+    if host.get("loads", 0) > 1 or went is not None:
+        target = went or ""
         at = locate(src, *_url_needles(target)) if target else None
         result.navigations.append({"engine": engine, "url": target[:500], "loads": host.get("loads", 0)})
         make.add("browser.frame-navigated", f"the block's frame navigated away{' to ' + (urlsplit(target).hostname or target) if target else ''}",

@@ -105,4 +105,8 @@ TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe')
   if (py < 0 || py >= innerHeight || px < 0 || px >= innerWidth) { scrollBy(px - innerWidth / 2, py - innerHeight / 2); [px, py] = at(); }
   return [px, py]; }"""
 
-__all__ = ["host_page", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "TO_VIEWPORT", "MAX_ITEMS"]
+#: In the host page: destroy the block's frame (its pending loads stop), as a host does.
+UNMOUNT = """() => { const r = window.__review; if (r && r.handle) r.handle.destroy();
+  const b = document.getElementById('block'); if (b) b.replaceChildren(); return true; }"""
+
+__all__ = ["host_page", "UNMOUNT", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "TO_VIEWPORT", "MAX_ITEMS"]

@@ -96,6 +96,7 @@ class Tap:
         self.seen: list[Seen] = []
         self.dropped = 0
         self.tunnels: list[tuple[str, float]] = []  # CONNECT targets (host:port) and when
+        self.last = -float("inf")  # time.monotonic() of the last request or tunnel
         self.port: int | None = None
         self._server: asyncio.base_events.Server | None = None
         self._pipes: set[asyncio.Task] = set()
@@ -105,14 +106,21 @@ class Tap:
         return f"http://127.0.0.1:{self.port}"
 
     def add(self, seen: Seen) -> None:
+        self.last = time.monotonic()
         if len(self.seen) >= MAX_KEPT:
             self.dropped += 1
             return
         self.seen.append(seen)
 
     def mark(self) -> tuple[int, int, int]:
-        """Where the logs stand now; :meth:`since` reads what came after."""
-        return len(self.seen), len(self.tunnels), self.dropped
+        """Start the next block's log; :meth:`since` reads it. The last block's is let go (a slot
+        runs one block at a time): :data:`MAX_KEPT` is per block, not per slot."""
+        self.seen, self.tunnels, self.dropped = [], [], 0
+        return 0, 0, 0
+
+    def quiet_for(self) -> float:
+        """Seconds since the last request or tunnel (infinite when none came)."""
+        return time.monotonic() - self.last
 
     def since(self, mark: tuple[int, int, int]) -> tuple[list[Seen], list[str], int]:
         return self.seen[mark[0]:], [t for t, _ in self.tunnels[mark[1]:]], self.dropped - mark[2]
@@ -144,6 +152,7 @@ class Tap:
         line = head.split(b"\r\n", 1)[0].decode("latin-1")
         parts = line.split(" ")
         if len(parts) == 3 and parts[0].upper() == "CONNECT":
+            self.last = time.monotonic()
             if len(self.tunnels) < MAX_KEPT:
                 self.tunnels.append((parts[1], time.time()))
             writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")

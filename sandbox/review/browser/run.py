@@ -2,11 +2,12 @@
 
 A slot is a page of the engine's browser, its logging proxy (:class:`.proxy.Tap`, which
 also serves the slot's host page) and verify's event watch (:class:`flowui_sandbox.sandbox.verify.runner.Slot`).
-A block on a slot goes: host page → light screenshot → dark theme → dark screenshot →
-user actions → state update → light theme → :data:`SETTLE` seconds of quiet → read
-everything. The whole of it runs under the per-block time limit; a block that hits it
-(a busy loop freezes the host page too) loses its page, which is closed or killed, and
-the slot gets a fresh one for the next block.
+A block on a slot goes: host page → light screenshot → user actions (links held back) →
+state update → dark theme → dark screenshot → links → the rest of :data:`SETTLE` seconds
+from the last action → read everything → the block's frame destroyed. The whole of it
+runs under the per-block time limit; a block that hits it (a busy loop freezes the host
+page too) loses its page, which is closed or killed, and the slot gets a fresh page
+behind a fresh proxy for the next block.
 """
 
 from __future__ import annotations
@@ -23,14 +24,19 @@ from ...engines import Engine, EngineError, Page, Session, launch
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
-from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOCATE, READ, SELECT_LAST, TO_VIEWPORT, host_page
+from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOCATE, READ, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
 from .proxy import Seen, Tap
 
-#: Seconds of quiet after the last user action (and the state update and theme switch) before
-#: the harness reads what happened. Timers and animation frames that fire within it are seen;
-#: code that waits longer (setTimeout(f, 5000), a condition the harness never produces)
-#: escapes the browser layer, and the static layer's timer rules are what is left.
+#: Seconds from the last user action (the state update, the theme switch and the dark
+#: screenshot happen within them) until the harness reads what happened. Timers and
+#: animation frames that fire within it are seen; code that waits longer (setTimeout(f,
+#: 5000), a condition the harness never produces) escapes the browser layer, and the static
+#: layer's timer rules are what is left.
 SETTLE = 1.0
+#: Seconds of quiet: the read waits at least this long after the last thing the harness did (a
+#: link clicked late, the theme); a block whose requests still arrive this close to the end
+#: (a flood's backlog) loses its page and its proxy.
+QUIET = 0.25
 #: Pages at once per engine (verify measured 3 as the best wall time on this 2-core machine).
 SLOTS = 3
 #: User actions per block (a page of 500 buttons is reviewed on its first ones).
@@ -139,11 +145,14 @@ class Lane:
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
                     except TimeoutError:
                         obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
-                        obs.seen, obs.tunnels, obs.dropped = tap.since(tap.mark())
+                        obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
                     out[work.index] = obs
                     if not keep:
-                        await self._drop(page)
+                        # The page goes, and its proxy with it: requests a flood still has in flight
+                        # must not land in the log of the slot's next block.
+                        self._drop(page, tap)
                         page = None
+                        tap = await Tap(self.ssl_context).start()
                     if self.on_done and not retry:
                         self.on_done(self.engine.name, work)
             finally:
@@ -170,6 +179,8 @@ class Lane:
                 await asyncio.wait_for(self.session.close(), 30)
             except Exception:
                 pass
+            if self._closing:  # pages that would not close went with the browser: their proxies now
+                await asyncio.wait(list(self._closing), timeout=10)
         return out
 
     async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
@@ -188,15 +199,18 @@ class Lane:
                 pass
             self.session = await launch(self.engine)
 
-    async def _drop(self, page: Page) -> None:
-        """Close a page the last block may have hung, in the background: a busy renderer can take
-        Chromium many seconds to let go of, and the slot's next block needs no wait for it."""
+    def _drop(self, page: Page, tap: Tap) -> None:
+        """Close a page the last block may have hung, then its proxy, in the background: a busy
+        renderer can take Chromium many seconds to let go of, and the slot's next block needs no
+        wait for it."""
 
         async def close() -> None:
             try:
                 await asyncio.wait_for(page.abandon(), 60)
             except Exception:
                 pass  # the browser goes when the lane ends
+            finally:
+                await tap.stop()
 
         task = asyncio.ensure_future(close())
         self._closing.add(task)
@@ -221,9 +235,7 @@ class Lane:
         url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
 
         def moved() -> bool:
-            """Whether the block's frame navigated (the signals the verdict uses: sandbox/review/browser/__init__.py)."""
-            return any(s.headers.get("Sec-Fetch-Dest") in ("document", "iframe") for s in tap.since(mark)[0]) or any(
-                n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n for n in obs.watch.navigations)
+            return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
         try:
             await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, canaries, state)), self.time_limit)
@@ -250,10 +262,16 @@ class Lane:
                 keep = False
         if obs.watch.popups or obs.watch.downloads:
             keep = False
+        if keep and tap.quiet_for() < QUIET:
+            # Still sending at the end (a flood's backlog): what is in flight would be logged after
+            # the next block's mark. The page goes, and the slot's next block gets a fresh proxy.
+            obs.steps["still sending"] = True
+            keep = False
         if keep:
-            # Unload the block now: its pending loads must not reach the next block's log.
+            # Unload the block now: its pending loads must not reach the next block's log. Destroying
+            # its frame does that in one call; loading about:blank took 0.15-0.4 s (Firefox).
             try:
-                await asyncio.wait_for(page.goto("about:blank", timeout=5), 10)
+                await page.evaluate(UNMOUNT, timeout=5)
             except Exception as exc:
                 obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
@@ -272,6 +290,8 @@ class Lane:
             try:
                 state = await page.evaluate(_FRAME_STATE, FRAME, timeout=timeout)
             except Exception:
+                return False
+            if not isinstance(state, dict):  # not the review's host page any more
                 return False
             if not state.get("frame"):
                 return state.get("loads", 0) > 1 or moved()
@@ -338,6 +358,14 @@ class Lane:
             return
         obs.screenshots["light"] = await self.screenshot(page)
         step("light screenshot")
+        plan = await self.plan(page, obs, canaries)
+        # Links last, after the dark screenshot: one navigates the frame away.
+        await self.perform(page, [p for p in plan if not p[4]], obs)
+        acted = time.monotonic()
+        step("actions")
+        obs.host = await page.evaluate(READ) or obs.host
+        await page.evaluate("(s) => window.__review.handle.setState(s)", canaries.again(state))
+        step("update")
         await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
         try:  # the theme travels over the bridge: wait until the block's root has it (if it is still there)
             if not (await page.evaluate(_FRAME_STATE, FRAME)).get("frame"):
@@ -349,13 +377,13 @@ class Lane:
         await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
         obs.screenshots["dark"] = await self.screenshot(page)
         step("dark screenshot")
-        await self.act(page, obs, canaries)
-        step("actions")
-        obs.host = await page.evaluate(READ) or obs.host
-        await page.evaluate("(s) => window.__review.handle.setState(s)", canaries.again(state))
-        await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.light)
-        step("update")
-        await asyncio.sleep(self.settle)
+        links = [p for p in plan if p[4]]
+        if links:
+            await self.perform(page, links, obs)
+            step("links")
+        # The settle window runs from the last action on the block's own elements; the update, the
+        # theme switch and the dark screenshot fall inside it, and QUIET seconds follow whatever came last.
+        await asyncio.sleep(max(QUIET, self.settle - (time.monotonic() - acted)))
         obs.host = await page.evaluate(READ) or obs.host
         step("settled")
 
@@ -375,15 +403,14 @@ class Lane:
 
     # ------------------------------------------------------------------ acting like a user
 
-    async def act(self, page: Page, obs: Observed, canaries: Canaries) -> None:
-        """Click every button, [onclick] and link (links last: one navigates the frame away), type
-        into every input, change every select and checkbox."""
+    async def plan(self, page: Page, obs: Observed, canaries: Canaries) -> list[tuple[str, int, str, str, bool]]:
+        """What a user does: click every button, [onclick] and link, type into every input, change
+        every select and checkbox; as (kind, index, text typed, what, whether a link)."""
         if not (await page.evaluate(_FRAME_STATE, FRAME, timeout=5)).get("frame"):
             obs.actions.append("no actions: the host removed the block's frame (it navigated away or stopped answering)")
-            return
+            return []
         items = await page.evaluate(LIST_ACTIONS, ACTIONABLE, frame=FRAME, timeout=5)
         items = [x for x in items if x["visible"] and x["type"] not in ("hidden", "file")][:MAX_ACTIONS]
-        items.sort(key=lambda x: x["link"])
         plan = []
         for x in items:
             what = f"<{x['tag']}{' type=' + x['type'] if x['type'] else ''}> #{x['i']}"
@@ -394,24 +421,29 @@ class Lane:
                     text = str(canaries.number(f"(typed into {what})"))
                 else:
                     text = canaries.string(f"(typed into {what})")
-                plan.append(("type", x["i"], text, what))
+                plan.append(("type", x["i"], text, what, x["link"]))
             elif x["tag"] == "select":
-                plan.append(("select", x["i"], "", what))
+                plan.append(("select", x["i"], "", what, x["link"]))
             else:
-                plan.append(("click", x["i"], "", what))
+                plan.append(("click", x["i"], "", what, x["link"]))
+        return plan
+
+    async def perform(self, page: Page, plan: list[tuple[str, int, str, str, bool]], obs: Observed) -> None:
+        if not plan:
+            return
         if self.engine.driver == "playwright":
             await self._act_playwright(page, plan, obs)
         else:
             await self._act_webdriver(page, plan, obs)
 
-    async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
+    async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str, bool]], obs: Observed) -> None:
         """Real input at the element's point: a mouse click (and keys typed after it), as a user
         would. Not ``Locator.click``: resolving a locator inside a frame costs 1 to 3 s per action
         in Firefox over BiDi, against tens of ms for this (docs/REVIEW-BROWSER.md, Speed)."""
         raw = page.raw  # type: ignore[attr-defined]
-        handle = await asyncio.wait_for(raw.query_selector(FRAME), ACTION_TIMEOUT)
-        frame = await handle.content_frame() if handle is not None else None
-        if frame is None:
+        try:
+            frame = await page.content_frame(FRAME, ACTION_TIMEOUT)  # type: ignore[attr-defined]
+        except Exception:
             obs.actions.append("no actions: the block's frame is gone")
             return
 
@@ -427,7 +459,7 @@ class Lane:
                 raise LookupError("the block's frame is gone")
             await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
 
-        for kind, i, text, what in plan:
+        for kind, i, text, what, _ in plan:
             try:
                 if kind == "type":
                     await click(i, clear=True)
@@ -446,7 +478,7 @@ class Lane:
                 if frame.is_detached() or any(w in message for w in ("detached", "navigat", "context was destroyed")):
                     break  # the frame navigated away: the rest of its elements are gone
 
-    async def _act_webdriver(self, page: Page, plan: list[tuple[str, int, str, str]], obs: Observed) -> None:
+    async def _act_webdriver(self, page: Page, plan: list[tuple[str, int, str, str, bool]], obs: Observed) -> None:
         driver = page.raw  # type: ignore[attr-defined]
 
         def run() -> None:
@@ -469,7 +501,7 @@ class Lane:
 
             driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, FRAME))
             try:
-                for kind, i, text, what in plan:
+                for kind, i, text, what, _ in plan:
                     try:
                         one(kind, i, text)
                         obs.actions.append(f"{kind} {what}")
@@ -489,9 +521,19 @@ class Lane:
         await page._call(run, timeout=ACTION_TIMEOUT * max(1, len(plan)) + 5)  # type: ignore[attr-defined]
 
 
+def navigation_target(seen: list[Seen], navigations: list[str]) -> str | None:
+    """Where the block's frame navigated to, seen from outside: a document request at the proxy,
+    or a navigation of the host page's child frame away from its srcdoc; None when neither."""
+    requests = [s for s in seen if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe")]
+    if requests:
+        return requests[0].url
+    return next((n[len("frame: "):] for n in navigations
+                 if n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n), None)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
-__all__ = ["Lane", "Work", "Observed", "SETTLE", "SLOTS"]
+__all__ = ["Lane", "Work", "Observed", "SETTLE", "SLOTS", "navigation_target"]
