@@ -286,6 +286,11 @@ class Session(ABC):
 # ------------------------------------------------------------------ playwright driver
 
 
+#: Whether ``selector`` matches the top document's only frame element (then it is the page's only child frame).
+_ONLY_FRAME = """(s) => { const all = document.querySelectorAll('iframe, frame, object, embed'), m = document.querySelectorAll(s);
+  return all.length === 1 && m.length === 1 && m[0] === all[0] && m[0].tagName === 'IFRAME'; }"""
+
+
 class _PlaywrightPage(Page):
     def __init__(self, engine: Engine, context: Any, page: Any):
         self.engine = engine
@@ -305,6 +310,11 @@ class _PlaywrightPage(Page):
         cached = self._frames.get(selector)
         if cached is not None and not cached.is_detached():
             return cached
+        children = [f for f in self.raw.main_frame.child_frames if not f.is_detached()]
+        if len(children) == 1 and await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout):
+            # The top document's one frame, and the selector matches its element: one call, not two.
+            self._frames[selector] = children[0]
+            return children[0]
         handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
         content = await handle.content_frame()
         if content is None:
