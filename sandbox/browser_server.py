@@ -23,7 +23,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
-from .engines import CHROMIUM_ARGS, ENGINE_NAMES, WEBKIT_DRIVER, EngineError, _Xvfb, find_engines
+from .engines import CHROMIUM_ARGS, ENGINE_NAMES, WEBKIT_DRIVER, EngineError, _Xvfb, find_engines, kill_tree
 from .errors import OptionError
 
 
@@ -49,7 +49,10 @@ class BrowserServer:
             self.process.wait(5)
 
     def kill(self) -> None:
-        """End the server and its browser at once, as a lost machine would."""
+        """End the server and its browser at once, as a lost machine would. The process tree, not
+        only the group: Playwright starts a browser in a group of its own, and a Firefox whose
+        driver died unannounced keeps running (its BiDi socket does not tell it)."""
+        kill_tree(self.process.pid)
         self._signal(signal.SIGKILL)
         self.process.wait(10)
 

@@ -597,14 +597,14 @@ class _WebDriverPage(Page):
             self._session._all.remove(driver)
         process = getattr(getattr(driver, "service", None), "process", None)
         if process is not None:
-            await asyncio.to_thread(_kill_tree, process.pid)
+            await asyncio.to_thread(kill_tree, process.pid)
             try:
                 await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
             except Exception:
                 pass
 
 
-def _kill_tree(pid: int) -> None:
+def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and its descendants (read from /proc), children first."""
     import signal
 
