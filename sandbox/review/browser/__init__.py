@@ -197,9 +197,10 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
 
     # ---- requests: where they went and what they carried
     by_host: dict[str, list[Seen]] = {}
-    for s in obs.seen:
-        if s.host == HOST_ORIGIN and s.path == "/favicon.ico":
-            continue  # the browser's own request for the host page's icon
+    # The browser's own request for the host page's icon is not the block's (the host page says
+    # it has none, but an engine may ask all the same).
+    seen = [s for s in obs.seen if not (s.host == HOST_ORIGIN and s.path == "/favicon.ico")]
+    for s in seen:
         by_host.setdefault(s.host, []).append(s)
         found = canaries.find(s.url, s.body.decode("utf-8", "replace"))
         kind = _kind(s)
@@ -224,10 +225,10 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
         else:
             make.add("url.external", f"host {clean} contacted ({len(requests)} request(s))", at=at,
                      context=f"host {clean}", hosts=[clean], evidence={"urls": [r.url[:300] for r in requests[:5]]})
-    count = len(obs.seen) + obs.dropped
+    count = len(seen) + obs.dropped
     if count > FLOOD:
         make.add("browser.request-flood", f"{count} requests in one review (more than {FLOOD})", context="flood",
-                 hosts=sorted({s.host for s in obs.seen})[:10], evidence={"requests": count})
+                 hosts=sorted({s.host for s in seen})[:10], evidence={"requests": count})
 
     # ---- the bridge
     for a in host.get("actions", []):

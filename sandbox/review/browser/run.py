@@ -18,13 +18,13 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...engines import Engine, EngineError, Page, Session, launch
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
-from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOCATE, READ, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
+from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
 from .proxy import Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
@@ -53,6 +53,16 @@ _READY = """() => new Promise((resolve) => { const poll = () => window.__review 
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
+
+
+class Action(NamedTuple):
+    """One thing a user does to one element of the block (``element``: its index among :data:`ACTIONABLE`'s matches)."""
+
+    kind: str  # click | type | select
+    element: int
+    text: str  # what is typed (a canary)
+    what: str  # how the report names the element
+    link: bool  # a link: acted on last, it may navigate the frame away
 
 
 @dataclass
@@ -235,13 +245,13 @@ class Lane:
         except Exception as exc:  # the generator refused the block (a 4 MiB source, a bad theme)
             obs.error = f"the generator refused the block: {_first_line(exc)}"
             return obs, True
-        url = tap.host.add_page(host_page(srcdoc, background=work.background[0]), name="review")
+        url = tap.host.add_page(host_page(), name="review")
 
         def moved() -> bool:
             return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
         try:
-            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, canaries, state)), self.time_limit)
+            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state)), self.time_limit)
             if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
@@ -342,17 +352,21 @@ class Lane:
             for t in (task, dog):
                 t.cancel()
 
-    async def drive(self, work: Work, page: Page, obs: Observed, url: str, canaries: Canaries, state: dict[str, Any]) -> None:
+    async def drive(self, work: Work, page: Page, obs: Observed, url: str, srcdoc: str, canaries: Canaries,
+                    state: dict[str, Any]) -> None:
         t0 = time.monotonic()
 
         def step(name: str) -> None:
             obs.steps[name] = round(time.monotonic() - t0, 3)
 
-        if self.engine.driver == "playwright":
-            # "commit", not "load": a block spinning at load never lets the load event come (Firefox).
-            await page.raw.goto(url, wait_until="commit", timeout=self.time_limit * 1000)  # type: ignore[attr-defined]
-        else:
+        try:
+            loaded = await page.evaluate(LOADED, timeout=3) is True
+        except Exception:
+            loaded = False
+        if not loaded:  # a new page: the host page first (no block in it yet, so its load event comes)
             await page.goto(url, timeout=min(self.time_limit, 10))
+            await page.wait_for(LOADED, timeout=10)
+        await page.evaluate(MOUNT, {"srcdoc": srcdoc, "background": work.background[0]}, timeout=10)
         step("load")
         # One call the page answers when it is up, not a round trip per 50 ms poll.
         await page.evaluate(_READY, timeout=self.time_limit)
@@ -364,7 +378,7 @@ class Lane:
         step("light screenshot")
         plan = await self.plan(page, obs, canaries)
         # Links last, after the dark screenshot: one navigates the frame away.
-        await self.perform(page, [p for p in plan if not p[4]], obs)
+        await self.perform(page, [a for a in plan if not a.link], obs)
         acted = time.monotonic()
         step("actions")
         obs.host = await page.evaluate(READ) or obs.host
@@ -381,7 +395,7 @@ class Lane:
         await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
         obs.screenshots["dark"] = await self.screenshot(page)
         step("dark screenshot")
-        links = [p for p in plan if p[4]]
+        links = [a for a in plan if a.link]
         if links:
             await self.perform(page, links, obs)
             step("links")
@@ -407,9 +421,9 @@ class Lane:
 
     # ------------------------------------------------------------------ acting like a user
 
-    async def plan(self, page: Page, obs: Observed, canaries: Canaries) -> list[tuple[str, int, str, str, bool]]:
+    async def plan(self, page: Page, obs: Observed, canaries: Canaries) -> list[Action]:
         """What a user does: click every button, [onclick] and link, type into every input, change
-        every select and checkbox; as (kind, index, text typed, what, whether a link)."""
+        every select and checkbox."""
         if not (await page.evaluate(_FRAME_STATE, FRAME, timeout=5)).get("frame"):
             obs.actions.append("no actions: the host removed the block's frame (it navigated away or stopped answering)")
             return []
@@ -425,14 +439,14 @@ class Lane:
                     text = str(canaries.number(f"(typed into {what})"))
                 else:
                     text = canaries.string(f"(typed into {what})")
-                plan.append(("type", x["i"], text, what, x["link"]))
+                plan.append(Action("type", x["i"], text, what, x["link"]))
             elif x["tag"] == "select":
-                plan.append(("select", x["i"], "", what, x["link"]))
+                plan.append(Action("select", x["i"], "", what, x["link"]))
             else:
-                plan.append(("click", x["i"], "", what, x["link"]))
+                plan.append(Action("click", x["i"], "", what, x["link"]))
         return plan
 
-    async def perform(self, page: Page, plan: list[tuple[str, int, str, str, bool]], obs: Observed) -> None:
+    async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
         if not plan:
             return
         if self.engine.driver == "playwright":
@@ -440,7 +454,7 @@ class Lane:
         else:
             await self._act_webdriver(page, plan, obs)
 
-    async def _act_playwright(self, page: Page, plan: list[tuple[str, int, str, str, bool]], obs: Observed) -> None:
+    async def _act_playwright(self, page: Page, plan: list[Action], obs: Observed) -> None:
         """Real input at the element's point: a mouse click (and keys typed after it), as a user
         would. Not ``Locator.click``: resolving a locator inside a frame costs 1 to 3 s per action
         in Firefox over BiDi, against tens of ms for this (docs/REVIEW-BROWSER.md, Speed)."""
@@ -482,7 +496,7 @@ class Lane:
                 if frame.is_detached() or any(w in message for w in ("detached", "navigat", "context was destroyed")):
                     break  # the frame navigated away: the rest of its elements are gone
 
-    async def _act_webdriver(self, page: Page, plan: list[tuple[str, int, str, str, bool]], obs: Observed) -> None:
+    async def _act_webdriver(self, page: Page, plan: list[Action], obs: Observed) -> None:
         driver = page.raw  # type: ignore[attr-defined]
 
         def run() -> None:
