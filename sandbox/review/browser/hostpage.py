@@ -2,9 +2,9 @@
 
 The block's document is built by the real generator (:func:`flowui_sandbox.sandbox.generator.build_srcdoc`)
 and mounted with ``mountHtmlBlock({srcdoc, ...})`` from ``/bridge/flow-ui-host.js``, as
-``build --page`` does. A page slot loads the host page once and mounts block after block in
-it (:data:`MOUNT`), each with a fresh record. Everything the host sees goes to ``window.__review``, which the
-harness reads from outside the block's frame:
+``build --page`` does. A page slot loads the host page once and mounts block after block
+in it (:data:`MOUNT`), each with a fresh record. Everything the host sees goes to
+``window.__review``, which the harness reads from outside the block's frame:
 
 * ``actions`` (onAction: the ui-action), ``values`` (onValue), ``urls`` (onOpenUrl:
   recorded and let through to a stand-in ``window.open``, so the block is told "opened", as
