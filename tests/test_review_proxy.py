@@ -24,14 +24,14 @@ def test_each_block_has_its_own_log_and_limit():
         tap = await Tap(context).start()
         try:
             assert tap.quiet_for() == float("inf")
-            tap.new_block()
+            mark = tap.mark()
             for i in range(MAX_KEPT + 5):  # a flood in the first block
                 tap.add(Seen("https", "flood.example", "GET", f"/{i}", "", {}))
-            seen, _, dropped = tap.log()
+            seen, _, dropped = tap.since(mark)
             assert (len(seen), dropped) == (MAX_KEPT, 5)
-            tap.new_block()  # the next block
+            mark = tap.mark()  # the next block
             assert await _through(tap, "http://leak.example/x.gif?t=canary") == 200
-            seen, _, dropped = tap.log()
+            seen, _, dropped = tap.since(mark)
             assert [(s.host, s.path, s.query) for s in seen] == [("leak.example", "/x.gif", "t=canary")] and dropped == 0
             assert tap.quiet_for() < 5
         finally:

@@ -29,17 +29,12 @@ const copy = (v) => { try { const t = JSON.stringify(v); return t.length > 20000
 window.open = () => ({ opener: null, closed: false, close() {}, document: document.implementation.createHTMLDocument('') });
 let r = null, sizes = null, last = performance.now();
 setInterval(() => { const now = performance.now(); if (r) r.maxGap = Math.max(r.maxGap, now - last); last = now; }, 50);
-// The block's frame destroyed, as a host does (its pending loads stop).
-window.__reviewUnmount = () => {
+// One page, many blocks: each mount starts a fresh record and destroys the last block first.
+window.__reviewMount = (config) => {
   if (r && r.handle) r.handle.destroy();
   if (sizes) sizes.disconnect();
-  document.getElementById('block').replaceChildren();
-  return true;
-};
-// One page, many blocks: each mount destroys the last block and starts a fresh record.
-window.__reviewMount = (config) => {
-  window.__reviewUnmount();
   const box = document.getElementById('block');
+  box.replaceChildren();
   document.body.style.background = config.background;
   scrollTo(0, 0);
   const own = r = window.__review = { ready: false, connected: '', actions: [], values: [], urls: [], log: [], errors: [],
@@ -123,6 +118,7 @@ TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe')
   return [px, py]; }"""
 
 #: In the host page: destroy the block's frame (its pending loads stop), as a host does.
-UNMOUNT = "() => window.__reviewUnmount()"
+UNMOUNT = """() => { const r = window.__review; if (r && r.handle) r.handle.destroy();
+  const b = document.getElementById('block'); if (b) b.replaceChildren(); return true; }"""
 
 __all__ = ["host_page", "LOADED", "MOUNT", "UNMOUNT", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "TO_VIEWPORT", "MAX_ITEMS"]

@@ -112,18 +112,18 @@ class Tap:
             return
         self.seen.append(seen)
 
-    def new_block(self) -> None:
-        """Start the next block's log; the last block's is let go (a slot runs one block at a
-        time): :data:`MAX_KEPT` is per block, not per slot."""
+    def mark(self) -> tuple[int, int, int]:
+        """Start the next block's log; :meth:`since` reads it. The last block's is let go (a slot
+        runs one block at a time): :data:`MAX_KEPT` is per block, not per slot."""
         self.seen, self.tunnels, self.dropped = [], [], 0
-
-    def log(self) -> tuple[list[Seen], list[str], int]:
-        """The current block's requests, tunnel targets, and the requests counted but not kept."""
-        return list(self.seen), [t for t, _ in self.tunnels], self.dropped
+        return 0, 0, 0
 
     def quiet_for(self) -> float:
         """Seconds since the last request or tunnel (infinite when none came)."""
         return time.monotonic() - self.last
+
+    def since(self, mark: tuple[int, int, int]) -> tuple[list[Seen], list[str], int]:
+        return self.seen[mark[0]:], [t for t, _ in self.tunnels[mark[1]:]], self.dropped - mark[2]
 
     async def start(self) -> Tap:
         await self.https.start()

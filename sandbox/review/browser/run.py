@@ -37,8 +37,6 @@ SETTLE = 1.0
 #: link clicked late, the theme); a block whose requests still arrive this close to the end
 #: (a flood's backlog) loses its page and its proxy.
 QUIET = 0.25
-#: Seconds the proxy is listened to after the block's frame is destroyed.
-DRAIN = 0.1
 #: Pages at once per engine (verify measured 3 as the best wall time on this 2-core machine).
 SLOTS = 3
 #: User actions per block (a page of 500 buttons is reviewed on its first ones).
@@ -160,7 +158,7 @@ class Lane:
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
                     except TimeoutError:
                         obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
-                        obs.seen, obs.tunnels, obs.dropped = tap.log()  # the block's: review() started it
+                        obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
                     out[work.index] = obs
                     if not keep:
                         # The page goes, and its proxy with it: requests a flood still has in flight
@@ -238,7 +236,7 @@ class Lane:
         canaries = Canaries()
         obs = Observed(self.engine.name, canaries)
         slot.watch = obs.watch
-        tap.new_block()
+        mark = tap.mark()
         started = time.monotonic()
         keep = True
         state = canaries.state(work.state, work.paths)
@@ -250,7 +248,7 @@ class Lane:
         url = tap.host.add_page(host_page(), name="review")
 
         def moved() -> bool:
-            return navigation_target(tap.seen, obs.watch.navigations) is not None
+            return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
         try:
             await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state)), self.time_limit)
@@ -287,17 +285,10 @@ class Lane:
             # its frame does that in one call; loading about:blank took 0.15-0.4 s (Firefox).
             try:
                 await page.evaluate(UNMOUNT, timeout=5)
-                # What the block started just before it went (a meta refresh firing as the review
-                # ends) reaches the proxy a moment later: it is this block's, and a proxy that
-                # heard anything so late goes with its page, not on to the next block.
-                await asyncio.sleep(DRAIN)
-                if tap.quiet_for() < QUIET + DRAIN:
-                    obs.steps["still sending"] = True
-                    keep = False
             except Exception as exc:
                 obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
-        obs.seen, obs.tunnels, obs.dropped = tap.log()
+        obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
         obs.seconds = time.monotonic() - started
         return obs, keep
 
