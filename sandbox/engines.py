@@ -270,6 +270,9 @@ class Session(ABC):
     """One running browser."""
 
     engine: Engine
+    #: Whether :meth:`new_page` gives a page no run used (Playwright: a new context); WebDriver
+    #: sessions hand out windows from their own pool, whatever ran in them before.
+    fresh_pages: bool = True
 
     @abstractmethod
     async def new_page(self, *, proxy: str | None = None) -> Page:
@@ -634,6 +637,8 @@ def kill_tree(pid: int) -> None:
 class _WebDriverSession(Session):
     """A pool of MiniBrowser windows: a closed page goes back to the pool after about:blank,
     since starting a MiniBrowser costs a second or two."""
+
+    fresh_pages = False
 
     def __init__(self, engine: Engine):
         self.engine = engine

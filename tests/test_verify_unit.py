@@ -376,3 +376,15 @@ def test_the_json_protocol_hands_the_generator_the_whole_block(tmp_path):
         asyncio.run(generator.build(Block(source="<p></p>", theme={"accent": "red;}"}), "<p></p>", None))
     source_only = CommandGenerator(shlex.join([sys.executable, str(script)]))
     assert not source_only.full and not source_only.mounts_own_document
+
+
+def test_a_probe_mounts_in_a_kept_host_page_unless_the_page_must_be_its_own():
+    """docs/SCALE.md: a run mounts its blocks in a kept host page unless the host page is the
+    probe's own or the run would leave a mark on it; most of the catalogue mounts."""
+    base = next(p for p in load_catalogue() if p.id == "network.fetch")
+    assert base.mountable
+    for change in ({"host_html": "<p>x</p>"}, {"host_headers": {"X": "y"}}, {"host_scheme": "http"},
+                   {"click": "button"}, {"grant": ["geolocation"]}, {"category": "dos"}, {"fresh_page": True}):
+        assert not base.model_copy(update=change).mountable, change
+    probes = load_catalogue()
+    assert sum(p.mountable for p in probes) > len(probes) // 2

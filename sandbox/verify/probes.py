@@ -192,6 +192,8 @@ class Probe(_Model):
     wait: float = Field(1.2, gt=0, le=10)
     #: Grant the host page's context these permissions first (Playwright engines), e.g. geolocation.
     grant: list[str] = []
+    #: Load a host page for this run alone, even when a kept one would do (docs/SCALE.md).
+    fresh_page: bool = False
     detect: list[Observation] = Field(min_length=1)
     require: list[Observation] = [ALIVE]
     expect: dict[str, Expect]
@@ -222,6 +224,14 @@ class Probe(_Model):
 
     def expected(self, engine: str) -> Expect:
         return self.expect.get(engine) or self.expect["default"]
+
+    @property
+    def mountable(self) -> bool:
+        """Whether the run may mount its blocks in a kept host page instead of loading one:
+        not when the host page is its own (headers, HTML, http), nor when the run leaves marks a
+        page keeps (a click's user activation, granted permissions, a DoS), nor when it says so."""
+        return not (self.fresh_page or self.host_html or self.host_headers or self.host_scheme != "https"
+                    or self.click or self.grant or self.category == "dos")
 
     @property
     def engine_dependent(self) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 from ..engines import Engine, EngineError, Page, Session, Watch, launch
 from ..errors import SandboxError, UsageError
 from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe, iframe_srcdoc
-from .host_page import FRAME, host_page, make_values
+from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
 from .observation import ALWAYS, LIVE_KINDS, Seen, describe, fired, read_frames, read_host, request_line
 from .probes import Probe, render, render_json
 from .results import EngineRun, Progress, Result, judge
@@ -37,6 +37,12 @@ READY = ("() => new Promise((resolve) => { const tick = () => (window.__host && 
          " ? resolve(true) : setTimeout(tick, 20); tick(); })")
 #: How often the observation window asks the live checks whether the attack already got through.
 POLL = 0.1
+#: Runs a kept host page takes before it is loaded again, and the tab history length at which it is
+#: (blocks that navigate themselves add entries; a history at its cap of 50 could not show a block's push).
+KEPT_RUNS = 30
+KEPT_HISTORY = 20
+#: The page name of the kept host page on the host origin.
+KEPT = "kept"
 
 
 class Slot:
@@ -67,6 +73,9 @@ class Pages:
     A page goes back to the pool after a run (cleaned by :meth:`Page.recycle`), except after a
     click, a permission grant or a DoS probe, when it is closed. Drivers whose pages cannot be
     reused (WebDriver: its session keeps its own pool of windows) close it in ``recycle``.
+
+    A page may also keep its host page (:data:`KEPT`) for the next run to mount its blocks in
+    (docs/SCALE.md): then it goes back as it is, uncleaned, and :attr:`kept` counts its runs.
     """
 
     def __init__(self, session: Session, size: int):
@@ -74,24 +83,36 @@ class Pages:
         self.size = size
         self.idle: list[Page] = []
         self.all: list[Page] = []
+        #: Pages showing the kept host page -> runs mounted in it so far.
+        self.kept: dict[Page, int] = {}
 
     async def warm(self) -> None:
         pages = await self.session.warm(self.size)
         self.all.extend(pages)
         self.idle.extend(pages)
 
-    async def acquire(self, *, fresh: bool = False) -> Page:
-        """A page with a new watch; ``fresh``: a new one, never used (its history holds only this run's page)."""
-        if self.idle and not fresh:
-            page = self.idle.pop()
+    async def acquire(self, *, fresh: bool = False, kept: bool = False) -> Page:
+        """A page with a new watch; ``fresh``: a new one, never used (its history holds only this run's page);
+        ``kept``: one showing the kept host page if any is idle (a run that loads its own takes another first)."""
+        # A driver whose new pages are reused windows anyway (WebDriver) takes an idle one for a fresh
+        # run too: a remote WebDriver endpoint holds one session at a time, and a kept page holds it.
+        if self.idle and (not fresh or not self.session.fresh_pages):
+            same = [p for p in self.idle if (p in self.kept) == kept]
+            page = (same or self.idle)[-1]
+            self.idle.remove(page)
         else:
             page = await self.session.new_page()
             self.all.append(page)
         page.watch()
         return page
 
-    async def release(self, page: Page, *, reuse: bool = True) -> None:
-        """Give the page back; ``reuse=False`` closes it (user activation, for one, outlives a navigation)."""
+    async def release(self, page: Page, *, reuse: bool = True, keep_host: bool = False) -> None:
+        """Give the page back; ``reuse=False`` closes it (user activation, for one, outlives a navigation);
+        ``keep_host``: as it is, its kept host page ready for the next run's blocks."""
+        if keep_host and page in self.kept:
+            self.idle.append(page)
+            return
+        self.kept.pop(page, None)
         kept = False
         try:
             kept = await page.recycle() if reuse else False
@@ -112,6 +133,7 @@ class Pages:
                 pass
         self.all.clear()
         self.idle.clear()
+        self.kept.clear()
 
 
 def _first_line(exc: BaseException) -> str:
@@ -132,6 +154,10 @@ class Run:
         self.started = time.monotonic()
         self.values: dict[str, str] = {}
         self.url = ""
+        #: The argument of the kept host page's mount (host_page.mount_run), when the run mounts in one.
+        self.mount: dict[str, Any] | None = None
+        #: Whether the kept host page must be loaded again after this run (its history is long).
+        self.reload_kept = False
         #: Seconds per phase of the run (profile; see docs/SCALE.md).
         self.phases: dict[str, float] = {}
         self._mark = time.monotonic()
@@ -197,18 +223,32 @@ class Run:
                         b["srcdoc"] = iframe_srcdoc(html)
                 else:
                     iframes = built_iframes
-            headers = {k: render(v, values) for k, v in probe.host_headers.items()}
-            self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
-            self.url += f"?loc={values['secret_location']}"
+            if probe.mountable:
+                # The URL a loaded host page would have; the kept one takes it (history.replaceState).
+                self.url = f"{host.base_url}/host/{self.token}?loc={values['secret_location']}"
+                self.mount = mount_run(probe, values, iframes, blocks, self.url, host.add_cookies(self.token))
+            else:
+                headers = {k: render(v, values) for k, v in probe.host_headers.items()}
+                self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
+                self.url += f"?loc={values['secret_location']}"
             self.phase("build")
-            page = await self.pages.acquire(fresh=not self.keeps_page)
+            page = await self.pages.acquire(fresh=not self.keeps_page, kept=self.mount is not None)
             self.phase("page")
             self.started = time.monotonic()
             limit = probe.wait + RUN_SLACK
             try:
-                return await asyncio.wait_for(self.drive(page, taps), limit)
+                result = await asyncio.wait_for(self.drive(page, taps), limit)
             except TimeoutError:
-                return self.result("timeout", [f"the run did not finish within {limit:.0f} s"])
+                result = self.result("timeout", [f"the run did not finish within {limit:.0f} s"])
+            # Only a run that showed nothing leaves its kept host page to the next: anything else may
+            # have left a mark on it (a planted marker, a navigation, a hung frame).
+            keep_host = self.mount is not None and result.status == "blocked" and not self.reload_kept
+            page, held = None, page
+            try:
+                await asyncio.wait_for(self.pages.release(held, reuse=self.keeps_page, keep_host=keep_host), 20)
+            except Exception:
+                pass
+            return result
         finally:
             host.forget(self.token)
             await taps.stop()
@@ -222,7 +262,11 @@ class Run:
         probe = self.probe
         if probe.grant:
             await page.grant(probe.grant, self.values["host"])
-        await page.goto(self.url)
+        if self.mount is not None:
+            await self.mount_blocks(page)
+        else:
+            self.pages.kept.pop(page, None)  # its document is replaced
+            await page.goto(self.url)
         self.phase("load")
         try:
             await self.ready(page)
@@ -250,6 +294,20 @@ class Run:
         self.phase("observe")
         result.observed["phases"] = self.phases
         return result
+
+    async def mount_blocks(self, page: Page) -> None:
+        """This run's blocks in the page's kept host page, loaded first if the page shows another."""
+        runs = self.pages.kept.get(page)
+        if runs is None:
+            host = self.servers.host
+            url = f"{host.base_url}/p/{KEPT}" if KEPT in host.pages else host.add_page(kept_host_page(), name=KEPT)
+            await page.goto(url)
+            page.watch()  # the harness's own load is no event of this run
+            runs = 0
+        history = await page.evaluate(MOUNT, self.mount, timeout=10)
+        self.pages.kept[page] = runs + 1
+        self.observed["kept_host_page_run"] = runs + 1
+        self.reload_kept = runs + 1 >= KEPT_RUNS or not isinstance(history, int) or history >= KEPT_HISTORY
 
     async def ready(self, page: Page, timeout: float = 10) -> None:
         """Until the host page says it is ready (loaded; bridge blocks connected): the page itself

@@ -61,6 +61,7 @@ class Origin(LocalServer):
         self.label = label
         self.cookie_tokens: set[str] = set()  # host pages (by token) that set the host cookies
         self.app.router.add_get("/host/{id}", self._host_page)
+        self.app.router.add_get("/cookies/{id}", self._cookies)
         self.app.router.add_route("*", "/api/{tail:.*}", self._api)
         self.app.router.add_route("*", "/dl/{tail:.*}", self._download)
 
@@ -70,13 +71,26 @@ class Origin(LocalServer):
         self.cookie_tokens.add(token)
         return url.replace("/p/", "/host/", 1)
 
+    def add_cookies(self, token: str) -> str:
+        """A URL that sets the host cookies of run ``token`` (what its host page would set), for a kept host page."""
+        self.cookie_tokens.add(token)
+        return f"{self.base_url}/cookies/{token}"
+
     def forget(self, token: str) -> None:
         self.pages.pop(token, None)
         self.cookie_tokens.discard(token)
 
     async def _host_page(self, request: web.Request) -> web.Response:
-        key = request.match_info["id"]
         response = await self._page(request)
+        self._set_cookies(response, request.match_info["id"])
+        return response
+
+    async def _cookies(self, request: web.Request) -> web.Response:
+        response = web.Response(status=204, headers={"Cache-Control": "no-store"})
+        self._set_cookies(response, request.match_info["id"])
+        return response
+
+    def _set_cookies(self, response: web.Response, key: str) -> None:
         if key in self.cookie_tokens:
             for name, (samesite, httponly) in HOST_COOKIES.items():
                 if samesite == "None" and not self.ssl_context:
@@ -85,7 +99,6 @@ class Origin(LocalServer):
                     name, cookie_value(name, key), path="/", samesite=samesite,
                     httponly=httponly, secure=bool(self.ssl_context),
                 )
-        return response
 
     async def _api(self, request: web.Request) -> web.Response:
         # A realistic API: JSON with a secret, no CORS headers (a cross-origin reader gets nothing).

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from flowui_sandbox.sandbox.engines import select_engines
 from flowui_sandbox.sandbox.verify.probes import load_catalogue
 from flowui_sandbox.sandbox.verify.runner import CommandGenerator, Generator, run_engine
 from flowui_sandbox.sandbox.verify.servers import Servers
@@ -64,3 +65,18 @@ def test_a_weakened_generator_is_caught(flowui_engine, flowui_portal, flowui_bro
         assert r.verdict == "UNEXPECTED", (pid, r.status, r.reason)
         # Not only the static check: the browser showed the attack getting through.
         assert r.status == "allowed" and r.evidence, (pid, r.status, r.reason, r.observed.get("why"))
+
+
+
+def test_the_focus_probe_fails_a_host_without_the_focus_guard(flowui_portal, flowui_browsers, servers):
+    """ui.focus_steal's 1 s threshold still catches a host that lets the block keep the focus: the
+    same block in a static iframe (no host module, so no guard), in Chromium, where a frame's
+    focus() takes the keyboard without user activation (THREATS.md, "Focus"; Firefox and WebKitGTK
+    did not let this static frame take it)."""
+    probe = next(p for p in load_catalogue() if p.id == "ui.focus_steal")
+    unguarded = probe.model_copy(update={
+        "bridge": False, "require": [o for o in probe.require if getattr(o, "what", "") != "the bridge connected"]})
+    chromium = next(e for e in select_engines() if e.name == "chromium")
+    [r] = _run(flowui_portal, flowui_browsers, chromium, servers, [unguarded], Generator())
+    assert r.status == "allowed", (r.status, r.reason, r.observed.get("why"), r.observed.get("self_report"))
+    assert any("/held" in e for e in r.evidence), r.evidence
