@@ -232,20 +232,20 @@ class Run:
                 self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
                 self.url += f"?loc={values['secret_location']}"
             self.phase("build")
-            page = await self.pages.acquire(fresh=not self.keeps_page, kept=self.mount is not None)
+            page = acquired = await self.pages.acquire(fresh=not self.keeps_page, kept=self.mount is not None)
             self.phase("page")
             self.started = time.monotonic()
             limit = probe.wait + RUN_SLACK
             try:
-                result = await asyncio.wait_for(self.drive(page, taps), limit)
+                result = await asyncio.wait_for(self.drive(acquired, taps), limit)
             except TimeoutError:
                 result = self.result("timeout", [f"the run did not finish within {limit:.0f} s"])
             # Only a run that showed nothing leaves its kept host page to the next: anything else may
             # have left a mark on it (a planted marker, a navigation, a hung frame).
             keep_host = self.mount is not None and result.status == "blocked" and not self.reload_kept
-            page, held = None, page
+            page = None  # released here, not in finally
             try:
-                await asyncio.wait_for(self.pages.release(held, reuse=self.keeps_page, keep_host=keep_host), 20)
+                await asyncio.wait_for(self.pages.release(acquired, reuse=self.keeps_page, keep_host=keep_host), 20)
             except Exception:
                 pass
             return result
