@@ -37,8 +37,9 @@ READY = ("() => new Promise((resolve) => { const tick = () => (window.__host && 
          " ? resolve(true) : setTimeout(tick, 20); tick(); })")
 #: How often the observation window asks the live checks whether the attack already got through.
 POLL = 0.1
-#: Runs a kept host page takes before it is loaded again, and the tab history length at which it is
-#: (blocks that navigate themselves add entries; a history at its cap of 50 could not show a block's push).
+#: Runs a kept host page takes before it is loaded again, and the history entries its blocks may add
+#: first (blocks that navigate themselves add entries; a history at its cap of 50 could not show a
+#: block's push). Counted from the kept page's load: a WebDriver tab's history keeps every earlier run's.
 KEPT_RUNS = 30
 KEPT_HISTORY = 20
 #: The page name of the kept host page on the host origin.
@@ -85,6 +86,8 @@ class Pages:
         self.all: list[Page] = []
         #: Pages showing the kept host page -> runs mounted in it so far.
         self.kept: dict[Page, int] = {}
+        #: Pages showing the kept host page -> the tab's history length at its first mount.
+        self.kept_history: dict[Page, int] = {}
 
     async def warm(self) -> None:
         pages = await self.session.warm(self.size)
@@ -307,7 +310,10 @@ class Run:
         history = await page.evaluate(MOUNT, self.mount, timeout=10)
         self.pages.kept[page] = runs + 1
         self.observed["kept_host_page_run"] = runs + 1
-        self.reload_kept = runs + 1 >= KEPT_RUNS or not isinstance(history, int) or history >= KEPT_HISTORY
+        if runs == 0 and isinstance(history, int):
+            self.pages.kept_history[page] = history
+        added = history - self.pages.kept_history.get(page, history) if isinstance(history, int) else KEPT_HISTORY
+        self.reload_kept = runs + 1 >= KEPT_RUNS or added >= KEPT_HISTORY
 
     async def ready(self, page: Page, timeout: float = 10) -> None:
         """Until the host page says it is ready (loaded; bridge blocks connected): the page itself
