@@ -37,9 +37,6 @@ SETTLE = 1.0
 #: link clicked late, the theme); a block whose requests still arrive this close to the end
 #: (a flood's backlog) loses its page and its proxy.
 QUIET = 0.25
-#: Seconds the proxy is listened to after the block's frame is destroyed: what the block started
-#: just before (a meta refresh firing as the review ends) reaches the proxy a moment later.
-DRAIN = 0.1
 #: Pages at once per engine (verify measured 3 as the best wall time on this 2-core machine).
 SLOTS = 3
 #: User actions per block (a page of 500 buttons is reviewed on its first ones).
@@ -288,9 +285,6 @@ class Lane:
             # its frame does that in one call; loading about:blank took 0.15-0.4 s (Firefox).
             try:
                 await page.evaluate(UNMOUNT, timeout=5)
-                # Heard now, it is this block's, not the next one's. (The page stays: dropping every
-                # page that heard something this late cost fresh pages, and their first blocks, more.)
-                await asyncio.sleep(DRAIN)
             except Exception as exc:
                 obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
