@@ -47,10 +47,12 @@ demo: setup
 	$(VENV)/bin/flowui-sandbox verify --html out/verify.html --json out/verify.json
 	@echo "next, edit the block live: $(VENV)/bin/flowui-sandbox edit examples/starter.html"
 
+# The tiers in order of cost (tests/conftest.py): a broken unit fails in seconds, before a browser starts.
 test: setup
 	$(MAKE) --no-print-directory lint
+	$(PY) -m pytest -m unit -q
 	node --test tests/js/
-	$(PY) -m pytest
+	$(PY) -m pytest -m "browser or e2e"
 
 # ruff (rules and why: pyproject.toml [tool.ruff]) and mypy over flowui_sandbox (sandbox, bridge, theme).
 # mypy reads flowui_sandbox through a link tree (pyproject.toml [tool.mypy] says why).
@@ -65,7 +67,7 @@ generate: python
 	$(VENV)/bin/flowui-sandbox generate
 
 test-fast: python
-	$(PY) -m pytest tests --ignore=tests/browser
+	$(PY) -m pytest -m unit
 
 bench: setup
 	$(PY) bench/extraction.py
