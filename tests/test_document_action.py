@@ -134,3 +134,22 @@ def test_message_envelope_problems_are_all_reported():
     assert refused(doc, {"action": "go", "source": "h", "fields": {}, "payload": deep}) == ["too-large"]
     text = str(info.value)
     assert text.startswith("page_id: ") and "[unknown-page]" in text
+
+
+def test_the_pattern_runs_in_linear_time_in_the_browsers_dialect():
+    """Issue 21 items 2 and 5: ``(a+)+b`` on 10,000 characters is answered at once (Python's
+    ``re`` would take ages), and ``\\w`` is ASCII as in ECMAScript."""
+    doc = page(SEND, {"block_id": "t", "type": "text_input", "field": "t", "pattern": "(a+)+b"},
+               {"block_id": "w", "type": "text_input", "field": "w", "pattern": r"\w+"},
+               {"block_id": "l", "type": "text_input", "field": "l", "pattern": r"\p{L}+"})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"t": "a" * 10_000}}) == ["pattern-mismatch"]
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"w": "абв"}}) == ["pattern-mismatch"]
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"l": "Анна"}})).writes[0]["value"] == "Анна"
+
+
+def test_lengths_are_utf16_units_as_in_the_browser():
+    """Issue 21 item 13: ``maxlength``/``minlength`` count UTF-16 code units."""
+    doc = page(SEND, {"block_id": "t", "type": "text_input", "field": "t", "min_length": 3, "max_length": 4})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"t": "😀😀a"}}) == ["too-long"]  # 5 units
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"t": "😀a"}})).writes[0]["value"] == "😀a"
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"t": "\ud800"}}) == ["wrong-type"]

@@ -42,6 +42,7 @@ from ..jsonjs import MAX_DEPTH
 from ..projection import MISSING, get_path, is_empty
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
 from .patch import PatchError, apply_patch, check_json, escape, json_equal
+from .pattern import compile_pattern, lone_surrogate, utf16_length
 from .projection import report_of
 from .walk import walk_blocks
 
@@ -300,13 +301,16 @@ def _check_value(block: dict, value: Any, at: str) -> list[Refusal]:
     if kind in ("text_input", "voice_input"):
         if not isinstance(value, str):
             return wrong("a string")
+        if lone_surrogate(value):
+            return wrong("text of Unicode characters (an unpaired surrogate)")
+        length = utf16_length(value)  # as the browser counts: UTF-16 units
         limit = block.get("max_length") or TEXT_MAX_LENGTH
-        if len(value) > limit:
-            return [Refusal("too-long", at, f"{len(value):,} characters; at most {limit:,}")]
-        if block.get("min_length") is not None and len(value) < block["min_length"] and value != "":
-            return [Refusal("too-short", at, f"{len(value)} characters; at least {block['min_length']}")]
+        if length > limit:
+            return [Refusal("too-long", at, f"{length:,} UTF-16 units; at most {limit:,}")]
+        if block.get("min_length") is not None and length < block["min_length"] and value != "":
+            return [Refusal("too-short", at, f"{length} UTF-16 units; at least {block['min_length']}")]
         pattern = block.get("pattern")
-        if pattern is not None and value != "" and re.fullmatch(pattern, value) is None:
+        if pattern is not None and value != "" and not compile_pattern(pattern).fullmatch(value):
             message = block.get("error_message") or f"does not match the pattern {pattern!r}"
             return [Refusal("pattern-mismatch", at, message)]
         return []

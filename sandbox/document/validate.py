@@ -13,7 +13,7 @@ and, inside a template or an html source, the line:column there
 * what a server writes stays unambiguous: no input ``field`` or html ``fields``
   entry is ``ui_action`` or under it, and on one page no two inputs write the
   same path or one inside another;
-* select options have distinct values, a text input's ``pattern`` compiles.
+* select options have distinct values, a text input's ``pattern`` is in the subset (pattern.py).
 
 The same walk collects the projection paths (:class:`PathRef`), so a report
 has both.
@@ -22,7 +22,6 @@ has both.
 from __future__ import annotations
 
 import difflib
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from ..paths import path_problem
 from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
+from .pattern import pattern_problem
 from .walk import Item, Loc, walk, walk_blocks, where
 
 #: Wall time for parsing all html sources of one document; sources left are reported, not
@@ -354,11 +354,9 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
                     problems.append(Problem((*loc, "options", i, "value"), f"the option value {value!r} appears twice"))
                 seen.append(value)
     elif kind == "text_input" and isinstance(block.get("pattern"), str):
-        try:
-            re.compile(block["pattern"])
-        except re.error as exc:
-            column = (exc.pos or 0) + 1
-            problems.append(Problem((*loc, "pattern"), f"the pattern does not compile: {exc.msg}", 1, column))
+        bad = pattern_problem(block["pattern"])  # the subset of ECMAScript both sides run (pattern.py)
+        if bad is not None:
+            problems.append(Problem((*loc, "pattern"), bad.reason, *_text_position(block["pattern"], bad.offset)))
 
 
 def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:
