@@ -192,10 +192,11 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         refusals.append(Refusal(code, f"{where}.fields[{_quote(key)}]", text))
         refused.add(field or key)
 
-    keys = sorted(values)
-    for a, b in zip(keys, keys[1:]):  # sorted: a path is next to the paths inside it
-        if b.startswith(a + "."):
-            refuse("overlapping-fields", b, f"{b!r} lies inside {a!r}, also written by this message")
+    for key in values:
+        segments = key.split(".")
+        outer = next((p for p in (".".join(segments[:n]) for n in range(1, len(segments))) if p in values), None)
+        if outer is not None:
+            refuse("overlapping-fields", key, f"{key!r} lies inside {outer!r}, also written by this message")
     for key, value in values.items():
         governing = [(b, vis) for b, vis in by_field.get(key, [])]
         shown = [b for b, vis in governing if vis]
