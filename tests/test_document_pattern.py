@@ -4,6 +4,9 @@ tests/js/patterns.test.mjs, which holds every verdict to the browser's
 ``new RegExp('^(?:' + p + ')$', 'v')``."""
 
 import json
+import random
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -45,3 +48,65 @@ def test_nested_quantifiers_run_in_linear_time():
 
 def test_lengths_count_utf16_units_as_the_browser_does():
     assert utf16_length("abc") == 3 and utf16_length("😀") == 2 and utf16_length("é") == 1
+
+
+# ------------------------------------------------------------------ random patterns against Node
+
+POOL = ["a", "b", "c", "A", "é", "ж", "😀", "1", "٣", "_", " ", "\u00a0", "\ufeff", "\n", "\r", "\u2028", "-", ".", "&", "/"]
+TOKENS = ["a", "b", "é", "😀", " ", "-", "/", "&", ".", "^", "$", "|", "(", ")", "(?:", "[", "]", "[^", "\\d", "\\w",
+          "\\s", "\\D", "\\W", "\\S", "\\b", "\\B", "\\p{L}", "\\P{Lu}", "\\p{Nd}", "*", "+", "?", "{2}", "{1,3}", "{2,}",
+          "{,2}", "*?", "\\.", "\\-", "\\u{1F600}", "\\x41", "\\t", "a-z", "&&", "--", "\\1", "(?=", "(?<n>", "(?i)", "{",
+          "}", "\\k<n>", "\\p{Script=Latin}", "\\q{a}", "\\0", "\\/", "\\&"]
+CLASSES = ["[a-c]", "[^a]", "[\\d\\s]", "[\\p{L}]", "[\\-a]", "[😀-😂]", "\\w", "\\d", "\\s", "\\W", "\\S", "\\D",
+           "\\p{Lu}", "\\P{L}", "[^\\P{L}]", "[\\&.]", "[а-я]", "[\\t\\n]", "."]
+
+
+def _structured(rng, depth=0) -> str:
+    """A pattern built from the subset's constructs (most are in it)."""
+    items = []
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.random()
+        if kind < 0.35:
+            atom = rng.choice(["a", "b", "é", "😀", " ", "-", "\\.", "\\/", "1", "ж"])
+        elif kind < 0.7 or depth >= 2:
+            atom = rng.choice(CLASSES)
+        else:
+            inner = "|".join(_structured(rng, depth + 1) for _ in range(rng.randint(1, 2)))
+            atom = rng.choice(["(", "(?:"]) + inner + ")"
+        if rng.random() < 0.5:
+            atom += rng.choice(["*", "+", "?", "{2}", "{1,3}", "{0,}", "+?", "??"])
+        items.append(atom)
+    if rng.random() < 0.1:
+        items.insert(rng.randint(0, len(items)), rng.choice(["^", "$", "\\b", "\\B"]))
+    return "".join(items)
+
+
+def test_random_patterns_get_the_browsers_verdicts_and_what_it_refuses_is_refused():
+    """4,000 random patterns (half from the subset's constructs, half from random tokens), each
+    on 8 inputs, through Node's ``new RegExp('^(?:' + p + ')$', 'v')``: a pattern the server takes
+    compiles in Node and gets the same verdict on every input; one Node refuses, the server refuses."""
+    node = shutil.which("node")
+    assert node, "node is needed (make setup installs it)"
+    rng = random.Random(20261201)
+    patterns = [_structured(rng) for _ in range(2000)] + ["".join(rng.choice(TOKENS) for _ in range(rng.randint(1, 6))) for _ in range(2000)]
+    cases = [(p, ["".join(rng.choice(POOL) for _ in range(rng.randint(0, 5))) for _ in range(8)]) for p in patterns]
+    script = (
+        "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(cases.map(([p, inputs]) => {"
+        "  let re; try { re = new RegExp('^(?:' + p + ')$', 'v'); } catch (e) { return null; }"
+        "  return inputs.map((s) => re.test(s)); })));"
+    )
+    done = subprocess.run([node, "-e", script], input=json.dumps(cases), capture_output=True, text=True, timeout=120, check=True)
+    taken = wrong = 0
+    for (pattern, inputs), verdicts in zip(cases, json.loads(done.stdout)):
+        problem = pattern_problem(pattern)
+        if verdicts is None:
+            assert problem is not None, f"Node refuses {pattern!r}, the server takes it"
+            continue
+        if problem is None:
+            taken += 1
+            compiled = compile_pattern(pattern)
+            mismatches = [(s, v) for s, v in zip(inputs, verdicts) if compiled.fullmatch(s) != v]
+            assert not mismatches, (pattern, mismatches)
+            wrong += sum(not v for v in verdicts)
+    assert taken > 1500 and 0 < wrong < taken * 8  # both verdicts occur
