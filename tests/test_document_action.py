@@ -11,7 +11,7 @@ from flowui_sandbox.sandbox.document import REASONS, UiActionRefused, apply_patc
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "document"
 ACTIONS = json.loads((FIXTURES / "actions.json").read_text(encoding="utf-8"))
 DOCUMENTS = {c["name"]: c["document"] for c in json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))}
-DOCS = {key: DOCUMENTS[ref.split("#")[1]] for key, ref in ACTIONS["documents"].items()}
+DOCS = {key: ref if isinstance(ref, dict) else DOCUMENTS[ref.split("#")[1]] for key, ref in ACTIONS["documents"].items()}
 MT = "application/vnd.platform.ui-action+json"
 
 
@@ -20,11 +20,11 @@ def test_action_case(case):
     document = DOCS[case["document"]]
     if "refusals" in case:
         with pytest.raises(UiActionRefused) as info:
-            validate_ui_action(document, case["page_id"], case["message"], state=case["state"])
+            validate_ui_action(document, case["page_id"], case["message"], state=case["state"], rendered=case.get("rendered", ()))
         assert [{"code": r.code, "where": r.where} for r in info.value.refusals] == case["refusals"]
         assert all(r.code in REASONS and r.message for r in info.value.refusals)
     else:
-        result = validate_ui_action(document, case["page_id"], case["message"], state=case["state"])
+        result = validate_ui_action(document, case["page_id"], case["message"], state=case["state"], rendered=case.get("rendered", ()))
         assert result.writes == case["writes"]
         assert apply_patch(case["state"], result.writes) == case["result"]
         assert result.writes[-1]["path"] == "/ui_action"
