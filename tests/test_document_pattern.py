@@ -110,3 +110,7 @@ def test_random_patterns_get_the_browsers_verdicts_and_what_it_refuses_is_refuse
             assert not mismatches, (pattern, mismatches)
             wrong += sum(not v for v in verdicts)
     assert taken > 1500 and 0 < wrong < taken * 8  # both verdicts occur
+
+
+def test_unpaired_surrogates_are_refused_in_patterns():
+    assert [pattern_problem(p).offset for p in ("\ud800", "[\udc00]", "a\ud83d")] == [0, 1, 1]

@@ -20,8 +20,9 @@ after a translation in which every construct means exactly what it means in ECMA
   ``( ) [ ] { } / - \\ |`` escaped inside a class and no doubled punctuator (``&&``, ``--``, ``!!``…).
 
 Refused: what the browser refuses (Python's ``(?P<x>…)``, ``(?i)``, a lone ``{``, ``\\-`` outside a
-class…) and what cannot run in linear time or is rare (backreferences, lookaround, named groups,
-nested classes and set operations, ``\\q{}``, properties of strings, ``\\c``).
+class…), what cannot run in linear time or is rare (backreferences, lookaround, named groups,
+nested classes and set operations, ``\\q{}``, properties of strings, ``\\c``, unpaired
+surrogates), and a pattern past RE2's program bound (8 MB: ``\\p{L}{1000}``).
 """
 
 from __future__ import annotations
@@ -210,6 +211,8 @@ class _Parser:
             raise self.fail(f"a lone {c!r}: write \\{c}")
         if c == ")":
             raise self.fail("unmatched ')'")
+        if 0xD800 <= ord(c) <= 0xDFFF:
+            raise self.fail("an unpaired surrogate is not in the pattern subset")
         self.pos += 1
         return _ranges_escape([(ord(c), ord(c))]), 1
 
@@ -390,6 +393,8 @@ class _Parser:
                     raise self.fail("class subtraction (--) is not in the pattern subset", at)
                 raise self.fail("a '-' that is not a range: write \\-", at)
             raise self.fail(f"{c!r} inside a class must be escaped in the v mode: write \\{c}", at)
+        if 0xD800 <= ord(c) <= 0xDFFF:
+            raise self.fail("an unpaired surrogate is not in the pattern subset", at)
         if c in DOUBLE_PUNCTUATORS and self.peek(1) == c:
             if c == "&":
                 raise self.fail("class intersection (&&) is not in the pattern subset", at)
@@ -427,8 +432,10 @@ def compile_pattern(source: str) -> Pattern:
         raise PatternError(parser.pos, "unmatched ')'")
     try:
         regex = re2.compile(translated, _options())
-    except re2.error as exc:  # pragma: no cover - the subset stays within RE2's limits
-        raise PatternError(0, f"too large to match in linear time ({exc})") from None
+    except re2.error as exc:  # RE2's program is bounded (8 MB): \p{L}{1000} is past it
+        why = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise PatternError(0, f"too large for the server's linear-time matcher ({why}); "
+                              "use + or * and let max_length bound the length") from None
     return Pattern(source, translated, regex)
 
 
