@@ -251,3 +251,18 @@ def test_which_actions_wait_for_the_required_inputs():
     assert validate_ui_action(doc, "p", message({"action": "save", "source": "card", "fields": {}}), state={}).writes
     # what they carry is checked all the same
     assert refused(doc, {"action": "cancel", "source": "cancel", "fields": {"customer.email": "nope"}}) == ["pattern-mismatch"]
+
+
+def test_many_keys_under_an_html_field_are_written_once_each_without_touching_the_state():
+    """Thousands of keys (the check is linear in them: bench/actions.py); the state and the
+    values of earlier writes are not changed in place."""
+    doc = page({"block_id": "card", "type": "html", "source": "<p></p>", "fields": ["bag"]})
+    fields = {f"bag.k{i}": {"n": i} for i in range(5000)}
+    state = {"bag": {"old": 1}, "other": [1]}
+    writes = validate_ui_action(doc, "p", message({"action": "go", "source": "card", "fields": fields}), state=state).writes
+    assert len(writes) == 5001 and writes[0] == {"op": "add", "path": "/bag/k0", "value": {"n": 0}}
+    assert state == {"bag": {"old": 1}, "other": [1]}
+    assert apply_patch(state, writes)["bag"] == {"old": 1, **{f"k{i}": {"n": i} for i in range(5000)}}
+    nested = page({"block_id": "card", "type": "html", "source": "<p></p>", "fields": ["a"]})
+    writes = validate_ui_action(nested, "p", message({"action": "go", "source": "card", "fields": {"a.b.c": 1, "a.b.d": 2}}), state={}).writes
+    assert writes[:2] == [{"op": "add", "path": "/a", "value": {"b": {"c": 1}}}, {"op": "add", "path": "/a/b/d", "value": 2}]

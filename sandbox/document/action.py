@@ -179,10 +179,15 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
             refusals.append(Refusal("payload-mismatch", f"{where}.payload", f"block {action.source!r} declares the payload {_short(expected)}"))
         payload = expected
 
-    # every input of the page and of what was rendered on it: (block, visible, scope index)
-    inputs = [(b, vis, i) for i, s in enumerate(scopes) for b, vis in s.blocks.values() if b["type"] in INPUT_TYPES]
+    # every input of the page and of what was rendered on it, the page's first: (block, visible, scope index)
+    inputs = [(b, vis, i) for i in [len(scopes) - 1, *range(len(scopes) - 1)]
+              for b, vis in scopes[i].blocks.values() if b["type"] in INPUT_TYPES]
     by_field: dict[str, list[tuple[dict, bool]]] = {}
+    under: dict[str, list[str]] = {}  # a path -> the input fields strictly inside it
     for b, vis, _ in inputs:
+        if b["field"] not in by_field:
+            for prefix in _prefixes(b["field"]):
+                under.setdefault(prefix, []).append(b["field"])
         by_field.setdefault(b["field"], []).append((b, vis))
     own = list(block.get("fields", [])) if kind == "html" else []
     values = action.fields
@@ -193,8 +198,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         refused.add(field or key)
 
     for key in values:
-        segments = key.split(".")
-        outer = next((p for p in (".".join(segments[:n]) for n in range(1, len(segments))) if p in values), None)
+        outer = next((p for p in _prefixes(key) if p in values), None)
         if outer is not None:
             refuse("overlapping-fields", key, f"{key!r} lies inside {outer!r}, also written by this message")
     for key, value in values.items():
@@ -216,23 +220,24 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
             refusals.extend(problems)
             if problems:
                 refused.add(key)
-        for field, entries in by_field.items():
-            if key.startswith(field + "."):  # the write lands inside an input's value
-                refuse("inside-input", key, f"{key!r} lies inside the value of input {entries[0][0]['block_id']!r} "
+        for field in _prefixes(key):
+            if field in by_field:  # the write lands inside an input's value
+                refuse("inside-input", key, f"{key!r} lies inside the value of input {by_field[field][0][0]['block_id']!r} "
                        f"({field!r}); write {field!r} whole", field)
-            elif field.startswith(key + "."):  # the write replaces the input's path with what the value holds there
-                inner = get_path(value, field[len(key) + 1:]) if value is not None else MISSING
-                for b, vis in entries:
-                    if inner is MISSING:
-                        continue  # the write clears it, as null would
-                    if not vis:
-                        refuse("hidden-field", key, f"the value holds {field!r}, the field of input {b['block_id']!r}, "
-                               "which is hidden in the current state", field)
-                        continue
-                    problems = _check_value(b, inner, f"{where}.fields[{_quote(key)}]")
-                    refusals.extend(Refusal(p.code, p.where, f"at {field!r} (input {b['block_id']!r}): {p.message}") for p in problems)
-                    if problems:
-                        refused.add(field)
+        for field in under.get(key, ()):  # the write replaces the input's path with what the value holds there
+            entries = by_field[field]
+            inner = get_path(value, field[len(key) + 1:]) if value is not None else MISSING
+            for b, vis in entries:
+                if inner is MISSING:
+                    continue  # the write clears it, as null would
+                if not vis:
+                    refuse("hidden-field", key, f"the value holds {field!r}, the field of input {b['block_id']!r}, "
+                           "which is hidden in the current state", field)
+                    continue
+                problems = _check_value(b, inner, f"{where}.fields[{_quote(key)}]")
+                refusals.extend(Refusal(p.code, p.where, f"at {field!r} (input {b['block_id']!r}): {p.message}") for p in problems)
+                if problems:
+                    refused.add(field)
 
     # required: the inputs the action validates (docs/DOCUMENT.md, section 6)
     if kind == "button" and not block.get("novalidate"):
@@ -251,8 +256,11 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
     if refusals:
         raise UiActionRefused(refusals)
 
-    order = {b["field"]: n for n, (b, _, _) in enumerate(inputs)}
-    current: Any = state
+    order: dict[str, int] = {}
+    for b, _, _ in inputs:
+        order.setdefault(b["field"], len(order))
+    current: Any = dict(state)
+    mine: set[int] = {id(current)}  # containers of `current` copied here, so changed in place
     writes: list[dict[str, Any]] = []
     for key in sorted(values, key=lambda k: (order.get(k, len(order)), k)):
         op = _write(current, key, values[key])
@@ -260,7 +268,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
             refusals.append(Refusal(op.code, f"{where}.fields[{_quote(key)}]", op.message))
         else:
             writes.append(op)
-            current = apply_patch(current, [op])  # the next write sees this one
+            _apply_in_place(current, op, mine)  # the next write sees this one
     if refusals:
         raise UiActionRefused(refusals)
     writes.append({"op": "add", "path": "/" + escape(UI_ACTION_FIELD),
@@ -272,10 +280,42 @@ def _value_for(field: str, values: dict[str, Any]) -> Any:
     """The value this message gives ``field``: its own key, or inside a key written over it."""
     if field in values:
         return values[field]
-    for key, value in values.items():
-        if field.startswith(key + "."):
+    for key in _prefixes(field):
+        if key in values:
+            value = values[key]
             return get_path(value, field[len(key) + 1:]) if value is not None else MISSING
     return MISSING
+
+
+def _prefixes(path: str) -> list[str]:
+    """The paths strictly above ``path``: ``a.b.c`` -> ``a``, ``a.b``."""
+    segments = path.split(".")
+    return [".".join(segments[:n]) for n in range(1, len(segments))]
+
+
+def _apply_in_place(root: dict, op: dict[str, Any], mine: set[int]) -> None:
+    """Apply one add/replace that :func:`_write` made (so its path exists up to its parent),
+    copying each container of the state on the way the first time it is touched (the state
+    and the values of earlier operations are never changed)."""
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in op["path"].split("/")[1:]]
+    node: Any = root
+    for token in tokens[:-1]:
+        key: Any = int(token) if isinstance(node, list) else token
+        child = node[key]
+        if id(child) not in mine:
+            child = dict(child) if isinstance(child, dict) else list(child)
+            mine.add(id(child))
+            node[key] = child
+        node = child
+    last = tokens[-1]
+    if isinstance(node, list):
+        index = int(last)
+        if index == len(node):
+            node.append(op["value"])
+        else:
+            node[index] = op["value"]
+    else:
+        node[last] = op["value"]
 
 
 @dataclass(frozen=True)
