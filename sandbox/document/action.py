@@ -42,7 +42,7 @@ from ..jsonjs import MAX_DEPTH
 from ..paths import path_problem
 from ..projection import MISSING, get_path, is_empty
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
-from .patch import PatchError, apply_patch, check_json, escape, json_equal
+from .patch import PatchError, check_json, escape, json_equal
 from .pattern import compile_pattern, lone_surrogate, utf16_length
 from .projection import report_of
 from .validate import DocumentError, Problem, check_blocks
