@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import difflib
 import time
-from datetime import date, datetime
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import ValidationError
