@@ -114,3 +114,8 @@ def test_random_patterns_get_the_browsers_verdicts_and_what_it_refuses_is_refuse
 
 def test_unpaired_surrogates_are_refused_in_patterns():
     assert [pattern_problem(p).offset for p in ("\ud800", "[\udc00]", "a\ud83d")] == [0, 1, 1]
+
+
+@pytest.mark.parametrize("case", FIXTURE["lengths"], ids=[c["input"] for c in FIXTURE["lengths"]])
+def test_lengths_from_the_shared_fixture(case):
+    assert utf16_length(case["input"]) == case["length"]

@@ -29,3 +29,8 @@ test('patterns refused at save time: the browser throws on them, or compiles wha
   }
   assert.ok(fixture.refused.some((c) => c.browser === 'throws') && fixture.refused.some((c) => c.browser === 'compiles'));
 });
+
+test('text lengths are UTF-16 units, as minlength and maxlength count them', () => {
+  for (const { input, length } of fixture.lengths) assert.equal(input.length, length, JSON.stringify(input));
+  assert.ok(fixture.lengths.some((c) => c.length !== [...c.input].length));
+});
