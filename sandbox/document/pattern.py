@@ -422,30 +422,37 @@ def _options() -> re2.Options:
     return options
 
 
-@functools.lru_cache(maxsize=512)
 def compile_pattern(source: str) -> Pattern:
     """Parse ``source`` as the subset and compile it for the server (:class:`PatternError`)."""
-    parser = _Parser(source)
-    translated, _ = parser.disjunction()
-    if parser.pos < len(source):
-        # only a ')' stops a top-level disjunction early
-        raise PatternError(parser.pos, "unmatched ')'")
-    try:
-        regex = re2.compile(translated, _options())
-    except re2.error as exc:  # RE2's program is bounded (8 MB): \p{L}{1000} is past it
-        why = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise PatternError(0, f"too large for the server's linear-time matcher ({why}); "
-                              "use + or * and let max_length bound the length") from None
-    return Pattern(source, translated, regex)
+    compiled = _compiled(source)
+    if isinstance(compiled, PatternError):
+        raise PatternError(compiled.offset, compiled.reason)  # a fresh one: a kept one would pile up tracebacks
+    return compiled
 
 
 def pattern_problem(source: str) -> PatternError | None:
     """Why ``source`` is not a pattern of the subset, or None."""
+    compiled = _compiled(source)
+    return compiled if isinstance(compiled, PatternError) else None
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(source: str) -> Pattern | PatternError:
+    """The compiled pattern or why not; both kept, as a refusal past RE2's bound costs ~0.5 s."""
+    parser = _Parser(source)
     try:
-        compile_pattern(source)
+        translated, _ = parser.disjunction()
+        if parser.pos < len(source):  # only a ')' stops a top-level disjunction early
+            raise PatternError(parser.pos, "unmatched ')'")
     except PatternError as exc:
         return exc
-    return None
+    try:
+        regex = re2.compile(translated, _options())
+    except re2.error as exc:  # RE2's program is bounded (8 MB): \p{L}{1000} is past it
+        why = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        return PatternError(0, f"too large for the server's linear-time matcher ({why}); "
+                               "use + or * and let max_length bound the length")
+    return Pattern(source, translated, regex)
 
 
 def lone_surrogate(value: str) -> bool:
