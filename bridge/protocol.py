@@ -455,8 +455,8 @@ class UserMessage(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    #: ``ROLE_USER`` is the A2A 1.0 wire form (the seed's); ``user`` is the form of A2A 0.x, still accepted.
-    role: Literal["ROLE_USER", "user"]
+    #: ``ROLE_USER``: the A2A 1.0 wire form, the seed's (the document's ui-action check takes only it).
+    role: Literal["ROLE_USER"]
     parts: list[dict[str, Any]]
 
     @model_validator(mode="after")

@@ -11,7 +11,7 @@ from flowui_sandbox.sandbox.document import REASONS, UiActionRefused, apply_patc
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "document"
 ACTIONS = json.loads((FIXTURES / "actions.json").read_text(encoding="utf-8"))
 DOCUMENTS = {c["name"]: c["document"] for c in json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))}
-DOCS = {key: DOCUMENTS[ref.split("#")[1]] for key, ref in ACTIONS["documents"].items()}
+DOCS = {key: ref if isinstance(ref, dict) else DOCUMENTS[ref.split("#")[1]] for key, ref in ACTIONS["documents"].items()}
 MT = "application/vnd.platform.ui-action+json"
 
 
@@ -20,11 +20,11 @@ def test_action_case(case):
     document = DOCS[case["document"]]
     if "refusals" in case:
         with pytest.raises(UiActionRefused) as info:
-            validate_ui_action(document, case["page_id"], case["message"], state=case["state"])
+            validate_ui_action(document, case["page_id"], case["message"], state=case["state"], rendered=case.get("rendered", ()))
         assert [{"code": r.code, "where": r.where} for r in info.value.refusals] == case["refusals"]
         assert all(r.code in REASONS and r.message for r in info.value.refusals)
     else:
-        result = validate_ui_action(document, case["page_id"], case["message"], state=case["state"])
+        result = validate_ui_action(document, case["page_id"], case["message"], state=case["state"], rendered=case.get("rendered", ()))
         assert result.writes == case["writes"]
         assert apply_patch(case["state"], result.writes) == case["result"]
         assert result.writes[-1]["path"] == "/ui_action"
@@ -38,9 +38,9 @@ def page(*blocks):
     return {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": list(blocks)}]}
 
 
-def refused(document, data, state=None):
+def refused(document, data, state=None, **options):
     with pytest.raises(UiActionRefused) as info:
-        validate_ui_action(document, "p", message(data), state=state)
+        validate_ui_action(document, "p", message(data), state={} if state is None else state, **options)
     return info.value.codes
 
 
@@ -61,7 +61,7 @@ def test_each_input_kind_gives_its_type():
     good = {"when": "2026-05-01T10:30", "file": {"name": "a.png", "media_type": "image/png", "size": 10},
             "files": [{"name": "a.txt", "media_type": "text/plain", "uri": "https://x.y/a"}], "tags": [1, "1"],
             "said": "hello", "level": 2.5, "on": False}
-    result = validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": good}))
+    result = validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": good}), state={})
     assert [op["path"] for op in result.writes] == ["/when", "/file", "/files", "/tags", "/said", "/level", "/on", "/ui_action"]
     for field, value, code in [
         ("when", "2025-12-31T23:59", "out-of-range"), ("when", "2026-05-01 10:30", "wrong-type"), ("when", "2026-02-30T10:00", "wrong-type"),
@@ -75,14 +75,14 @@ def test_each_input_kind_gives_its_type():
 
 def test_text_limits_and_pattern():
     doc = page(SEND, {"block_id": "t", "type": "text_input", "field": "code", "pattern": "[A-Z]{3}", "min_length": 3, "max_length": 5})
-    ok = validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"code": "ABC"}}))
+    ok = validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"code": "ABC"}}), state={})
     assert ok.writes[0] == {"op": "add", "path": "/code", "value": "ABC"}
     assert refused(doc, {"action": "send", "source": "send", "fields": {"code": "ABCD"}}) == ["pattern-mismatch"]  # a full match
     assert refused(doc, {"action": "send", "source": "send", "fields": {"code": "AB"}}) == ["too-short"]
     assert refused(doc, {"action": "send", "source": "send", "fields": {"code": "ABCDEF"}}) == ["too-long"]
     # an optional field may be cleared with null or left out
-    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"code": None}})).writes[0]["value"] is None
-    assert len(validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {}})).writes) == 1
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"code": None}}), state={}).writes[0]["value"] is None
+    assert len(validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {}}), state={}).writes) == 1
 
 
 def test_hidden_inputs_and_sources_need_the_state():
@@ -98,32 +98,48 @@ def test_hidden_inputs_and_sources_need_the_state():
     # a hidden required input is not required, and cannot be written
     assert refused(doc, {"action": "send", "source": "send", "fields": {"name": "x"}}, state={}) == ["hidden-field"]
     assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {}}), state={}).writes[0]["path"] == "/ui_action"
-    # without a state nothing is hidden: the required input is required
-    assert refused(doc, {"action": "send", "source": "send", "fields": {}}) == ["required"]
+    # shown, the required input is required
+    assert refused(doc, {"action": "send", "source": "send", "fields": {}}, state={"mode": "edit"}) == ["required"]
 
 
 def test_writes_create_containers_and_respect_the_state():
     doc = page(SEND, {"block_id": "a", "type": "text_input", "field": "order.items.1.note"},
                {"block_id": "b", "type": "text_input", "field": "profile.name"})
     data = {"action": "send", "source": "send", "fields": {"order.items.1.note": "x", "profile.name": "Ann"}}
-    state = {"order": {"items": [{"n": 0}, {"n": 1}]}, "profile": "legacy"}
+    state = {"order": {"items": [{"n": 0}, {"n": 1}]}, "profile": None}
     writes = validate_ui_action(doc, "p", message(data), state=state).writes
     assert writes[:2] == [{"op": "add", "path": "/order/items/1/note", "value": "x"},
-                          {"op": "add", "path": "/profile", "value": {"name": "Ann"}}]
+                          {"op": "add", "path": "/profile", "value": {"name": "Ann"}}]  # null counts as absent
     assert apply_patch(state, writes)["order"]["items"][1] == {"n": 1, "note": "x"}
     assert refused(doc, data, state={"order": {"items": []}}) == ["state-conflict"]
+
+
+def test_a_scalar_in_the_way_is_a_conflict_and_writes_keep_siblings():
+    """Issue 21 item 6: a scalar where the path needs an object is ``state-conflict`` (it was
+    overwritten), and the writes go to the leaf against the real state (``state`` is required),
+    so ``order.qty`` keeps ``order``'s other members."""
+    doc = page(SEND, {"block_id": "q", "type": "number_input", "field": "order.qty"},
+               {"block_id": "b", "type": "text_input", "field": "profile.name"})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"profile.name": "Ann"}}, state={"profile": "legacy"}) == ["state-conflict"]
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"order.qty": 2}}, state={"order": [1]}) == ["state-conflict"]
+    state = {"order": {"qty": 1, "sku": "A-1"}}
+    writes = validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"order.qty": 2}}), state=state).writes
+    assert writes[0] == {"op": "add", "path": "/order/qty", "value": 2}
+    assert apply_patch(state, writes)["order"] == {"qty": 2, "sku": "A-1"}
+    with pytest.raises(TypeError):
+        validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"order.qty": 2}}))  # type: ignore[call-arg]
 
 
 def test_message_envelope_problems_are_all_reported():
     doc = page(SEND)
     with pytest.raises(UiActionRefused) as info:
-        validate_ui_action(doc, "p", "not a message")
+        validate_ui_action(doc, "p", "not a message", state={})
     assert info.value.codes == ["bad-message"]
     with pytest.raises(UiActionRefused) as info:
-        validate_ui_action(doc, "p", {"role": "ROLE_AGENT", "parts": [{"text": "a"}, {"data": {}, "mediaType": MT}]})
+        validate_ui_action(doc, "p", {"role": "ROLE_AGENT", "parts": [{"text": "a"}, {"data": {}, "mediaType": MT}]}, state={})
     assert info.value.codes == ["bad-role", "text-beside-action"]
     with pytest.raises(UiActionRefused) as info:
-        validate_ui_action(doc, "nope", message({"action": "send", "source": "send", "fields": {}}))
+        validate_ui_action(doc, "nope", message({"action": "send", "source": "send", "fields": {}}), state={})
     assert info.value.codes == ["unknown-page"]
     deep = {}
     node = deep
@@ -134,3 +150,119 @@ def test_message_envelope_problems_are_all_reported():
     assert refused(doc, {"action": "go", "source": "h", "fields": {}, "payload": deep}) == ["too-large"]
     text = str(info.value)
     assert text.startswith("page_id: ") and "[unknown-page]" in text
+
+
+def test_the_pattern_runs_in_linear_time_in_the_browsers_dialect():
+    """Issue 21 items 2 and 5: ``(a+)+b`` on 10,000 characters is answered at once (Python's
+    ``re`` would take ages), and ``\\w`` is ASCII as in ECMAScript."""
+    doc = page(SEND, {"block_id": "t", "type": "text_input", "field": "t", "pattern": "(a+)+b"},
+               {"block_id": "w", "type": "text_input", "field": "w", "pattern": r"\w+"},
+               {"block_id": "l", "type": "text_input", "field": "l", "pattern": r"\p{L}+"})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"t": "a" * 10_000}}) == ["pattern-mismatch"]
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"w": "абв"}}) == ["pattern-mismatch"]
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"l": "Анна"}}), state={}).writes[0]["value"] == "Анна"
+
+
+def test_lengths_are_utf16_units_as_in_the_browser():
+    """Issue 21 item 13: ``maxlength``/``minlength`` count UTF-16 code units."""
+    doc = page(SEND, {"block_id": "t", "type": "text_input", "field": "t", "min_length": 3, "max_length": 4})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"t": "😀😀a"}}) == ["too-long"]  # 5 units
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"t": "😀a"}}), state={}).writes[0]["value"] == "😀a"
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"t": "\ud800"}}) == ["wrong-type"]
+
+
+EMAIL = {"block_id": "email", "type": "text_input", "field": "customer.email", "required": True,
+         "pattern": r"[^\s@]+@[^\s@]+\.[a-z]{2,}", "error_message": "an email"}
+CARD = {"block_id": "card", "type": "html", "source": "<p></p>", "fields": ["customer"]}
+
+
+def test_an_html_blocks_fields_do_not_bypass_an_inputs_checks():
+    """Issue 21 item 1: an html block writing over (or on, or inside) an input's path is held
+    to that input's rules."""
+    doc = page(SEND, EMAIL, CARD, {"block_id": "tags", "type": "select", "field": "customer.tags", "multiple": True,
+                                   "options": [{"value": "a", "label": "A"}]})
+    go = {"action": "save", "source": "card"}
+    assert refused(doc, {**go, "fields": {"customer": {"email": "NOT AN EMAIL", "role": "admin"}}}) == ["pattern-mismatch"]
+    assert refused(doc, {**go, "fields": {"customer": {"email": 5}}}) == ["wrong-type"]
+    assert refused(doc, {**go, "fields": {"customer.email": "NOT AN EMAIL"}}) == ["pattern-mismatch"]
+    # the page's inputs are written at their own paths: not inside one, not twice in one message
+    assert refused(doc, {**go, "fields": {"customer.tags.0": "zzz"}}) == ["inside-input"]
+    assert refused(doc, {**go, "fields": {"customer": {"email": "a@b.cc", "tags": ["zzz"]}}}) == ["not-an-option"]
+    assert refused(doc, {**go, "fields": {"customer": {}, "customer.email": "a@b.cc"}}) == ["overlapping-fields"]
+    # keys outside the html block's fields and the page's inputs are refused; under its fields, its own
+    assert refused(doc, {**go, "fields": {"role": "admin"}}) == ["unknown-field"]
+    assert refused(doc, {**go, "fields": {"customer.Bad": 1}}) == ["unknown-field"]
+    writes = validate_ui_action(doc, "p", message({**go, "fields": {"customer": {"email": "a@b.cc", "name": "Ann"}}}), state={}).writes
+    assert writes[0] == {"op": "add", "path": "/customer", "value": {"email": "a@b.cc", "name": "Ann"}}
+    writes = validate_ui_action(doc, "p", message({**go, "fields": {"customer.name": "Ann"}}), state={"customer": {"email": "x"}}).writes
+    assert writes[0] == {"op": "add", "path": "/customer/name", "value": "Ann"}
+    # a hidden input's path is not written through an object either
+    hidden = page(SEND, {**EMAIL, "visible_when": {"path": "show"}}, CARD)
+    assert refused(hidden, {**go, "fields": {"customer": {"email": "a@b.cc"}}}) == ["hidden-field"]
+    assert validate_ui_action(hidden, "p", message({**go, "fields": {"customer": {"name": "Ann"}}}), state={}).writes[0]["path"] == "/customer"
+
+
+def test_rendered_blocks_act_on_the_page_of_their_slot():
+    """Issue 21 item 3: the agent's ``ui_render`` into a slot or the conversation."""
+    doc = {"start_page_id": "p", "pages": [
+        {"page_id": "p", "blocks": [SEND, EMAIL, {"block_id": "result", "type": "slot"}, {"block_id": "feed", "type": "conversation"}]},
+        {"page_id": "q", "blocks": [{"block_id": "other", "type": "slot"}]}]}
+    card = [{"block_id": "note", "type": "text_input", "field": "note", "required": True},
+            {"block_id": "ok", "type": "button", "label": "OK", "action": {"name": "ok"}}]
+    data = {"action": "ok", "source": "ok", "fields": {"note": "hi"}}
+    assert refused(doc, data) == ["unknown-source"]
+    for rendered in ([{"kind": "render", "slot_id": "result", "blocks": card}], [{"kind": "render", "slot_id": "feed", "blocks": card}], [card]):
+        result = validate_ui_action(doc, "p", message(data), state={}, rendered=rendered)
+        assert [w["path"] for w in result.writes] == ["/note", "/ui_action"]  # the page's required email is another form's
+    rendered = [{"kind": "render", "slot_id": "result", "blocks": card}]
+    assert refused(doc, {**data, "fields": {}}, rendered=rendered) == ["required"]
+    assert refused(doc, data, rendered=[{"kind": "render", "slot_id": "other", "blocks": card}]) == ["unknown-source"]
+    hidden = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "result", "type": "slot", "visible_when": {"path": "done"}}]}]}
+    assert refused(hidden, data, rendered=rendered) == ["source-hidden"]
+    # the page's button sends the rendered input too, checked by its rules
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"customer.email": "a@b.cc", "note": 5}}, rendered=rendered) == ["wrong-type"]
+
+
+def test_the_seeds_sdk_call_with_an_empty_payload():
+    """Issue 21 item 4: the seed's JavaScript SDK sends ``payload: {}`` from send_button."""
+    doc = {"start_page_id": "main", "pages": [{"page_id": "main", "blocks": [
+        {"block_id": "email", "type": "text_input", "field": "email", "label": "Email", "required": True},
+        {"block_id": "send_button", "type": "button", "label": "Send", "action": {"name": "submit", "payload": {"plan": "pro"}}}]}]}
+    sdk = {"action": "submit", "source": "send_button", "fields": {"email": "a@b.c"}, "payload": {}}
+    result = validate_ui_action(doc, "main", message(sdk), state={})
+    assert result.writes[-1]["value"] == {"name": "submit", "source": "send_button", "payload": {"plan": "pro"}}
+    with pytest.raises(UiActionRefused) as info:
+        validate_ui_action(doc, "main", message({**sdk, "payload": {"plan": "free"}}), state={})
+    assert info.value.codes == ["payload-mismatch"]
+
+
+def test_which_actions_wait_for_the_required_inputs():
+    """Issue 21 item 7: a button validates its form's required inputs unless ``novalidate``;
+    an input's own action validates that input only; an html block's action none."""
+    doc = page(SEND, EMAIL, CARD,
+               {"block_id": "cancel", "type": "button", "label": "Cancel", "action": {"name": "cancel"}, "novalidate": True},
+               {"block_id": "plan", "type": "select", "field": "plan", "required": True, "action": {"name": "plan_changed"},
+                "options": [{"value": "pro", "label": "Pro"}, {"value": "free", "label": "Free"}]})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"plan": "pro"}}) == ["required"]
+    assert validate_ui_action(doc, "p", message({"action": "cancel", "source": "cancel", "fields": {"customer.email": ""}}), state={}).writes
+    assert validate_ui_action(doc, "p", message({"action": "plan_changed", "source": "plan", "fields": {"plan": "free"}}), state={}).writes
+    assert refused(doc, {"action": "plan_changed", "source": "plan", "fields": {}}) == ["required"]
+    assert validate_ui_action(doc, "p", message({"action": "save", "source": "card", "fields": {}}), state={}).writes
+    # what they carry is checked all the same
+    assert refused(doc, {"action": "cancel", "source": "cancel", "fields": {"customer.email": "nope"}}) == ["pattern-mismatch"]
+
+
+def test_many_keys_under_an_html_field_are_written_once_each_without_touching_the_state():
+    """Thousands of keys (the check is linear in them: bench/actions.py); the state and the
+    values of earlier writes are not changed in place."""
+    doc = page({"block_id": "card", "type": "html", "source": "<p></p>", "fields": ["bag"]})
+    fields = {f"bag.k{i}": {"n": i} for i in range(5000)}
+    state = {"bag": {"old": 1}, "other": [1]}
+    writes = validate_ui_action(doc, "p", message({"action": "go", "source": "card", "fields": fields}), state=state).writes
+    assert len(writes) == 5001 and writes[0] == {"op": "add", "path": "/bag/k0", "value": {"n": 0}}
+    assert state == {"bag": {"old": 1}, "other": [1]}
+    assert apply_patch(state, writes)["bag"] == {"old": 1, **{f"k{i}": {"n": i} for i in range(5000)}}
+    nested = page({"block_id": "card", "type": "html", "source": "<p></p>", "fields": ["a"]})
+    writes = validate_ui_action(nested, "p", message({"action": "go", "source": "card", "fields": {"a.b.c": 1, "a.b.d": 2}}), state={}).writes
+    assert writes[:2] == [{"op": "add", "path": "/a", "value": {"b": {"c": 1}}}, {"op": "add", "path": "/a/b/d", "value": 2}]

@@ -81,25 +81,25 @@ def test_ui_action_and_the_user_message_rule():
     assert UserMessage.model_validate(message).ui_action == action
     part = message["parts"][0]
     with pytest.raises(ValidationError, match="no text"):
-        UserMessage.model_validate({"role": "user", "parts": [part, {"text": "also this"}]})
+        UserMessage.model_validate({"role": "ROLE_USER", "parts": [part, {"text": "also this"}]})
     with pytest.raises(ValidationError, match="exactly one part"):
-        UserMessage.model_validate({"role": "user", "parts": [part, part]})
+        UserMessage.model_validate({"role": "ROLE_USER", "parts": [part, part]})
     with pytest.raises(ValidationError, match="exactly one part"):
-        UserMessage.model_validate({"role": "user", "parts": []})
+        UserMessage.model_validate({"role": "ROLE_USER", "parts": []})
     with pytest.raises(ValidationError):
-        UserMessage.model_validate({"role": "user", "parts": [{"data": {"action": "Bad", "source": "b", "fields": {}}, "mediaType": UI_ACTION_MEDIA_TYPE}]})
+        UserMessage.model_validate({"role": "ROLE_USER", "parts": [{"data": {"action": "Bad", "source": "b", "fields": {}}, "mediaType": UI_ACTION_MEDIA_TYPE}]})
     with pytest.raises(ValidationError):
         UiAction(action="submit", source="b", fields={}, payload=float("nan"))
 
 
-def test_the_user_message_takes_the_a2a_1_role_and_the_old_one():
-    """The seed's wire form is A2A 1.0's ``role: "ROLE_USER"``; A2A 0.x's ``"user"`` stays accepted."""
+def test_the_user_message_takes_the_a2a_1_role_only():
+    """The seed's wire form is A2A 1.0's ``role: "ROLE_USER"``; A2A 0.x's ``"user"`` is refused, as
+    the document's ui-action check refuses it (issue 21 item 13)."""
     part = {"data": {"action": "submit", "source": "send_button", "fields": {}}, "mediaType": UI_ACTION_MEDIA_TYPE}
     seed = {"role": "ROLE_USER", "contextId": "c1", "taskId": "t1", "parts": [part]}
     assert UserMessage.model_validate(seed).ui_action.action == "submit"
-    assert UserMessage.model_validate({"role": "user", "parts": [part]}).ui_action.source == "send_button"
     assert user_message(UiAction(action="submit", source="b", fields={}))["role"] == "ROLE_USER"
-    for role in ("ROLE_AGENT", "agent", "USER", ""):
+    for role in ("user", "ROLE_AGENT", "agent", "USER", ""):
         with pytest.raises(ValidationError):
             UserMessage.model_validate({"role": role, "parts": [part]})
     jsonschema = pytest.importorskip("jsonschema")

@@ -39,10 +39,13 @@ from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_
 
 from ..errors import SandboxError
 from ..jsonjs import MAX_DEPTH
+from ..paths import path_problem
 from ..projection import MISSING, get_path, is_empty
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
-from .patch import PatchError, apply_patch, check_json, escape, json_equal
+from .patch import PatchError, check_json, escape, json_equal
+from .pattern import compile_pattern, lone_surrogate, utf16_length
 from .projection import report_of
+from .validate import DocumentError, Problem, check_blocks
 from .walk import walk_blocks
 
 #: The role of a user message (A2A 1.0, as in the seed).
@@ -76,6 +79,8 @@ REASONS: dict[str, str] = {
     "out-of-range": "the value is outside the input's min and max",
     "not-an-option": "the value is not one of the select's options",
     "state-conflict": "the field cannot be written at its path in the current state",
+    "overlapping-fields": "two keys of the message are the same path or one lies inside the other",
+    "inside-input": "the key lies inside the value of an input block; that input's field is written whole",
 }
 
 
@@ -113,14 +118,18 @@ class ActionResult:
     writes: list[dict[str, Any]]
 
 
-def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any = None,
-                       frozen: Iterable[str] = ()) -> ActionResult:
+def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
+                       frozen: Iterable[str] = (), rendered: Iterable[Any] = ()) -> ActionResult:
     """Check ``message`` (an A2A user Message as JSON) sent on page ``page_id``.
 
-    ``state``: the current state (for visibility and for the writes' containers;
-    ``None`` means no visibility checks and an empty state). Raises
-    :class:`UiActionRefused`.
+    ``state``: the current state (a JSON object): visibility is judged in it and the writes
+    are made against it. ``rendered``: what the agent rendered that this client shows, each a
+    ui ``render`` event's data ``{kind, slot_id, blocks}`` (its blocks act on the page of its
+    slot or conversation block) or a bare list of blocks (taken as on the current page).
+    Raises :class:`UiActionRefused`.
     """
+    if not isinstance(state, dict):
+        raise TypeError(f"state: the current state is a JSON object, not {_type(state)}")
     report = report_of(document, frozen=frozen)
     data = _the_part(message)
     try:
@@ -139,20 +148,18 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any 
         ]) from None
 
     raw = report.document.model_dump(mode="json", exclude_unset=True)  # type: ignore[union-attr]
-    pages = {page["page_id"]: (index, page) for index, page in enumerate(raw["pages"])}
+    pages = {page["page_id"]: page for page in raw["pages"]}
     if page_id not in pages:
         raise UiActionRefused([Refusal("unknown-page", "page_id", f"{page_id!r} is not a page of the document ({', '.join(pages)})")])
-    index, page = pages[page_id]
     where = "message.parts[0].data"
-
-    blocks = _page_blocks(page, state)  # block_id -> (block, visible)
-    found = blocks.get(action.source)
+    scopes = _scopes(pages, page_id, state, rendered, frozen)  # this page's: the renders (latest first), then the page
+    found = next(((scope, scope.blocks[action.source]) for scope in scopes if action.source in scope.blocks), None)
     if found is None:
-        elsewhere = [p for p, (_, pg) in pages.items() if action.source in _page_blocks(pg, None)]
+        elsewhere = [p for p in pages if p != page_id and action.source in _page_blocks(pages[p], None)]
         if elsewhere:
             raise UiActionRefused([Refusal("not-on-page", f"{where}.source", f"block {action.source!r} is on page {elsewhere[0]!r}, not on {page_id!r}")])
-        raise UiActionRefused([Refusal("unknown-source", f"{where}.source", f"no block {action.source!r} in the document")])
-    block, visible = found
+        raise UiActionRefused([Refusal("unknown-source", f"{where}.source", f"no block {action.source!r} in the document or in what was rendered on page {page_id!r}")])
+    scope, (block, visible) = found
     kind = block["type"]
     acts = "any" if kind == "html" else "action" if block.get("action") is not None else None
     if acts is None:
@@ -168,49 +175,179 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any 
         if action.action != declared["name"]:
             refusals.append(Refusal("wrong-action", f"{where}.action", f"block {action.source!r} sends {declared['name']!r}, not {action.action!r}"))
         expected = declared.get("payload")
-        if payload is not None and not json_equal(payload, expected):
+        if payload is not None and payload != {} and not json_equal(payload, expected):
             refusals.append(Refusal("payload-mismatch", f"{where}.payload", f"block {action.source!r} declares the payload {_short(expected)}"))
         payload = expected
 
-    inputs = {b["field"]: (b, vis) for b, vis in blocks.values() if b["type"] in INPUT_TYPES}
+    # every input of the page and of what was rendered on it, the page's first: (block, visible, scope index)
+    inputs = [(b, vis, i) for i in [len(scopes) - 1, *range(len(scopes) - 1)]
+              for b, vis in scopes[i].blocks.values() if b["type"] in INPUT_TYPES]
+    by_field: dict[str, list[tuple[dict, bool]]] = {}
+    under: dict[str, list[str]] = {}  # a path -> the input fields strictly inside it
+    for b, vis, _ in inputs:
+        if b["field"] not in by_field:
+            for prefix in _prefixes(b["field"]):
+                under.setdefault(prefix, []).append(b["field"])
+        by_field.setdefault(b["field"], []).append((b, vis))
     own = list(block.get("fields", [])) if kind == "html" else []
     values = action.fields
-    refused: set[str] = set()
+    refused: set[str] = set()  # fields (of inputs) already refused: no "required" on top
+
+    def refuse(code: str, key: str, text: str, field: str | None = None) -> None:
+        refusals.append(Refusal(code, f"{where}.fields[{_quote(key)}]", text))
+        refused.add(field or key)
+
+    for key in values:
+        outer = next((p for p in _prefixes(key) if p in values), None)
+        if outer is not None:
+            refuse("overlapping-fields", key, f"{key!r} lies inside {outer!r}, also written by this message")
     for key, value in values.items():
-        at = f"{where}.fields[{_quote(key)}]"
-        if key in inputs:
-            input_block, vis = inputs[key]
-            if not vis:
-                refusals.append(Refusal("hidden-field", at, f"input {input_block['block_id']!r} is hidden in the current state"))
-                refused.add(key)
-                continue
-            problems = _check_value(input_block, value, at)
+        governing = [(b, vis) for b, vis in by_field.get(key, [])]
+        shown = [b for b, vis in governing if vis]
+        if governing and not shown:
+            refuse("hidden-field", key, f"input {governing[0][0]['block_id']!r} is hidden in the current state")
+            continue
+        if not shown and not any(key == f or key.startswith(f + ".") for f in own):
+            known = sorted({*by_field, *own})
+            refuse("unknown-field", key, f"{key!r} is not a field of page {page_id!r}"
+                   f"{' or of the html block (or under one of its fields)' if own else ''} ({', '.join(known) or 'it has none'})")
+            continue
+        if path_problem(key) is not None:  # an html block's own path under one of its fields
+            refuse("unknown-field", key, f"{key!r}: {path_problem(key)}")
+            continue
+        for b in shown:  # the value at the input's own path
+            problems = _check_value(b, value, f"{where}.fields[{_quote(key)}]")
             refusals.extend(problems)
-            refused.update(key for _ in problems[:1])
-        elif key not in own:
-            known = sorted({*inputs, *own})
-            refusals.append(Refusal("unknown-field", at, f"{key!r} is not a field of page {page_id!r} ({', '.join(known) or 'it has none'})"))
-    for key, (input_block, vis) in inputs.items():
-        if vis and key not in refused and input_block.get("required") and _blank(input_block, values.get(key, MISSING)):
-            refusals.append(Refusal("required", f"{where}.fields[{_quote(key)}]", f"input {input_block['block_id']!r} is required"))
+            if problems:
+                refused.add(key)
+        for field in _prefixes(key):
+            if field in by_field:  # the write lands inside an input's value
+                refuse("inside-input", key, f"{key!r} lies inside the value of input {by_field[field][0][0]['block_id']!r} "
+                       f"({field!r}); write {field!r} whole", field)
+        for field in under.get(key, ()):  # the write replaces the input's path with what the value holds there
+            entries = by_field[field]
+            inner = get_path(value, field[len(key) + 1:]) if value is not None else MISSING
+            for b, vis in entries:
+                if inner is MISSING:
+                    continue  # the write clears it, as null would
+                if not vis:
+                    refuse("hidden-field", key, f"the value holds {field!r}, the field of input {b['block_id']!r}, "
+                           "which is hidden in the current state", field)
+                    continue
+                problems = _check_value(b, inner, f"{where}.fields[{_quote(key)}]")
+                refusals.extend(Refusal(p.code, p.where, f"at {field!r} (input {b['block_id']!r}): {p.message}") for p in problems)
+                if problems:
+                    refused.add(field)
+
+    # required: the inputs the action validates (docs/DOCUMENT.md, section 6)
+    if kind == "button" and not block.get("novalidate"):
+        checked = [b for b, vis, i in inputs if vis and scopes[i] is scope]
+    elif kind in INPUT_TYPES:
+        checked = [block]
+    else:
+        checked = []
+    for b in checked:
+        field = b["field"]
+        if not b.get("required") or field in refused:
+            continue
+        value = _value_for(field, values)
+        if _blank(b, value):
+            refusals.append(Refusal("required", f"{where}.fields[{_quote(field)}]", f"input {b['block_id']!r} is required"))
     if refusals:
         raise UiActionRefused(refusals)
 
-    current = state if isinstance(state, dict) else {}
+    order: dict[str, int] = {}
+    for b, _, _ in inputs:
+        order.setdefault(b["field"], len(order))
+    current: Any = dict(state)
+    mine: set[int] = {id(current)}  # containers of `current` copied here, so changed in place
     writes: list[dict[str, Any]] = []
-    order = [f for f in inputs if f in values] + [f for f in own if f in values and f not in inputs]
-    for key in order:
+    for key in sorted(values, key=lambda k: (order.get(k, len(order)), k)):
         op = _write(current, key, values[key])
         if isinstance(op, Refusal):
             refusals.append(Refusal(op.code, f"{where}.fields[{_quote(key)}]", op.message))
         else:
             writes.append(op)
-            current = apply_patch(current, [op])  # the next write sees this one
+            _apply_in_place(current, op, mine)  # the next write sees this one
     if refusals:
         raise UiActionRefused(refusals)
     writes.append({"op": "add", "path": "/" + escape(UI_ACTION_FIELD),
                    "value": {"name": action.action, "source": action.source, "payload": payload}})
     return ActionResult(action, block, writes)
+
+
+def _value_for(field: str, values: dict[str, Any]) -> Any:
+    """The value this message gives ``field``: its own key, or inside a key written over it."""
+    if field in values:
+        return values[field]
+    for key in _prefixes(field):
+        if key in values:
+            value = values[key]
+            return get_path(value, field[len(key) + 1:]) if value is not None else MISSING
+    return MISSING
+
+
+def _prefixes(path: str) -> list[str]:
+    """The paths strictly above ``path``: ``a.b.c`` -> ``a``, ``a.b``."""
+    segments = path.split(".")
+    return [".".join(segments[:n]) for n in range(1, len(segments))]
+
+
+def _apply_in_place(root: dict, op: dict[str, Any], mine: set[int]) -> None:
+    """Apply one add/replace that :func:`_write` made (so its path exists up to its parent),
+    copying each container of the state on the way the first time it is touched (the state
+    and the values of earlier operations are never changed)."""
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in op["path"].split("/")[1:]]
+    node: Any = root
+    for token in tokens[:-1]:
+        key: Any = int(token) if isinstance(node, list) else token
+        child = node[key]
+        if id(child) not in mine:
+            child = dict(child) if isinstance(child, dict) else list(child)
+            mine.add(id(child))
+            node[key] = child
+        node = child
+    last = tokens[-1]
+    if isinstance(node, list):
+        index = int(last)
+        if index == len(node):
+            node.append(op["value"])
+        else:
+            node[index] = op["value"]
+    else:
+        node[last] = op["value"]
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Blocks that act together: the page's own, or one render event's (``slot``: its slot or
+    conversation block on the page)."""
+
+    blocks: dict[str, tuple[dict, bool]]
+    slot: str | None = None
+
+
+def _scopes(pages: dict[str, dict], page_id: str, state: dict, rendered: Iterable[Any], frozen: Iterable[str]) -> list[_Scope]:
+    page = _page_blocks(pages[page_id], state)
+    holders = {p: {bid: b for bid, (b, _) in _page_blocks(pg, None).items() if b["type"] in ("slot", "conversation")}
+               for p, pg in pages.items()}
+    scopes: list[_Scope] = []
+    for index, event in enumerate(rendered):
+        slot = event.get("slot_id") if isinstance(event, dict) else None
+        blocks = event.get("blocks") if isinstance(event, dict) else event
+        if isinstance(event, dict) and not (isinstance(slot, str) and any(slot in h for h in holders.values())):
+            raise DocumentError([Problem(("rendered", index, "slot_id"), f"{slot!r} is not a slot or conversation block of the document")])
+        check = check_blocks(blocks, frozen=frozen, loc=("rendered", index, "blocks"))
+        if check.problems:
+            raise DocumentError(check.problems)
+        if slot is not None and slot not in holders[page_id]:
+            continue  # rendered on another page
+        shown = slot is None or page[slot][1]
+        own = _page_blocks({"blocks": blocks}, state)
+        scopes.append(_Scope({bid: (b, vis and shown) for bid, (b, vis) in own.items()}, slot))
+    scopes.reverse()  # the latest render first
+    scopes.append(_Scope(page))
+    return scopes
 
 
 # ------------------------------------------------------------------------ the message
@@ -300,13 +437,16 @@ def _check_value(block: dict, value: Any, at: str) -> list[Refusal]:
     if kind in ("text_input", "voice_input"):
         if not isinstance(value, str):
             return wrong("a string")
+        if lone_surrogate(value):
+            return wrong("text of Unicode characters (an unpaired surrogate)")
+        length = utf16_length(value)  # as the browser counts: UTF-16 units
         limit = block.get("max_length") or TEXT_MAX_LENGTH
-        if len(value) > limit:
-            return [Refusal("too-long", at, f"{len(value):,} characters; at most {limit:,}")]
-        if block.get("min_length") is not None and len(value) < block["min_length"] and value != "":
-            return [Refusal("too-short", at, f"{len(value)} characters; at least {block['min_length']}")]
+        if length > limit:
+            return [Refusal("too-long", at, f"{length:,} UTF-16 units; at most {limit:,}")]
+        if block.get("min_length") is not None and length < block["min_length"] and value != "":
+            return [Refusal("too-short", at, f"{length} UTF-16 units; at least {block['min_length']}")]
         pattern = block.get("pattern")
-        if pattern is not None and value != "" and re.fullmatch(pattern, value) is None:
+        if pattern is not None and value != "" and not compile_pattern(pattern).fullmatch(value):
             message = block.get("error_message") or f"does not match the pattern {pattern!r}"
             return [Refusal("pattern-mismatch", at, message)]
         return []
@@ -416,13 +556,17 @@ def _write(state: dict, path: str, value: Any) -> dict[str, Any] | Refusal:
             if index == len(node):
                 return {"op": "add", "path": pointer, "value": nested}
             child = node[index]
-            if not rest or not isinstance(child, (dict, list)):
+            if not rest or child is None:
                 return {"op": "replace", "path": pointer, "value": nested}
+            if not isinstance(child, (dict, list)):
+                return Refusal("state-conflict", "", f"the state at {pointer} is {_type(child)}; {path!r} needs an object there")
             node = child
             continue
         child = node.get(segment, MISSING)
-        if not rest or not isinstance(child, (dict, list)):
+        if not rest or child is MISSING or child is None:
             return {"op": "add", "path": pointer, "value": nested}  # add replaces an existing member
+        if not isinstance(child, (dict, list)):
+            return Refusal("state-conflict", "", f"the state at {pointer} is {_type(child)}; {path!r} needs an object there")
         node = child
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -330,11 +330,15 @@ class VoiceInput(_Input):
 
 
 class Button(_Block):
+    """``novalidate``: true for an action that does not wait for the page's required inputs
+    (Cancel, Back: HTML's ``formnovalidate``); the values it carries are checked all the same."""
+
     TEMPLATES = ("label",)
     ACTS = "action"
     type: Literal["button"]
     label: Template
     action: Action
+    novalidate: bool = False
 
 
 class Link(_Block):

@@ -13,7 +13,7 @@ and, inside a template or an html source, the line:column there
 * what a server writes stays unambiguous: no input ``field`` or html ``fields``
   entry is ``ui_action`` or under it, and on one page no two inputs write the
   same path or one inside another;
-* select options have distinct values, a text input's ``pattern`` compiles.
+* select options have distinct values, a text input's ``pattern`` is in the subset (pattern.py).
 
 The same walk collects the projection paths (:class:`PathRef`), so a report
 has both.
@@ -22,10 +22,10 @@ has both.
 from __future__ import annotations
 
 import difflib
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -36,6 +36,7 @@ from ..paths import path_problem
 from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
+from .pattern import pattern_problem
 from .walk import Item, Loc, walk, walk_blocks, where
 
 #: Wall time for parsing all html sources of one document; sources left are reported, not
@@ -350,25 +351,48 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
         for i, option in enumerate(block["options"]):
             if isinstance(option, dict) and "value" in option:
                 value = option["value"]
-                if any(type(v) is type(value) and v == value for v in seen):
+                if any(_same_option(v, value) for v in seen):
                     problems.append(Problem((*loc, "options", i, "value"), f"the option value {value!r} appears twice"))
                 seen.append(value)
+    elif kind in ("date_input", "datetime_input"):
+        parse = date.fromisoformat if kind == "date_input" else datetime.fromisoformat
+        for bound in ("min", "max"):
+            if isinstance(block.get(bound), str):
+                try:
+                    parse(block[bound])
+                except ValueError:
+                    problems.append(Problem((*loc, bound), f"{block[bound]!r} is not a {'date' if kind == 'date_input' else 'date and time'} that exists"))
     elif kind == "text_input" and isinstance(block.get("pattern"), str):
-        try:
-            re.compile(block["pattern"])
-        except re.error as exc:
-            column = (exc.pos or 0) + 1
-            problems.append(Problem((*loc, "pattern"), f"the pattern does not compile: {exc.msg}", 1, column))
+        bad = pattern_problem(block["pattern"])  # the subset of ECMAScript both sides run (pattern.py)
+        if bad is not None:
+            problems.append(Problem((*loc, "pattern"), bad.reason, *_text_position(block["pattern"], bad.offset)))
+
+
+def _same_option(a: Any, b: Any) -> bool:
+    """One option value: equal strings or booleans, or equal numbers (``1`` and ``1.0`` are one JSON number)."""
+    numbers = (int, float)
+    if type(a) in numbers and type(b) in numbers:
+        return bool(a == b)
+    return type(a) is type(b) and a == b
 
 
 def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:
-    """Two inputs of one page writing the same path, or one inside the other, is ambiguous."""
-    ordered = sorted(written, key=lambda w: w[0])
-    for (a, a_loc), (b, b_loc) in zip(ordered, ordered[1:]):
-        if a == b or b.startswith(a + "."):
-            what = "is the same as" if a == b else "lies inside"
-            problems.append(Problem(b_loc, f"field {b!r} {what} field {a!r} of {where(a_loc[:-1])} on the same page: "
-                                           "the ui-action would write one path twice"))
+    """Two inputs of one page writing the same path, or one inside the other, is ambiguous:
+    every such pair is reported, at the later of the two (found through each path's prefixes)."""
+    index: dict[str, list[int]] = {}
+    for i, (path, _) in enumerate(written):
+        index.setdefault(path, []).append(i)
+    pairs: list[tuple[int, int]] = []  # (later, earlier)
+    for j, (path, _) in enumerate(written):
+        segments = path.split(".")
+        for n in range(1, len(segments)):
+            pairs.extend((max(i, j), min(i, j)) for i in index.get(".".join(segments[:n]), ()))
+        pairs.extend((j, i) for i in index[path] if i < j)
+    for later, earlier in sorted(pairs):
+        (b, b_loc), (a, a_loc) = written[later], written[earlier]
+        what = "is the same as" if a == b else "lies inside" if b.startswith(a + ".") else "contains"
+        problems.append(Problem(b_loc, f"field {b!r} {what} field {a!r} of {where(a_loc[:-1])} on the same page: "
+                                       "the ui-action would write one path twice"))
 
 
 def _text_position(text: str, offset: int) -> tuple[int, int]:
