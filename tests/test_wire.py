@@ -12,7 +12,15 @@ from flowui_sandbox.sandbox.document.action import UiActionRefused
 from flowui_sandbox.sandbox.document.patch import parse_pointer
 from flowui_sandbox.sandbox.document.session import Session, SessionError, replay
 from flowui_sandbox.sandbox.document.wire import (
-    NavigateEvent, PatchPart, RenderEvent, SnapshotPart, TextPart, UiPart, WireError, check_down, check_up,
+    NavigateEvent,
+    PatchPart,
+    RenderEvent,
+    SnapshotPart,
+    TextPart,
+    UiPart,
+    WireError,
+    check_down,
+    check_up,
 )
 from flowui_sandbox.sandbox.projection import project
 
@@ -324,3 +332,18 @@ def test_the_parts_a_session_yields_reconstruct_exactly_the_clients_projection(f
         told, told_page, _ = replay(copy.deepcopy(events))
         assert told == project(state, paths)
         assert s.told == told
+
+
+def test_the_live_command_refuses_bad_files_in_one_line(tmp_path, capsys):
+    from flowui_sandbox.sandbox.document.live import main
+
+    bad_doc, bad_state, good = tmp_path / "doc.json", tmp_path / "state.json", tmp_path / "ok.json"
+    bad_doc.write_text('{"pages": 1}')
+    bad_state.write_text("[1]")
+    good.write_text("{}")
+    for args, starts in [([str(bad_doc), str(good)], f"{bad_doc}: start_page_id: "),
+                         ([str(good), str(good)], f"{good}: start_page_id"), ([str(bad_doc), str(bad_state)], f"{bad_state}: the state is"),
+                         ([str(tmp_path / "none.json"), str(good)], f"{tmp_path / 'none.json'}: "), ([], "usage: ")]:
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(starts) and err.count("\n") == 1, err

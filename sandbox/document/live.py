@@ -232,7 +232,8 @@ class LiveServer(LocalServer):
 
 
 async def _serve(document: Any, state: dict[str, Any]) -> None:
-    server = await LiveServer(document, state).start()
+    server = LiveServer(document, state)
+    await server.start()
     print(server.url, flush=True)
     await asyncio.Event().wait()
 
@@ -242,13 +243,21 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m flowui_sandbox.sandbox.document.live DOC.json STATE.json", file=sys.stderr)
         return 2
+    loaded = []
+    for name in args:
+        try:
+            with open(name, encoding="utf-8") as f:
+                loaded.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            print(f"{name}: {exc}".splitlines()[0], file=sys.stderr)
+            return 2
+    document, state = loaded
+    if not isinstance(state, dict):
+        print(f"{args[1]}: the state is a JSON object", file=sys.stderr)
+        return 2
     try:
-        with open(args[0], encoding="utf-8") as f:
-            document = json.load(f)
-        with open(args[1], encoding="utf-8") as f:
-            state = json.load(f)
         asyncio.run(_serve(document, state))
-    except (OSError, ValueError, SandboxError) as exc:
+    except SandboxError as exc:
         print(f"{args[0]}: {exc}".splitlines()[0], file=sys.stderr)
         return 2
     except KeyboardInterrupt:

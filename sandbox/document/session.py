@@ -33,10 +33,7 @@ from .patch import apply_patch, diff
 from .projection import rendered_paths, report_of
 from .validate import DocumentError, Report, load_document
 from .walk import walk_blocks
-from .wire import (
-    STATE_ARTIFACT, UI_ARTIFACT, Message, WireError, artifact_update, check_up, navigate_part, patch_part, render_part,
-    snapshot_part,
-)
+from .wire import STATE_ARTIFACT, UI_ARTIFACT, Message, WireError, artifact_update, check_up, navigate_part, patch_part, render_part, snapshot_part
 
 #: Blocks a ``render`` event may target: a slot (its content is replaced) or the conversation (a card is added).
 RENDER_TARGETS = ("slot", "conversation")
@@ -75,10 +72,11 @@ class Session:
         self.block_ids: set[str] = set()
         for page in self.document["pages"]:
             for item in walk_blocks(page["blocks"]):
+                block = item.value
                 if item.kind == "block":
-                    self.block_ids.add(item.block["block_id"])
-                    if item.block["type"] in RENDER_TARGETS:
-                        self.targets[item.block["block_id"]] = (page["page_id"], item.block["type"])
+                    self.block_ids.add(block["block_id"])
+                    if block["type"] in RENDER_TARGETS:
+                        self.targets[block["block_id"]] = (page["page_id"], block["type"])
         self.rendered: dict[str, list[dict[str, Any]]] = {}  # target block id -> the blocks shown in it
         self.state: dict[str, Any] | None = None  # the latest state
         self.told: dict[str, Any] | None = None  # the projection the client holds

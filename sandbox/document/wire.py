@@ -22,7 +22,7 @@ artifacts down, the client sends one A2A Message up.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr, ValidationError
 
@@ -108,7 +108,7 @@ class NavigateEvent(_Wire):
     page_id: StrictStr
 
 
-UiEvent = Annotated[Union[RenderEvent, NavigateEvent], Field(discriminator="kind")]
+UiEvent = Annotated[RenderEvent | NavigateEvent, Field(discriminator="kind")]
 
 
 class UiPart(_Wire):
@@ -133,8 +133,8 @@ class UiActionPart(_Wire):
     metadata: dict[str, JsonValue] | None = None
 
 
-DownPart = Union[SnapshotPart, PatchPart, UiPart, TextPart]
-UpPart = Union[TextPart, FilePart, UiActionPart]
+DownPart = SnapshotPart | PatchPart | UiPart | TextPart
+UpPart = TextPart | FilePart | UiActionPart
 
 
 class Artifact(_Wire):
