@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,6 +26,7 @@ from flowui_sandbox.sandbox.document.wire import (
 )
 from flowui_sandbox.sandbox.projection import project
 
+FIXTURE = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "document" / "wire.json").read_text(encoding="utf-8"))
 ACTION = "application/vnd.platform.ui-action+json"
 UI = "application/vnd.platform.ui+json"
 
@@ -54,6 +57,23 @@ def problems_of(check, value) -> list[tuple[str, str]]:
 
 
 # ----------------------------------------------------------------------------- down
+
+
+@pytest.mark.parametrize("case", FIXTURE["down"], ids=lambda c: c["name"])
+def test_downlink_fixture(case):
+    # tests/js/wire.test.mjs holds bridge/flow-ui-wire.js to the same cases.
+    if not case["problems"]:
+        assert len(check_down(case["event"]).parts) == len(case["event"]["artifact"]["parts"])
+    else:
+        assert [where for where, _ in problems_of(check_down, case["event"])] == case["problems"]
+
+
+@pytest.mark.parametrize("case", FIXTURE["up"], ids=lambda c: c["name"])
+def test_uplink_fixture(case):
+    if not case["problems"]:
+        assert len(check_up(case["message"]).parts) == len(case["message"]["parts"])
+    else:
+        assert [where for where, _ in problems_of(check_up, case["message"])] == case["problems"]
 
 
 def test_the_seed_parts_pass_in_their_artifacts():

@@ -336,7 +336,7 @@ def check_up(message: Any) -> Message:
     elif actions:
         if len(actions) > 1:
             problems.append((f"parts[{actions[1]}]", f"parts {actions} are all ui-actions; a message carries one"))
-        if len(model.parts) > 1:
+        elif len(model.parts) > 1:
             other = next(i for i in range(len(model.parts)) if i != actions[0])
             problems.append((f"parts[{other}]", "a ui-action message carries exactly one part, the ui-action"))
     elif len(texts) != 1 and not problems:
