@@ -37,10 +37,10 @@ HOST_PAGE = r"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>flow ui:
 <style>body{margin:0;font:14px sans-serif}.block{margin:4px}</style></head><body>
 <div id="page"></div>
 <script type="module">
-import { mountHtmlBlock, applyPatch, LIMITS } from '/bridge/flow-ui-host.js';
-const W = window.wire = { state: null, page: null, rendered: {}, told: [], errors: [], handles: {}, events: 0,
+import { mountHtmlBlock, applyPatch } from '/bridge/flow-ui-host.js';
+import { checkDownEvent, uiActionMessage } from '/bridge/flow-ui-wire.js';
+const W = window.wire = { state: null, page: null, rendered: {}, told: [], text: [], errors: [], handles: {}, events: 0,
   answers: [], mounts: 0 };
-const STATE = 'application/json', PATCH = 'application/json-patch+json', UI = 'application/vnd.platform.ui+json';
 const doc = await (await fetch('/live/document')).json();
 W.page = doc.start_page_id;
 let ids = null;
@@ -59,11 +59,7 @@ function pageBlocks(pageId) {
   return out;
 }
 
-async function send(action) {
-  const message = { role: 'ROLE_USER', contextId: ids.contextId, taskId: ids.taskId,
-    parts: [{ data: action, mediaType: LIMITS.uiActionMediaType }] };
-  return W.post(message);
-}
+const send = (action) => W.post(uiActionMessage(action, ids));
 W.post = async (message) => {
   const response = await fetch('/live/message', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) });
   const answer = await response.json();
@@ -87,28 +83,24 @@ function mountPage() {
   }
 }
 
-// The client's side of the protocol check: a part it does not know is an error, never guessed at.
+// Every event is checked first (bridge/flow-ui-wire.js, the twin of the server's check_down):
+// a kind or mediaType it does not know is a protocol error, recorded, never guessed at.
 function apply(event) {
+  const parts = checkDownEvent(event);
   ids = ids || { contextId: event.contextId, taskId: event.taskId };
-  const artifact = event.artifact;
   let changed = false, remount = false;
-  artifact.parts.forEach((part, i) => {
-    const at = `artifact.parts[${i}]`;
-    if (typeof part.text === 'string') return;
-    if (artifact.artifactId === 'state' && part.mediaType === STATE) { W.state = part.data; changed = true; }
-    else if (artifact.artifactId === 'state' && part.mediaType === PATCH) {
-      if (W.state === null) throw new Error(`${at}: a patch before the snapshot`);
+  parts.forEach(({ kind, part }, i) => {
+    if (kind === 'snapshot') { W.state = part.data; changed = true; }
+    else if (kind === 'patch') {
+      if (W.state === null) throw new Error(`artifact.parts[${i}]: a patch before the snapshot`);
       W.state = applyPatch(W.state, part.data); changed = true;
-    } else if (artifact.artifactId === 'ui' && part.mediaType === UI) {
-      const data = part.data;
-      if (data.kind === 'navigate') { W.page = data.page_id; remount = true; }
-      else if (data.kind === 'render') {
-        const target = pageBlocks(W.page).concat(...doc.pages.map((p) => pageBlocks(p.page_id))).find((b) => b.block_id === data.slot_id);
-        if (!target) throw new Error(`${at}.data.slot_id: no slot ${JSON.stringify(data.slot_id)}`);
-        W.rendered[data.slot_id] = target.type === 'slot' ? data.blocks : (W.rendered[data.slot_id] || []).concat(data.blocks);
-        remount = true;
-      } else throw new Error(`${at}.data.kind: ${JSON.stringify(data.kind)} is not a ui event kind (render, navigate)`);
-    } else throw new Error(`${at}.mediaType: ${JSON.stringify(part.mediaType)} in artifact ${JSON.stringify(artifact.artifactId)} is a protocol error`);
+    } else if (kind === 'ui' && part.data.kind === 'navigate') { W.page = part.data.page_id; remount = true; }
+    else if (kind === 'ui') {
+      const target = doc.pages.flatMap((p) => pageBlocks(p.page_id)).find((b) => b.block_id === part.data.slot_id);
+      if (!target) throw new Error(`artifact.parts[${i}].data.slot_id: no slot ${JSON.stringify(part.data.slot_id)}`);
+      W.rendered[part.data.slot_id] = target.type === 'slot' ? part.data.blocks : (W.rendered[part.data.slot_id] || []).concat(part.data.blocks);
+      remount = true;
+    } else W.text.push(part.text);
   });
   if (changed) W.told.push(JSON.stringify(W.state));
   if (remount) mountPage();
@@ -176,6 +168,11 @@ class LiveServer(LocalServer):
         events = self.session.render(slot_id, blocks)
         self._push(events)
         return len(events)
+
+    async def push_raw(self, event: dict[str, Any]) -> None:
+        """Send ``event`` as it is, unchecked (tests: the client's side of the protocol check)."""
+        self.sent.append(event)
+        self._queue.put_nowait(event)
 
     async def _host(self, request: web.Request) -> web.Response:
         return web.Response(text=HOST_PAGE, content_type="text/html", headers={"cache-control": "no-store"})

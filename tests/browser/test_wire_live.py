@@ -18,7 +18,7 @@ import time
 
 from flowui_sandbox.sandbox.document.live import LiveServer
 from flowui_sandbox.sandbox.document.patch import json_equal
-from flowui_sandbox.sandbox.projection import get_path, MISSING, project
+from flowui_sandbox.sandbox.projection import MISSING, get_path, project
 
 # Each html block records every state it holds, from inside its own frame.
 RECORDER = "<script>window.seen = []; flowUi.onChange(function (s) { window.seen.push(JSON.stringify(s)); });</script>"
@@ -135,12 +135,7 @@ class Drive:
             held = self.page.evaluate("() => ({seen: window.seen, now: flowUi.state})", frame=frame)
             self.frames_checked += 1
             self.seen_states += len(held["seen"])
-            for text in held["seen"]:
-                value = json.loads(text)
-                if "SECRET" in text or not json_equal(project(value, paths), value):
-                    self.findings.append(f"block {block} held {text} outside its projection {paths}")
-            if not json_equal(held["now"], project(self.server.state, paths)):
-                self.findings.append(f"block {block} holds {held['now']!r}, not the server's {project(self.server.state, paths)!r}")
+            self.findings += frame_findings(block, paths, held["seen"], held["now"], self.server.state)
 
     def act(self, rng: random.Random, n: int) -> bool:
         """A ui-action from inside a block on the page: set its own field, send; True when accepted."""
@@ -164,6 +159,28 @@ class Drive:
         answer = self.page.evaluate("(m) => window.wire.post(m)", message)
         assert answer["accepted"] is False, answer
         return answer["codes"]
+
+
+def frame_findings(block: str, paths: list[str], seen: list[str], now, server_state: dict) -> list[str]:
+    """What is wrong with what a block's frame held: every state it saw (JSON texts) and its state now."""
+    findings = []
+    for text in seen:
+        value = json.loads(text)
+        if "SECRET" in text or not json_equal(project(value, paths), value):
+            findings.append(f"block {block} held {text} outside its projection {paths}")
+    if not json_equal(now, project(server_state, paths)):
+        findings.append(f"block {block} holds {now!r}, not the server's {project(server_state, paths)!r}")
+    return findings
+
+
+def test_the_frame_check_finds_a_value_outside_the_projection():
+    server = {"note": "n", "order": {"total": 1, "card_number": "SECRET-1"}, "email": "e"}
+    good = json.dumps({"note": "n", "order": {"total": 1}})
+    assert frame_findings("card", BLOCK_PATHS["card"], [good], json.loads(good), server) == []
+    outside = json.dumps({"note": "n", "email": "e"})  # a path of the page, not of the block
+    secret = json.dumps({"order": {"total": 1, "card_number": "SECRET-1"}})
+    found = frame_findings("card", BLOCK_PATHS["card"], [good, outside, secret], {"note": "old"}, server)
+    assert [f.split(" held ")[0].split(" holds ")[0] for f in found] == ["block card"] * 3, found
 
 
 def _leaves(value, at: str = "") -> set[str]:
@@ -241,3 +258,29 @@ def test_the_same_drive_without_the_projection_finds_the_leak(flowui_page, flowu
     d, counts = drive(flowui_page, flowui_portal, leak=True, steps=40)
     print(f"\nwire live, projection off, {flowui_page.name}: {counts}")
     assert any("the client holds" in f and "SECRET" in f for f in d.findings), d.findings
+    # The frames stay clean even so: the host module gives each block only its own paths.
+    assert not [f for f in d.findings if f.startswith("block ")], d.findings
+
+
+def test_the_host_page_refuses_a_kind_or_media_type_it_does_not_know(flowui_page, flowui_portal):
+    state = {"email": "a@b.c", "secret": {"token": "SECRET-t"}}
+    server = flowui_portal.run(LiveServer(DOCUMENT, state).start())
+    try:
+        flowui_page.goto(server.url)
+        flowui_page.wait_for("() => window.wire && window.wire.ready === true && window.wire.events >= 1", timeout=20)
+        base = {"taskId": "task-live", "contextId": "ctx-live"}
+        flowui_portal.run(server.push_raw({**base, "artifact": {"artifactId": "ui", "parts": [
+            {"data": {"kind": "close"}, "mediaType": "application/vnd.platform.ui+json"}]}}))
+        flowui_portal.run(server.push_raw({**base, "artifact": {"artifactId": "state", "parts": [
+            {"data": {"email": "x"}, "mediaType": "text/x"}]}}))
+        flowui_portal.run(server.step({**state, "email": "b@c.d"}))
+        flowui_page.wait_for("() => window.wire.events >= 4", timeout=20)
+        client = flowui_page.evaluate("() => ({errors: window.wire.errors, state: window.wire.state, page: window.wire.page})")
+        assert client["errors"] == [
+            "artifact.parts[0].data.kind: kind must be one of render, navigate, not \"close\"",
+            "artifact.parts[0].mediaType: \"text/x\" is not a downlink mediaType (application/json, "
+            "application/json-patch+json, application/vnd.platform.ui+json)",
+        ]
+        assert client["state"] == {"email": "b@c.d"} and client["page"] == "main"  # nothing of the bad parts was applied
+    finally:
+        flowui_portal.run(server.stop())
