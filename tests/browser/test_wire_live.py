@@ -89,9 +89,24 @@ def random_step(rng: random.Random, state: dict, n: int) -> dict:
     return new
 
 
+class Counted:
+    """The page, counting the test's round trips into it (for the run's numbers)."""
+
+    def __init__(self, page):
+        self.page, self.trips = page, 0
+
+    def evaluate(self, *args, **kw):
+        self.trips += 1
+        return self.page.evaluate(*args, **kw)
+
+    def wait_for(self, *args, **kw):
+        self.trips += 1
+        return self.page.wait_for(*args, **kw)
+
+
 class Drive:
     def __init__(self, page, portal, server: LiveServer):
-        self.page, self.portal, self.server = page, portal, server
+        self.page, self.portal, self.server = Counted(page), portal, server
         self.findings: list[str] = []
         self.page_id = "main"
         self.live: int | None = None  # the live block shown in main's slot
@@ -109,16 +124,14 @@ class Drive:
             blocks[f"live_{self.live}"] = LIVE_PATHS
         return blocks
 
-    def caught_up(self, block: str | None = None) -> None:
-        n = len(self.server.sent)
-        self.page.wait_for("(a) => window.wire.events >= a.n && (!a.id || (window.wire.handles[a.id] && window.wire.handles[a.id].status === 'connected'))",
-                           {"n": n, "id": block}, timeout=20)
+    def caught_up(self, *blocks: str) -> None:
+        """Wait until the page has taken every event sent and these blocks are connected."""
+        self.page.wait_for("(a) => window.wire.events >= a.n && a.ids.every((id) => window.wire.handles[id] && window.wire.handles[id].status === 'connected')",
+                           {"n": len(self.server.sent), "ids": list(blocks)}, timeout=20)
 
     def check(self) -> None:
         """The client's state is the server's projection, in the same sequence; every frame held only its own."""
-        self.caught_up()
-        for block in self.shown_blocks():
-            self.caught_up(block)
+        self.caught_up(*self.shown_blocks())
         client = self.page.evaluate("() => ({state: window.wire.state, told: window.wire.told, errors: window.wire.errors})")
         assert client["errors"] == [], client["errors"]
         expected = project(self.server.state, self.expected_paths())
@@ -152,7 +165,6 @@ class Drive:
 
     def forge(self, source: str) -> list[str]:
         """A Message from a block this client was not shown: refused, with the reason codes."""
-        self.caught_up()
         message = {"role": "ROLE_USER", "contextId": "ctx-live", "taskId": "task-live",
                    "parts": [{"mediaType": "application/vnd.platform.ui-action+json",
                               "data": {"action": "save", "source": source, "fields": {}}}]}
@@ -241,6 +253,7 @@ def drive(page, portal, *, leak: bool, steps: int, seed: int = 21) -> tuple[Driv
         counts["frames_checked"] = d.frames_checked
         counts["frame_states"] = d.seen_states
         counts["events"] = len(server.sent)
+        counts["round_trips"] = d.page.trips
         return d, counts
     finally:
         portal.run(server.stop())
