@@ -33,7 +33,22 @@ from .patch import apply_patch, diff
 from .projection import rendered_paths, report_of
 from .validate import DocumentError, Report, load_document
 from .walk import walk_blocks
-from .wire import STATE_ARTIFACT, UI_ARTIFACT, Message, WireError, artifact_update, check_up, navigate_part, patch_part, render_part, snapshot_part
+from .wire import (
+    STATE_ARTIFACT,
+    UI_ARTIFACT,
+    Message,
+    PatchPart,
+    SnapshotPart,
+    UiPart,
+    WireError,
+    artifact_update,
+    check_down,
+    check_up,
+    navigate_part,
+    patch_part,
+    render_part,
+    snapshot_part,
+)
 
 #: Blocks a ``render`` event may target: a slot (its content is replaced) or the conversation (a card is added).
 RENDER_TARGETS = ("slot", "conversation")
@@ -173,7 +188,10 @@ class Session:
         try:
             self._shown_report()
         except DocumentError as exc:
-            self.rendered.pop(slot_id) if before is None else self.rendered.__setitem__(slot_id, before)
+            if before is None:
+                del self.rendered[slot_id]
+            else:
+                self.rendered[slot_id] = before
             self._shown, self._paths = None, {}
             raise SessionError([(p.where, p.message) for p in exc.problems]) from None
         return [self._event(UI_ARTIFACT, render_part(slot_id, copy.deepcopy(blocks))), *self._state_events()]
@@ -209,8 +227,6 @@ class Session:
 def replay(events: Iterable[dict[str, Any]]) -> tuple[dict[str, Any] | None, str | None, dict[str, list[dict[str, Any]]]]:
     """What a client makes of ``events``: its state (snapshot, then patches), its page (the last
     navigate) and its rendered blocks by target; every event checked (:func:`.wire.check_down`)."""
-    from .wire import PatchPart, SnapshotPart, UiPart, check_down
-
     state: dict[str, Any] | None = None
     page: str | None = None
     rendered: dict[str, list[dict[str, Any]]] = {}
