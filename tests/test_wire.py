@@ -367,3 +367,14 @@ def test_the_live_command_refuses_bad_files_in_one_line(tmp_path, capsys):
         assert main(args) == 2
         err = capsys.readouterr().err
         assert err.startswith(starts) and err.count("\n") == 1, err
+
+
+def test_a_session_can_start_with_blocks_already_rendered():
+    shown = {"result": [{"block_id": "r1", "type": "html", "source": "<b data-bind='summary.status'></b>", "fields": ["pick"]}]}
+    s = session(rendered=shown)
+    assert "summary.status" in s.paths() and "pick" in s.paths()
+    assert parts(s.start(STATE))[0].data["summary"] == {"status": "ok"}
+    assert s.receive(act("r1", "save", {"pick": "a"})).result is not None
+    with pytest.raises(SessionError) as caught:
+        session(rendered={"title": []})
+    assert caught.value.wheres == ["slot_id"]

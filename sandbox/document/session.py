@@ -23,7 +23,7 @@ rendered into that page's slots and conversation included (docs/DOCUMENT.md, "Th
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,11 +69,13 @@ class Received:
 
 class Session:
     """What one client of ``document`` is shown. ``context_id`` / ``task_id``: the A2A ids its
-    events carry and its messages must carry. ``leak=True`` is for tests only: the client is
+    events carry and its messages must carry. ``page_id``: the client's page (``start_page_id`` by
+    default); ``rendered``: blocks already rendered, by slot or conversation block id (the client
+    holds them; no render event is sent for them). ``leak=True`` is for tests only: the client is
     told the whole state, not its projection (the end-to-end test shows it detects that)."""
 
     def __init__(self, document: Any, *, context_id: str, task_id: str, page_id: str | None = None,
-                 frozen: Iterable[str] = (), leak: bool = False):
+                 rendered: Mapping[str, list[dict[str, Any]]] | None = None, frozen: Iterable[str] = (), leak: bool = False):
         self.frozen = tuple(frozen)
         report = report_of(document, frozen=self.frozen)
         self.document: dict[str, Any] = report.document.model_dump(mode="json", exclude_unset=True)  # type: ignore[union-attr]
@@ -97,6 +99,8 @@ class Session:
         self.told: dict[str, Any] | None = None  # the projection the client holds
         self._shown: Report | None = report
         self._paths: dict[str, list[str]] = {}
+        for target, blocks in (rendered or {}).items():  # what the client was shown before this session
+            self._show(target, blocks)
 
     # ---------------------------------------------------------------- what is shown
 
@@ -169,6 +173,10 @@ class Session:
         """A ``render`` event into ``slot_id`` (a slot's content is replaced, the conversation gets
         the blocks added), then the patch of the client's projection it changes."""
         self._started()
+        self._show(slot_id, blocks)
+        return [self._event(UI_ARTIFACT, render_part(slot_id, copy.deepcopy(blocks))), *self._state_events()]
+
+    def _show(self, slot_id: str, blocks: list[dict[str, Any]]) -> None:
         if slot_id not in self.targets:
             raise SessionError([("slot_id", f"{slot_id!r} is not a slot or conversation block of the document "
                                             f"({', '.join(self.targets) or 'it has none'})")])
@@ -194,7 +202,6 @@ class Session:
                 self.rendered[slot_id] = before
             self._shown, self._paths = None, {}
             raise SessionError([(p.where, p.message) for p in exc.problems]) from None
-        return [self._event(UI_ARTIFACT, render_part(slot_id, copy.deepcopy(blocks))), *self._state_events()]
 
     def navigate(self, page_id: str) -> list[dict[str, Any]]:
         """A ``navigate`` event, then the patch of the new page's projection."""
