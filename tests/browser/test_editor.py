@@ -10,7 +10,7 @@ import json
 import urllib.parse
 
 import pytest
-from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, type_text
+from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, preview_eval, press, type_text
 
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
 from flowui_sandbox.sandbox.generator import build_srcdoc
@@ -55,9 +55,8 @@ def open_editor(page, editor) -> None:
 
 
 def preview_srcdoc(page) -> str:
-    return page.evaluate(
-        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block:not(.pending) iframe').getAttribute('srcdoc')"
-    )
+    """The connected block's srcdoc, read in the preview's frame (another origin than the editor's)."""
+    return preview_eval(page, "() => document.querySelector('.block:not(.pending) iframe').getAttribute('srcdoc')")
 
 
 def ready_generation(page) -> int:
@@ -96,7 +95,7 @@ def test_a_bad_state_shows_its_error_and_keeps_the_preview(flowui_page, editor):
     assert block_wait(flowui_page, "() => document.getElementById('name')?.textContent === 'Zed'")
     # A state push, not a reload: the same build, loaded once.
     assert ready_generation(flowui_page) == generation
-    assert flowui_page.evaluate("() => document.querySelector('.preview-frame').contentWindow.flowuiPreview.status().loads") == 1
+    assert flowui_page.evaluate("() => window.flowuiEditor.previewStatus().loads") == 1
     focus_editor(flowui_page, "state")  # WebDriver's frame switches above may have moved the focus
     press(flowui_page, "Control+a")
     type_text(flowui_page, '{"customer": ')
@@ -209,9 +208,12 @@ def test_requests_without_the_token_or_from_another_host_name_are_refused(flowui
     assert "token" in flowui_page.evaluate("() => document.body.textContent")
     flowui_page.goto(f"http://127.0.0.1:{editor.port}/{'x' * len(editor.token)}/")
     assert "token" in flowui_page.evaluate("() => document.body.textContent")
-    # The same socket under another name (as a DNS-rebound site would reach it): refused.
+    # The same socket under the preview's name: the preview page only, never the editor or its API
+    # (another name, as a DNS-rebound site's, is refused too: tests/test_editor_server.py).
     flowui_page.goto(f"http://localhost:{editor.port}{parts.path}")
-    assert "Host must be" in flowui_page.evaluate("() => document.body.textContent")
+    assert "the preview page only" in flowui_page.evaluate("() => document.body.textContent")
+    flowui_page.goto(f"http://localhost:{editor.port}{parts.path}api/session")
+    assert "the preview page only" in flowui_page.evaluate("() => document.body.textContent")
 
 
 def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
@@ -240,9 +242,7 @@ def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
     # The sandboxed frame has an opaque origin, so document.cookie throws or is empty.
     assert results["cookie"] in ("blocked", "reached: ")
     # The block runs in a sandboxed frame of the preview page, never in the editor's origin.
-    assert flowui_page.evaluate(
-        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block iframe').getAttribute('sandbox')"
-    ) == "allow-scripts"
+    assert preview_eval(flowui_page, "() => document.querySelector('.block iframe').getAttribute('sandbox')") == "allow-scripts"
 
 
 def test_unsaved_text_survives_a_server_restart(flowui_page, editor, flowui_portal):
