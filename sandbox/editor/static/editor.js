@@ -15,9 +15,9 @@ const DISK_POLL_MS = 1000;
 // own running time) and the preview frame is dropped, with the reason in the log.
 const PING_MS = 250;
 const PREVIEW_TIMEOUT_MS = 5000;
-// An answer this late means the preview held this page's thread too (an engine that runs both in
-// one process): the frame is dropped as well. Larger than the timeout: a whole browser that
-// stalls under load delays both pages alike, and is not the preview's doing.
+// An answer (or a tick of this page) this late means the preview held this page's thread too (an
+// engine that runs both in one thread): the frame is dropped as well. Larger than the timeout: a
+// whole browser that stalls under load delays both pages alike, and is not the preview's doing.
 const PREVIEW_LATE_MS = 10000;
 // The bridge log keeps the newest LOG_LIMIT entries and counts the ones it dropped.
 const LOG_LIMIT = 200;
@@ -169,19 +169,28 @@ function dropPreview(reason) {
 
 // One tick per PING_MS: a ping, and the wait for an answer counted in this page's own running
 // time (a tick that comes late means this page did not run either: its lateness is not counted,
-// so a pause of the whole browser is not taken for the preview's).
+// so a pause of the whole browser is not taken for the preview's). performance.now() does not
+// advance while the machine sleeps, so a sleep is no pause.
 function watch() {
   const now = performance.now();
-  const ran = lastTick ? Math.min(now - lastTick, 2 * PING_MS) : 0;
+  const gap = lastTick ? now - lastTick : 0;
+  const ran = Math.min(gap, 2 * PING_MS);
   lastTick = now;
   if (!frame || !frame.flowuiAnswering) return; // watched from its hello on
+  // This page itself did not run for that long: where an engine runs the preview in the editor's
+  // own thread (WebKitGTK), a block that spins holds both, and this is the first moment the page
+  // can act.
+  if (gap > PREVIEW_LATE_MS) {
+    dropPreview(`this page could not run for ${(gap / 1000).toFixed(1)} s: the preview shares its thread in this engine, and a block held it (a block that spins?): its frame is dropped`);
+    return;
+  }
   aliveFor = now - lastPong > PING_MS ? aliveFor + ran : 0;
   if (aliveFor > PREVIEW_TIMEOUT_MS) {
     dropPreview(`the preview did not answer for ${(aliveFor / 1000).toFixed(1)} s while this page ran (a block that spins?): its frame is dropped`);
     return;
   }
   pingN += 1;
-  toPreview({ type: 'ping', n: pingN, sent: Date.now() });
+  toPreview({ type: 'ping', n: pingN, sent: performance.now() });
 }
 setInterval(watch, PING_MS);
 
@@ -197,7 +206,7 @@ const fromPreview = {
   pong: (m) => {
     lastPong = performance.now();
     aliveFor = 0;
-    const late = Date.now() - m.sent;
+    const late = performance.now() - m.sent;
     if (late > PREVIEW_LATE_MS) {
       dropPreview(`the preview answered ${(late / 1000).toFixed(1)} s late: a block held it, and this page with it (this engine runs the preview in the editor's process): its frame is dropped`);
     }
