@@ -131,7 +131,17 @@ __all__ = ["press", "type_text", "focus_editor", "block_eval", "preview_eval", "
 
 
 def block_click(page, selector: str, *, timeout: float = 10) -> None:
-    """A real user click on ``selector`` inside the connected block's frame."""
+    """A real user click on ``selector`` inside the connected block's frame.
+
+    Except in Firefox driven over WebDriver BiDi (headless): there the driver's input never reaches
+    an out-of-process frame, and the preview is one (another site than the editor's, Fission):
+    a mousedown at the button's page coordinates, or a key press after focusing it, lands on the
+    editor's ``<iframe>`` element (measured). There the click is the element's ``click()``, run in
+    the block's frame: the same events for the block's script, without a user activation.
+    """
+    if page.name == "firefox" and _is_playwright(page):
+        block_eval(page, "(s) => { document.querySelector(s).click(); return true; }", selector, timeout=timeout)
+        return
     if _is_playwright(page):
         async def run():
             raw = page.async_page.raw
