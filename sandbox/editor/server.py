@@ -1,23 +1,35 @@
 """The editor's aiohttp server: one author, one file, 127.0.0.1 only.
 
-Every URL starts with ``/<token>/``; the token (``secrets.token_urlsafe``) is printed once in
-the editor's URL and compared in constant time. Every request must also carry the Host
-header the server printed (``127.0.0.1:<port>``): a page on another site that rebinds its
-DNS name to 127.0.0.1 sends its own name and is refused (DNS rebinding). Refusals are 403
-with one line of text and nothing else.
+One socket, two origins, told apart by the Host header (any other Host is refused: a page on
+another site that rebinds its DNS name to 127.0.0.1 sends its own name, DNS rebinding):
+
+* ``http://127.0.0.1:<port>/<token>/``, the editor. The token (``secrets.token_urlsafe``) is
+  printed once in the editor's URL and compared in constant time. A state-changing request
+  (any method but GET and HEAD) must also come from the editor's own page: its ``Origin``, a
+  ``Sec-Fetch-Site`` of ``same-origin`` when sent, the header ``X-Flowui-Editor: 1`` (a page
+  elsewhere cannot send it without a CORS preflight, never answered) and a JSON body
+  (:meth:`EditorServer.cross_site_problem`).
+* ``http://localhost:<port>/preview/``, the preview: another site, so a block, whose srcdoc
+  document takes its base URL from this page, learns a URL with no token in it, and the engines
+  that isolate sites run it outside the editor's process. GET only, public code only (the page,
+  its script and stylesheet, the bridge's files); no token, no API.
+
+Refusals are 403 with one line of text and nothing else.
 
 Two documents are served:
 
 * ``/<token>/`` the editor page: a strict CSP (scripts and styles from the server only, no
-  inline script, no eval, no frames but its own preview page, no connections but to itself);
-* ``/<token>/preview`` the preview host page, framed by the editor: it runs the bridge's
-  host module, which mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc
-  document inherits its parent's CSP on top of its own, so this page's policy is the block's
-  policy (``flowui_sandbox.sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet: the
-  block's effective policy stays exactly its own. The author's code never runs in the
+  inline script, no eval, no frames but the preview's origin, no connections but to itself);
+* ``/preview/`` (on the preview's origin) the preview host page, framed by the editor only
+  (``frame-ancestors``) and driven by ``postMessage``: it runs the bridge's host module, which
+  mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc document inherits
+  its parent's CSP on top of its own, so this page's policy is the block's policy
+  (``flowui_sandbox.sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet:
+  the block's effective policy stays exactly its own. The author's code never runs in the
   editor's origin: the srcdoc frame is sandboxed (opaque origin).
 
-The JSON API (all POST bodies JSON, all answers JSON):
+The JSON API (all POST bodies JSON, read by the repository's JSON reader: a bad body is 400
+with one located line; all answers JSON):
 
 * ``GET api/session``: the file, its text (or the starter's), its sha256, state, fields, theme;
 * ``POST api/analyze`` ``{source, fields}``: the markup paths the generator extracts (the
@@ -25,7 +37,7 @@ The JSON API (all POST bodies JSON, all answers JSON):
   with line:column;
 * ``POST api/findings`` ``{source, fields}``: the static review's findings (asked for beside the
   analysis, so the preview never waits for the review);
-* ``POST api/json`` ``{text, what}``: the JSON of the state pane, or its error with line:column;
+* ``POST api/json`` ``{text}``: the JSON of the state pane, or (422) its one located error;
 * ``GET api/disk``: the file's sha256 now (the page polls it to see changes on disk);
 * ``GET api/disk/text``: the file's text and sha256;
 * ``POST api/save`` ``{source, base}``: writes the file atomically unless its sha256 on disk is
@@ -45,9 +57,9 @@ import json
 import os
 import secrets
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web

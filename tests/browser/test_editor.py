@@ -10,7 +10,7 @@ import json
 import urllib.parse
 
 import pytest
-from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, preview_eval, press, type_text
+from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, preview_eval, type_text
 
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
 from flowui_sandbox.sandbox.generator import build_srcdoc

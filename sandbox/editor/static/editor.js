@@ -718,5 +718,6 @@ window.flowuiEditor = {
   // What the preview last reported: its block's status and load count, and the srcdoc it mounted.
   previewStatus: () => previewStatus,
   previewSrcdoc: () => previewSrcdoc,
+  projection: () => previewProjection,
   logLimit: LOG_LIMIT,
 };
