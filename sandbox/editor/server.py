@@ -57,6 +57,7 @@ import json
 import os
 import secrets
 import tempfile
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,8 +206,8 @@ class EditorServer:
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
         self._reviewing = False
-        #: Every refused request, one line each (method, path with the token hidden, why), for the tests.
-        self.refused: list[str] = []
+        #: The last 100 refused requests, one line each (method, path with the token hidden, why).
+        self.refused: deque[str] = deque(maxlen=100)
         self.app = web.Application(middlewares=[self._guard], client_max_size=8 * 1024 * 1024)
         prefix = f"/{self.token}"
         r = self.app.router
