@@ -27,6 +27,11 @@ def run(coro):
     return asyncio.run(coro)
 
 
+def own(server) -> dict[str, str]:
+    """The headers the editor's own page sends with a POST."""
+    return {"Origin": server.origin, "Sec-Fetch-Site": "same-origin", "X-Flowui-Editor": "1"}
+
+
 async def _with_server(file: Path, fn):
     server = await EditorServer(EditorSession(file=file, state={"a": 1}, fields=["a"])).start()
     try:
@@ -61,14 +66,18 @@ def test_the_guard_wants_the_token_and_the_printed_host(tmp_path):
 
 
 def test_the_pages_carry_their_policies(tmp_path):
+    port, token = 0, ""
+
     async def check(server, http):
+        nonlocal port, token
+        port, token = server.port, server.token
         async with http.get(server.url) as r:
             editor = dict(r.headers), await r.text()
-        async with http.get(server.url + "preview") as r:
-            preview = dict(r.headers)
+        async with http.get(server.preview_url) as r:
+            preview = dict(r.headers), await r.text()
         return editor, preview
 
-    (editor_headers, editor_html), preview_headers = run(_with_server(tmp_path / "b.html", check))
+    (editor_headers, editor_html), (preview_headers, preview_html) = run(_with_server(tmp_path / "b.html", check))
     csp = editor_headers["Content-Security-Policy"]
     assert "script-src 'self';" in csp and "unsafe-inline" not in csp and "unsafe-eval" not in csp
     nonce = re.search(r"'nonce-([^']+)'", csp).group(1)
@@ -77,7 +86,13 @@ def test_the_pages_carry_their_policies(tmp_path):
     # The preview page's policy is the block's, plus 'self' for the host module: every
     # directive of the block's policy is there, so the srcdoc's effective policy is the block's.
     preview = preview_headers["Content-Security-Policy"]
-    assert preview == preview_csp()
+    assert preview == preview_csp(f"http://127.0.0.1:{port}")
+    # The editor frames its preview only, on another site; the preview is framed by the editor only.
+    assert f"frame-src http://localhost:{port};" in csp and f"frame-ancestors http://127.0.0.1:{port}" in preview
+    assert "X-Frame-Options" not in preview_headers
+    # Neither the preview page nor its URL holds the token: it is the editor's alone.
+    assert f'content="http://localhost:{port}/preview/"' in editor_html
+    assert token not in preview_html
     for directive in CSP.split(";"):
         name, *values = directive.split()
         got = next(d.split()[1:] for d in preview.split(";") if d.split() and d.split()[0] == name)
@@ -90,7 +105,7 @@ def test_analyze_gives_the_generators_paths_and_the_problems_with_positions(tmp_
     async def check(server, http):
         out = []
         for body in ({"source": source, "fields": ["order.items"]}, {"source": '<p>\n  <b data-bind="Bad">x</b>', "fields": ["A"]}):
-            async with http.post(server.url + "api/analyze", json=body) as r:
+            async with http.post(server.url + "api/analyze", json=body, headers=own(server)) as r:
                 out.append(await r.json())
         return out
 
@@ -105,7 +120,7 @@ def test_the_state_pane_json_errors_have_line_and_column(tmp_path):
     async def check(server, http):
         out = []
         for text in ('{\n  "a": [1, 2,\n}', '{"a": NaN}', "[1]", '{"a": {"b": 1}}'):
-            async with http.post(server.url + "api/json", json={"text": text}) as r:
+            async with http.post(server.url + "api/json", json={"text": text}, headers=own(server)) as r:
                 out.append(await r.json())
         return out
 
@@ -123,13 +138,13 @@ def test_save_is_atomic_and_refuses_a_stale_base(tmp_path):
 
     async def check(server, http):
         out = []
-        async with http.post(server.url + "api/save", json={"source": "<p>two</p>", "base": sha256("<p>one</p>")}) as r:
+        async with http.post(server.url + "api/save", json={"source": "<p>two</p>", "base": sha256("<p>one</p>")}, headers=own(server)) as r:
             out.append((r.status, await r.json()))
         file.write_text("<p>theirs</p>", encoding="utf-8")
-        async with http.post(server.url + "api/save", json={"source": "<p>three</p>", "base": sha256("<p>two</p>")}) as r:
+        async with http.post(server.url + "api/save", json={"source": "<p>three</p>", "base": sha256("<p>two</p>")}, headers=own(server)) as r:
             out.append((r.status, await r.json()))
         out.append(file.read_text(encoding="utf-8"))
-        async with http.post(server.url + "api/save", json={"source": "<p>three</p>", "base": None, "force": True}) as r:
+        async with http.post(server.url + "api/save", json={"source": "<p>three</p>", "base": None, "force": True}, headers=own(server)) as r:
             out.append((r.status, await r.json()))
         return out
 
@@ -243,7 +258,7 @@ def test_the_review_on_demand_runs_the_in_browser_layer(tmp_path):
     source = '<p>x</p><script>document.cookie;</script><img src="https://tracker.example/p.png">'
 
     async def check(server, http):
-        async with http.post(server.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": ["chromium"]}) as r:
+        async with http.post(server.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": ["chromium"]}, headers=own(server)) as r:
             return r.status, await r.json()
 
     status, result = run(_with_server(tmp_path / "b.html", check))
@@ -260,10 +275,103 @@ def test_the_findings_are_the_static_reviews_at_their_positions(tmp_path):
     source = "<p>x</p>\n<script>\n  document.cookie;\n</script>"
 
     async def check(server, http):
-        async with http.post(server.url + "api/findings", json={"source": source, "fields": []}) as r:
+        async with http.post(server.url + "api/findings", json={"source": source, "fields": []}, headers=own(server)) as r:
             return await r.json()
 
     findings = run(_with_server(tmp_path / "b.html", check))["findings"]
     expected = review_static(source, file="source", fields=[])
     assert [(f["rule"], f["line"], f["column"], f["severity"]) for f in findings] == [(f.rule, f.line, f.column, f.severity) for f in expected]
     assert ("blocked.cookie", 3, 3) in [(f["rule"], f["line"], f["column"]) for f in findings]
+
+
+def test_a_state_changing_request_must_come_from_the_editors_own_page(tmp_path):
+    server = EditorServer(EditorSession(file=tmp_path / "b.html"), token="T" * 32)
+    server.port = 8123
+    save = "/" + "T" * 32 + "/api/save"
+    mine = {"Host": "127.0.0.1:8123", "Origin": "http://127.0.0.1:8123", "Sec-Fetch-Site": "same-origin",
+            "X-Flowui-Editor": "1", "Content-Type": "application/json"}
+    assert server.refusal("POST", save, mine) is None
+    assert server.refusal("POST", save, {k: v for k, v in mine.items() if k != "Sec-Fetch-Site"}) is None  # an engine without it
+    refused = {
+        "no Origin": {k: v for k, v in mine.items() if k != "Origin"},
+        "Origin null": mine | {"Origin": "null"},
+        "the preview's origin": mine | {"Origin": "http://localhost:8123"},
+        "another port": mine | {"Origin": "http://127.0.0.1:8124"},
+        "cross-site": mine | {"Sec-Fetch-Site": "cross-site"},
+        "same-site": mine | {"Sec-Fetch-Site": "same-site"},
+        "no editor header": {k: v for k, v in mine.items() if k != "X-Flowui-Editor"},
+        "a form": mine | {"Content-Type": "application/x-www-form-urlencoded"},
+        "text/plain": mine | {"Content-Type": "text/plain"},
+    }
+    for name, headers in refused.items():
+        assert server.refusal("POST", save, headers), name
+    for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
+        assert server.refusal(method, save, {k: v for k, v in mine.items() if k != "X-Flowui-Editor"}), method
+    # GETs change nothing: the token and the Host are enough.
+    assert server.refusal("GET", "/" + "T" * 32 + "/api/session", {"Host": "127.0.0.1:8123"}) is None
+    # The preview's address: GET under /preview/ only, never the editor's pages or API.
+    preview = {"Host": "localhost:8123"}
+    assert server.refusal("GET", "/preview/", preview) is None
+    assert server.refusal("GET", "/preview/bridge/flow-ui-host.js", preview) is None
+    for method, path in [("GET", "/" + "T" * 32 + "/api/session"), ("GET", "/" + "T" * 32 + "/"), ("POST", "/preview/"),
+                         ("GET", "/static/editor.js")]:
+        assert server.refusal(method, path, preview | mine | {"Host": "localhost:8123"}), (method, path)
+
+
+def test_a_cross_site_save_leaves_the_file_untouched_and_the_editors_save_writes_it(tmp_path):
+    file = tmp_path / "b.html"
+    file.write_text("<p>mine</p>", encoding="utf-8")
+    body = json.dumps({"source": "<p>pwned</p>", "base": None, "force": True})
+
+    async def check(server, http):
+        out = {}
+        attacks = {
+            # fetch(url, {method: 'POST', mode: 'no-cors', body: new Blob([json], {type: 'application/json'})})
+            "no-cors blob": {"Origin": "http://localhost:9", "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"},
+            "form": {"Origin": "http://localhost:9", "Sec-Fetch-Site": "cross-site", "Content-Type": "text/plain"},
+            "beacon": {"Origin": "http://localhost:9", "Content-Type": "application/json"},
+            "sandboxed block": {"Origin": "null", "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"},
+        }
+        for name, headers in attacks.items():
+            async with http.post(server.url + "api/save", data=body, headers=headers) as r:
+                out[name] = r.status
+        async with http.options(server.url + "api/save", headers={"Origin": "http://localhost:9", "Access-Control-Request-Method": "POST",
+                                                                  "Access-Control-Request-Headers": "x-flowui-editor"}) as r:
+            out["preflight"] = (r.status, r.headers.get("Access-Control-Allow-Origin"))
+        out["file after"] = file.read_text(encoding="utf-8")
+        async with http.post(server.url + "api/save", json={"source": "<p>saved</p>", "base": sha256("<p>mine</p>")},
+                             headers=own(server)) as r:
+            out["own"] = r.status
+        out["refused"] = list(server.refused)
+        return out
+
+    out = run(_with_server(file, check))
+    assert {k: out[k] for k in ("no-cors blob", "form", "beacon", "sandboxed block")} == dict.fromkeys(
+        ("no-cors blob", "form", "beacon", "sandboxed block"), 403)
+    assert out["preflight"] == (403, None)
+    assert out["file after"] == "<p>mine</p>"
+    assert out["own"] == 200 and file.read_text(encoding="utf-8") == "<p>saved</p>"
+    assert len(out["refused"]) == 5 and all("TOKEN" in line for line in out["refused"])
+
+
+def test_deep_json_is_one_located_error_never_a_500(tmp_path):
+    deep = "[" * 100_000
+
+    async def check(server, http):
+        out = {}
+        async with http.post(server.url + "api/json", json={"text": deep}, headers=own(server)) as r:
+            out["state"] = (r.status, await r.json())
+        # The request body itself, to every JSON endpoint.
+        for name in ("json", "analyze", "findings", "save", "review"):
+            async with http.post(server.url + f"api/{name}", data=deep, headers=own(server) | {"Content-Type": "application/json"}) as r:
+                out[name] = (r.status, await r.json())
+        return out
+
+    out = run(_with_server(tmp_path / "b.html", check))
+    status, state = out.pop("state")
+    assert status == 422
+    assert state == {"ok": False, "line": 1, "column": 65, "message": "nested deeper than 64 objects and arrays",
+                     "error": "state.json:1:65: nested deeper than 64 objects and arrays"}
+    for name, (status, body) in out.items():
+        assert (status, body) == (400, {"error": "request body:1:65: nested deeper than 64 objects and arrays"}), name
+    assert not (tmp_path / "b.html").exists()

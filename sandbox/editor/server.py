@@ -1,23 +1,35 @@
 """The editor's aiohttp server: one author, one file, 127.0.0.1 only.
 
-Every URL starts with ``/<token>/``; the token (``secrets.token_urlsafe``) is printed once in
-the editor's URL and compared in constant time. Every request must also carry the Host
-header the server printed (``127.0.0.1:<port>``): a page on another site that rebinds its
-DNS name to 127.0.0.1 sends its own name and is refused (DNS rebinding). Refusals are 403
-with one line of text and nothing else.
+One socket, two origins, told apart by the Host header (any other Host is refused: a page on
+another site that rebinds its DNS name to 127.0.0.1 sends its own name, DNS rebinding):
+
+* ``http://127.0.0.1:<port>/<token>/``, the editor. The token (``secrets.token_urlsafe``) is
+  printed once in the editor's URL and compared in constant time. A state-changing request
+  (any method but GET and HEAD) must also come from the editor's own page: its ``Origin``, a
+  ``Sec-Fetch-Site`` of ``same-origin`` when sent, the header ``X-Flowui-Editor: 1`` (a page
+  elsewhere cannot send it without a CORS preflight, never answered) and a JSON body
+  (:meth:`EditorServer.cross_site_problem`).
+* ``http://localhost:<port>/preview/``, the preview: another site, so a block, whose srcdoc
+  document takes its base URL from this page, learns a URL with no token in it, and the engines
+  that isolate sites run it outside the editor's process. GET only, public code only (the page,
+  its script and stylesheet, the bridge's files); no token, no API.
+
+Refusals are 403 with one line of text and nothing else.
 
 Two documents are served:
 
 * ``/<token>/`` the editor page: a strict CSP (scripts and styles from the server only, no
-  inline script, no eval, no frames but its own preview page, no connections but to itself);
-* ``/<token>/preview`` the preview host page, framed by the editor: it runs the bridge's
-  host module, which mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc
-  document inherits its parent's CSP on top of its own, so this page's policy is the block's
-  policy (``flowui_sandbox.sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet: the
-  block's effective policy stays exactly its own. The author's code never runs in the
+  inline script, no eval, no frames but the preview's origin, no connections but to itself);
+* ``/preview/`` (on the preview's origin) the preview host page, framed by the editor only
+  (``frame-ancestors``) and driven by ``postMessage``: it runs the bridge's host module, which
+  mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc document inherits
+  its parent's CSP on top of its own, so this page's policy is the block's policy
+  (``flowui_sandbox.sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet:
+  the block's effective policy stays exactly its own. The author's code never runs in the
   editor's origin: the srcdoc frame is sandboxed (opaque origin).
 
-The JSON API (all POST bodies JSON, all answers JSON):
+The JSON API (all POST bodies JSON, read by the repository's JSON reader: a bad body is 400
+with one located line; all answers JSON):
 
 * ``GET api/session``: the file, its text (or the starter's), its sha256, state, fields, theme;
 * ``POST api/analyze`` ``{source, fields}``: the markup paths the generator extracts (the
@@ -25,7 +37,7 @@ The JSON API (all POST bodies JSON, all answers JSON):
   with line:column;
 * ``POST api/findings`` ``{source, fields}``: the static review's findings (asked for beside the
   analysis, so the preview never waits for the review);
-* ``POST api/json`` ``{text, what}``: the JSON of the state pane, or its error with line:column;
+* ``POST api/json`` ``{text}``: the JSON of the state pane, or (422) its one located error;
 * ``GET api/disk``: the file's sha256 now (the page polls it to see changes on disk);
 * ``GET api/disk/text``: the file's text and sha256;
 * ``POST api/save`` ``{source, base}``: writes the file atomically unless its sha256 on disk is
@@ -45,6 +57,8 @@ import json
 import os
 import secrets
 import tempfile
+from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,22 +70,30 @@ from flowui_sandbox.sandbox.policy import CSP as BLOCK_CSP
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PROTOCOL_FILE = BRIDGE_DIR / "PROTOCOL.md"
+#: Where the preview is served, on the preview's own origin (``http://localhost:PORT``).
+PREVIEW_PREFIX = "/preview"
+#: The preview page's own files (beside the bridge's, all public code).
+PREVIEW_FILES = ("preview.js", "preview.css")
+#: The header every state-changing request of the editor's page carries (a custom header: a page
+#: on another site cannot send it without a CORS preflight, and this server answers none).
+EDITOR_HEADER = "X-Flowui-Editor"
 
 
 
-def editor_csp(style_nonce: str) -> str:
-    """The editor page's own policy: no inline script at all, nothing from elsewhere, only its own
-    preview page framed. The editor component (CodeMirror) writes its styles into <style>
-    elements, which carry this response's nonce (``EditorView.cspNonce``)."""
+def editor_csp(style_nonce: str, preview_origin: str) -> str:
+    """The editor page's own policy: no inline script at all, nothing from elsewhere, only its
+    preview page (``preview_origin``) framed. The editor component (CodeMirror) writes its styles
+    into <style> elements, which carry this response's nonce (``EditorView.cspNonce``)."""
     return (
         f"default-src 'none'; script-src 'self'; style-src 'self' 'nonce-{style_nonce}'; img-src 'self' data:; "
-        "font-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
+        f"font-src 'self'; connect-src 'self'; frame-src {preview_origin}; base-uri 'none'; form-action 'none'; "
         "frame-ancestors 'none'"
     )
 
 
-def preview_csp() -> str:
-    """The preview host page's policy: the block's own, plus ``'self'`` where the host needs it.
+def preview_csp(editor_origin: str) -> str:
+    """The preview host page's policy: the block's own, plus ``'self'`` where the host needs it,
+    framed by the editor's origin only.
 
     Built from ``flowui_sandbox.sandbox.policy.CSP`` (never restated), so the intersection the srcdoc
     enforces (inherited ∩ its own meta policy) is the block's policy exactly.
@@ -84,14 +106,14 @@ def preview_csp() -> str:
         if tokens[0] in ("script-src", "style-src"):
             tokens.append("'self'")
         directives.append(" ".join(tokens))
-    directives += ["base-uri 'none'", "form-action 'none'", "frame-ancestors 'self'"]
+    directives += ["base-uri 'none'", "form-action 'none'", f"frame-ancestors {editor_origin}"]
     return "; ".join(directives)
 
 
 _COMMON_HEADERS = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
-    # The token is in every URL: no page may learn it through a Referer.
+    # The token is in the editor's URLs: no page may learn it through a Referer.
     "Referrer-Policy": "no-referrer",
     "Cross-Origin-Resource-Policy": "same-origin",
 }
@@ -184,11 +206,12 @@ class EditorServer:
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
         self._reviewing = False
+        #: The last 100 refused requests, one line each (method, path with the token hidden, why).
+        self.refused: deque[str] = deque(maxlen=100)
         self.app = web.Application(middlewares=[self._guard], client_max_size=8 * 1024 * 1024)
         prefix = f"/{self.token}"
         r = self.app.router
         r.add_get(f"{prefix}/", self._editor_page)
-        r.add_get(f"{prefix}/preview", self._preview_page)
         r.add_get(f"{prefix}/api/session", self._api_session)
         r.add_get(f"{prefix}/api/contract", self._api_contract)
         r.add_get(f"{prefix}/api/disk", self._api_disk)
@@ -200,6 +223,12 @@ class EditorServer:
         r.add_post(f"{prefix}/api/review", self._api_review)
         r.add_static(f"{prefix}/static/", STATIC_DIR, show_index=False)
         r.add_static(f"{prefix}/bridge/", BRIDGE_DIR, show_index=False)
+        # The preview's origin (PREVIEW_PREFIX under Host localhost:PORT, see the module doc): public
+        # code only, no token, nothing but GET.
+        r.add_get(f"{PREVIEW_PREFIX}/", self._preview_page)
+        for name in PREVIEW_FILES:
+            r.add_get(f"{PREVIEW_PREFIX}/static/{name}", self._preview_file)
+        r.add_static(f"{PREVIEW_PREFIX}/bridge/", BRIDGE_DIR, show_index=False)
 
     # ---- lifecycle
 
@@ -211,6 +240,26 @@ class EditorServer:
     @property
     def url(self) -> str:
         return f"http://{self.host}/{self.token}/"
+
+    @property
+    def origin(self) -> str:
+        """The editor page's origin: the only ``Origin`` a state-changing request may carry."""
+        return f"http://{self.host}"
+
+    @property
+    def preview_host(self) -> str:
+        """The Host header of the preview's requests: the same socket under the name ``localhost``,
+        another site than ``127.0.0.1`` (so the block's document and its base URL are another
+        site's, and carry no token)."""
+        return f"localhost:{self.port}"
+
+    @property
+    def preview_origin(self) -> str:
+        return f"http://{self.preview_host}"
+
+    @property
+    def preview_url(self) -> str:
+        return f"{self.preview_origin}{PREVIEW_PREFIX}/"
 
     async def start(self) -> EditorServer:
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
@@ -225,37 +274,84 @@ class EditorServer:
             await self._runner.cleanup()
             self._runner = None
 
-    # ---- the guard: Host, then token
+    # ---- the guard: Host, then token, then (state-changing requests) the editor's own page
 
     @web.middleware
     async def _guard(self, request: web.Request, handler):
-        if request.headers.get("Host", "") != self.host:
-            return _refuse("this editor answers only to the address it printed (Host must be " + self.host + ")")
-        first = request.path.split("/", 2)[1] if request.path.count("/") >= 1 else ""
-        if not hmac.compare_digest(first.encode(), self.token.encode()):
-            return _refuse("a token is needed: open the URL the editor printed")
-        if request.method == "POST":
-            # JSON only: a form on another site cannot post here (and could not pass the Host check).
-            if request.content_type != "application/json":
-                return _refuse("the API accepts application/json only")
+        problem = self.refusal(request.method, request.path, request.headers)
+        if problem is not None:
+            self.refused.append(f"{request.method} {request.path.replace(self.token, 'TOKEN')}: {problem}")
+            return _refuse(problem)
         response = await handler(request)
         for name, value in _COMMON_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+    def refusal(self, method: str, path: str, headers: Mapping[str, str]) -> str | None:
+        """Why a request is refused (the one line of its 403), or ``None``: it may pass.
+
+        * ``Host`` ``127.0.0.1:PORT`` (the editor): the token must be the first path segment;
+          a state-changing request (any method but GET and HEAD) must come from the editor's own
+          page (:meth:`cross_site_problem`).
+        * ``Host`` ``localhost:PORT`` (the preview): GET or HEAD under ``/preview/`` only.
+        * any other ``Host`` (a DNS-rebound name): refused.
+        """
+        host = headers.get("Host", "")
+        if host == self.preview_host:
+            if method not in ("GET", "HEAD") or not path.startswith(f"{PREVIEW_PREFIX}/"):
+                return f"the preview's address serves the preview page only (GET {PREVIEW_PREFIX}/)"
+            return None
+        if host != self.host:
+            return "this editor answers only to the address it printed (Host must be " + self.host + ")"
+        first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
+        if not hmac.compare_digest(first.encode(), self.token.encode()):
+            return "a token is needed: open the URL the editor printed"
+        if method not in ("GET", "HEAD"):
+            return self.cross_site_problem(headers)
+        return None
+
+    def cross_site_problem(self, headers: Mapping[str, str]) -> str | None:
+        """What shows a state-changing request did not come from the editor's own page, or ``None``.
+
+        Three checks, each enough against a page on another site (a form, ``sendBeacon``, a
+        ``no-cors`` fetch): ``Origin`` is the editor's exactly (browsers send it with every POST;
+        ``null`` and a missing one are refused); ``Sec-Fetch-Site``, when the engine sends it, is
+        ``same-origin``; the header ``X-Flowui-Editor: 1`` is there (a page elsewhere can set it
+        only with a CORS preflight, which this server never answers: OPTIONS is refused like any
+        other method); and the body is ``application/json``.
+        """
+        origin = headers.get("Origin")
+        if origin != self.origin:
+            return f"a state-changing request must come from the editor's page (Origin {origin or 'missing'}, not {self.origin})"
+        site = headers.get("Sec-Fetch-Site")
+        if site is not None and site != "same-origin":
+            return f"a state-changing request must come from the editor's page (Sec-Fetch-Site {site}, not same-origin)"
+        if headers.get(EDITOR_HEADER) != "1":
+            return f"a state-changing request must carry the editor's header {EDITOR_HEADER}: 1"
+        content_type = headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            return "the API accepts application/json only"
+        return None
 
     # ---- pages
 
     async def _editor_page(self, request: web.Request) -> web.Response:
         nonce = secrets.token_urlsafe(18)
         body = (STATIC_DIR / "editor.html").read_text(encoding="utf-8").replace("{{STYLE_NONCE}}", nonce)
+        body = body.replace("{{PREVIEW_URL}}", self.preview_url)
         return web.Response(text=body, content_type="text/html", charset="utf-8",
-                            headers={"Content-Security-Policy": editor_csp(nonce), "Cross-Origin-Opener-Policy": "same-origin",
-                                     "X-Frame-Options": "DENY"})
+                            headers={"Content-Security-Policy": editor_csp(nonce, self.preview_origin),
+                                     "Cross-Origin-Opener-Policy": "same-origin", "X-Frame-Options": "DENY"})
 
     async def _preview_page(self, request: web.Request) -> web.Response:
-        body = (STATIC_DIR / "preview.html").read_bytes()
-        return web.Response(body=body, content_type="text/html", charset="utf-8",
-                            headers={"Content-Security-Policy": preview_csp(), "X-Frame-Options": "SAMEORIGIN"})
+        body = (STATIC_DIR / "preview.html").read_text(encoding="utf-8").replace("{{EDITOR_ORIGIN}}", self.origin)
+        # Framed by the editor's origin only (frame-ancestors; no X-Frame-Options, whose SAMEORIGIN
+        # would refuse the editor, another origin).
+        return web.Response(text=body, content_type="text/html", charset="utf-8",
+                            headers={"Content-Security-Policy": preview_csp(self.origin)})
+
+    async def _preview_file(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC_DIR / request.path.rsplit("/", 1)[1])
 
     # ---- API
 
@@ -299,7 +395,9 @@ class EditorServer:
         text = body.get("text")
         if not isinstance(text, str):
             return web.json_response({"error": "text must be a string"}, status=400)
-        return web.json_response(parse_state(text))
+        result = parse_state(text)
+        # A state that is not accepted is the client's problem: 422, with its one located line.
+        return web.json_response(result, status=200 if result["ok"] else 422)
 
     async def _api_save(self, request: web.Request) -> web.Response:
         body = await _json_body(request)
@@ -361,13 +459,26 @@ def _refuse(text: str) -> web.Response:
 
 
 async def _json_body(request: web.Request) -> dict:
+    """The request's JSON object, read by the repository's JSON reader (``flowui_sandbox.sandbox.files.parse_json``:
+    depth limit, no NaN, exact integers); a problem is 400 with its one located line."""
+    from flowui_sandbox.sandbox.errors import UsageError
+    from flowui_sandbox.sandbox.files import parse_json
+
     try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise web.HTTPBadRequest(text="the body is not JSON\n") from None
+        text = (await request.read()).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad_request("request body: not UTF-8") from None
+    try:
+        body = parse_json(text, "request body")
+    except UsageError as exc:
+        raise _bad_request(str(exc)) from None
     if not isinstance(body, dict):
-        raise web.HTTPBadRequest(text="the body must be a JSON object\n")
+        raise _bad_request("request body: must be a JSON object")
     return body
+
+
+def _bad_request(text: str) -> web.HTTPBadRequest:
+    return web.HTTPBadRequest(text=json.dumps({"error": text}), content_type="application/json", headers=dict(_COMMON_HEADERS))
 
 
 def analyze(source: str, fields: list) -> dict[str, Any]:
@@ -418,22 +529,32 @@ def _finding_json(finding: Any) -> dict[str, Any]:
     return {k: data.get(k) for k in ("rule", "severity", "message", "line", "column", "layer", "engines")}
 
 
-def parse_state(text: str) -> dict[str, Any]:
-    """The state pane's text as a JSON object, or its first problem with line:column."""
-    from flowui_sandbox.sandbox.errors import SandboxError
-    from flowui_sandbox.sandbox.generator import check_state
+#: The name the state pane's text has in its errors (README, "Errors").
+STATE_NAME = "state.json"
 
-    def refuse_constant(name: str):
-        raise ValueError(f"{name} is not JSON")
+
+def parse_state(text: str) -> dict[str, Any]:
+    """The state pane's text as a JSON object, or its first problem: ``{"ok": false, "line",
+    "column", "message", "error"}`` where ``error`` is the one located line the command line
+    prints (``state.json:1:65: nested deeper than 64 objects and arrays``). Read by the
+    repository's JSON reader (``flowui_sandbox.sandbox.files.parse_json``), so its rules are ``build``'s."""
+    from flowui_sandbox.sandbox.errors import SandboxError, UsageError
+    from flowui_sandbox.sandbox.files import parse_json, top_position
+    from flowui_sandbox.sandbox.generator import _json_type, check_state
+
+    def problem(error: str) -> dict[str, Any]:
+        # The reader's line is STATE_NAME:LINE:COL: message (its own format, built from numbers).
+        line, column, message = error[len(STATE_NAME) + 1 :].split(":", 2)
+        return {"ok": False, "line": int(line), "column": int(column), "message": message.strip(), "error": error}
 
     try:
-        value = json.loads(text, parse_constant=refuse_constant)
-    except json.JSONDecodeError as exc:
-        return {"ok": False, "line": exc.lineno, "column": exc.colno, "message": exc.msg}
-    except ValueError as exc:
-        return {"ok": False, "line": 1, "column": 1, "message": str(exc)}
+        value = parse_json(text, STATE_NAME)
+    except UsageError as exc:
+        return problem(str(exc))
+    if not isinstance(value, dict):
+        return problem(f"{STATE_NAME}:{top_position(text)}: the state must be a JSON object, not {_json_type(value)}")
     try:
         check_state(value)
     except SandboxError as exc:
-        return {"ok": False, "line": 1, "column": 1, "message": str(exc)}
+        return problem(f"{STATE_NAME}:{top_position(text)}: {exc}")
     return {"ok": True, "value": value}

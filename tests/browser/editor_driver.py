@@ -66,10 +66,21 @@ def _back_to_top(driver) -> None:
 
 def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> Any:
     """Evaluates ``script`` (a function expression) in the connected block's frame."""
+    return _frame_eval(page, script, arg, timeout=timeout, block=True)
+
+
+def preview_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> Any:
+    """Evaluates ``script`` in the preview host page's frame (another origin than the editor's)."""
+    return _frame_eval(page, script, arg, timeout=timeout, block=False)
+
+
+def _frame_eval(page, script: str, arg: Any, *, timeout: float, block: bool) -> Any:
     if _is_playwright(page):
         async def run():
             raw = page.async_page.raw
             outer = await (await raw.wait_for_selector(PREVIEW_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
+            if not block:
+                return await outer.evaluate(script, arg)
             inner = await (await outer.wait_for_selector(BLOCK_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
             return await inner.evaluate(script, arg)
 
@@ -83,7 +94,8 @@ def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> An
         driver.set_script_timeout(timeout)
         driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, PREVIEW_FRAME))
         try:
-            driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
+            if block:
+                driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
             return driver.execute_async_script(_WD_WRAPPER % script, json.dumps(arg))
         finally:
             _back_to_top(driver)
@@ -115,11 +127,21 @@ def block_wait(page, script: str, arg: Any = None, *, timeout: float = 10) -> An
         time.sleep(0.05)
 
 
-__all__ = ["press", "type_text", "focus_editor", "block_eval", "block_wait", "block_click"]
+__all__ = ["press", "type_text", "focus_editor", "block_eval", "preview_eval", "block_wait", "block_click"]
 
 
 def block_click(page, selector: str, *, timeout: float = 10) -> None:
-    """A real user click on ``selector`` inside the connected block's frame."""
+    """A real user click on ``selector`` inside the connected block's frame.
+
+    Except in Firefox driven over WebDriver BiDi (headless): there the driver's input never reaches
+    an out-of-process frame, and the preview is one (another site than the editor's, Fission):
+    a mousedown at the button's page coordinates, or a key press after focusing it, lands on the
+    editor's ``<iframe>`` element (measured). There the click is the element's ``click()``, run in
+    the block's frame: the same events for the block's script, without a user activation.
+    """
+    if page.name == "firefox" and _is_playwright(page):
+        block_eval(page, "(s) => { document.querySelector(s).click(); return true; }", selector, timeout=timeout)
+        return
     if _is_playwright(page):
         async def run():
             raw = page.async_page.raw

@@ -10,7 +10,7 @@ import json
 import urllib.parse
 
 import pytest
-from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, type_text
+from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, preview_eval, type_text
 
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
 from flowui_sandbox.sandbox.generator import build_srcdoc
@@ -55,9 +55,8 @@ def open_editor(page, editor) -> None:
 
 
 def preview_srcdoc(page) -> str:
-    return page.evaluate(
-        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block:not(.pending) iframe').getAttribute('srcdoc')"
-    )
+    """The connected block's srcdoc, read in the preview's frame (another origin than the editor's)."""
+    return preview_eval(page, "() => document.querySelector('.block:not(.pending) iframe').getAttribute('srcdoc')")
 
 
 def ready_generation(page) -> int:
@@ -96,7 +95,7 @@ def test_a_bad_state_shows_its_error_and_keeps_the_preview(flowui_page, editor):
     assert block_wait(flowui_page, "() => document.getElementById('name')?.textContent === 'Zed'")
     # A state push, not a reload: the same build, loaded once.
     assert ready_generation(flowui_page) == generation
-    assert flowui_page.evaluate("() => document.querySelector('.preview-frame').contentWindow.flowuiPreview.status().loads") == 1
+    assert flowui_page.evaluate("() => window.flowuiEditor.previewStatus().loads") == 1
     focus_editor(flowui_page, "state")  # WebDriver's frame switches above may have moved the focus
     press(flowui_page, "Control+a")
     type_text(flowui_page, '{"customer": ')
@@ -209,9 +208,12 @@ def test_requests_without_the_token_or_from_another_host_name_are_refused(flowui
     assert "token" in flowui_page.evaluate("() => document.body.textContent")
     flowui_page.goto(f"http://127.0.0.1:{editor.port}/{'x' * len(editor.token)}/")
     assert "token" in flowui_page.evaluate("() => document.body.textContent")
-    # The same socket under another name (as a DNS-rebound site would reach it): refused.
+    # The same socket under the preview's name: the preview page only, never the editor or its API
+    # (another name, as a DNS-rebound site's, is refused too: tests/test_editor_server.py).
     flowui_page.goto(f"http://localhost:{editor.port}{parts.path}")
-    assert "Host must be" in flowui_page.evaluate("() => document.body.textContent")
+    assert "the preview page only" in flowui_page.evaluate("() => document.body.textContent")
+    flowui_page.goto(f"http://localhost:{editor.port}{parts.path}api/session")
+    assert "the preview page only" in flowui_page.evaluate("() => document.body.textContent")
 
 
 def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
@@ -240,9 +242,7 @@ def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
     # The sandboxed frame has an opaque origin, so document.cookie throws or is empty.
     assert results["cookie"] in ("blocked", "reached: ")
     # The block runs in a sandboxed frame of the preview page, never in the editor's origin.
-    assert flowui_page.evaluate(
-        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block iframe').getAttribute('sandbox')"
-    ) == "allow-scripts"
+    assert preview_eval(flowui_page, "() => document.querySelector('.block iframe').getAttribute('sandbox')") == "allow-scripts"
 
 
 def test_unsaved_text_survives_a_server_restart(flowui_page, editor, flowui_portal):
@@ -293,3 +293,192 @@ def test_static_review_findings_are_markers_at_their_lines_as_you_type(flowui_pa
         "() => [...document.querySelectorAll('[data-testid=source] .cm-lintRange-warning')].some((e) => e.textContent === 'd')"
     )
     assert flowui_page.evaluate("() => !document.querySelector('[data-testid=review-button]').hidden")
+
+
+# ---------------------------------------------------------------- issue 19: token, cross-site writes, spins, floods
+
+TOKEN_PROBE = """<p id="out">probing</p><script>
+  var a = document.createElement('a');
+  a.href = '';
+  window.seen = {
+    baseURI: document.baseURI, URL: document.URL, referrer: document.referrer, location: location.href,
+    emptyLink: a.href, relative: new URL('x?y#z', document.baseURI).href,
+    ancestors: location.ancestorOrigins ? Array.prototype.join.call(location.ancestorOrigins, ' ') : '',
+    name: window.name, title: document.title
+  };
+</script>"""
+
+
+def test_a_block_in_the_preview_cannot_read_the_token(flowui_page, editor):
+    editor.session.file.write_text(TOKEN_PROBE, encoding="utf-8")
+    flowui_page.goto(editor.url)
+    flowui_page.wait_for("() => Number(document.querySelector('[data-testid=preview]').dataset.ready) >= 1", timeout=20)
+    seen = block_wait(flowui_page, "() => window.seen")
+    # A srcdoc document's base URL is its parent's: the preview page's, on another site, without the token.
+    assert seen["baseURI"] == f"http://localhost:{editor.port}/preview/"
+    assert seen["relative"] == f"http://localhost:{editor.port}/preview/x?y#z"
+    assert {k: v for k, v in seen.items() if editor.token in v} == {}
+    # The preview page itself (the block cannot read it, but the engines' frame trees can) holds no token either.
+    assert editor.token not in preview_eval(flowui_page, "() => [location.href, document.baseURI, document.referrer, document.documentElement.outerHTML].join(' ')")
+
+
+ATTACK_PAGE = """<!DOCTYPE html><meta charset="utf-8"><title>elsewhere</title>
+<iframe name="sink"></iframe><iframe name="sink2"></iframe>
+<script>
+window.done = (async function () {
+  var url = EDITOR + 'api/save';
+  var json = JSON.stringify({ source: '<p>pwned</p>', base: null, force: true });
+  var out = {};
+  try {
+    await fetch(url, { method: 'POST', mode: 'no-cors', body: new Blob([json], { type: 'application/json' }) });
+    out.noCors = 'sent';
+  } catch (e) { out.noCors = 'failed: ' + e; }
+  try { out.beaconBlob = navigator.sendBeacon(url, new Blob([json], { type: 'application/json' })); } catch (e) { out.beaconBlob = 'threw: ' + e; }
+  try { out.beaconText = navigator.sendBeacon(url, json); } catch (e) { out.beaconText = 'threw: ' + e; }
+  function post(target, enctype, name, value) {
+    return new Promise(function (resolve) {
+      var form = document.createElement('form');
+      form.method = 'POST'; form.action = url; form.target = target; form.enctype = enctype;
+      var input = document.createElement('input');
+      input.name = name; input.value = value;
+      form.append(input);
+      document.body.append(form);
+      document.querySelector('iframe[name=' + target + ']').addEventListener('load', function () { resolve('loaded'); }, { once: true });
+      form.submit();
+      setTimeout(function () { resolve('no load event'); }, 5000);
+    });
+  }
+  // text/plain makes the body {"source": "<p>pwned</p>", ..., "x": "="}: JSON, as a form can write it.
+  out.formText = await post('sink', 'text/plain', json.slice(0, -1) + ', "x": "', '"}');
+  out.formUrlencoded = await post('sink2', 'application/x-www-form-urlencoded', 'source', '<p>pwned</p>');
+  return out;
+})();
+</script>"""
+
+
+def test_cross_site_posts_leave_the_file_untouched_and_the_editors_own_save_works(flowui_page, editor, flowui_portal):
+    from aiohttp import web
+
+    async def attack_page(request):
+        return web.Response(text=ATTACK_PAGE.replace("EDITOR", json.dumps(editor.url)), content_type="text/html")
+
+    async def start():
+        app = web.Application()
+        app.router.add_get("/attack", attack_page)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        return runner, site._server.sockets[0].getsockname()[1]
+
+    runner, port = flowui_portal.run(start())
+    try:
+        # Another site than the editor's (localhost, not 127.0.0.1), which knows the editor's URL and token.
+        flowui_page.goto(f"http://localhost:{port}/attack")
+        out = flowui_page.wait_for("() => window.done.then((o) => o)", timeout=30)
+        # (The no-cors fetch may end in a network error: the refusal's Cross-Origin-Resource-Policy.)
+        assert set(out) == {"noCors", "beaconBlob", "beaconText", "formText", "formUrlencoded"}, out
+        # Every kind that reached the server was refused, and the file is as it was.
+        flowui_page.wait_for("() => new Promise((r) => setTimeout(() => r(true), 500))")
+        assert editor.session.file.read_text(encoding="utf-8") == BLOCK
+        saves = [line for line in editor.refused if "api/save" in line]
+        assert len(saves) >= 3 and all("editor's page" in line for line in saves), editor.refused
+    finally:
+        flowui_portal.run(runner.cleanup())
+    # The editor's own page saves (Origin, Sec-Fetch-Site and its header are its own).
+    open_editor(flowui_page, editor)
+    focus_editor(flowui_page, "source")
+    type_text(flowui_page, "saved text")
+    flowui_page.wait_for("() => window.flowuiEditor.source().endsWith('saved text')")
+    press(flowui_page, "Control+s")
+    flowui_page.wait_for("() => !window.flowuiEditor.dirty()")
+    assert editor.session.file.read_text(encoding="utf-8") == BLOCK + "saved text"
+
+
+SPIN_SECONDS = 25
+SPIN_BLOCK = """<button id="spin">spin</button><script>
+  document.getElementById('spin').addEventListener('click', function () {
+    setTimeout(function () { var end = Date.now() + SPIN_MS; while (Date.now() < end) {} }, 200);
+  });
+</script>""".replace("SPIN_MS", str(SPIN_SECONDS * 1000))
+
+
+def test_a_block_that_spins_does_not_freeze_the_editor_or_is_dropped(flowui_page, editor):
+    """Chromium runs the cross-site preview, and the sandboxed block, in processes of their own;
+    Firefox runs the preview (with its block) apart from the editor: the editor answers while the
+    block spins, and drops the silent preview in Firefox. WebKitGTK runs them all on one thread:
+    the editor answers once the spin ends, then drops the preview (docs/EDITOR.md, "A block that spins")."""
+    import time
+
+    editor.session.file.write_text(SPIN_BLOCK, encoding="utf-8")
+    open_editor_on(flowui_page, editor)
+    started = time.time()
+    block_click(flowui_page, "#spin")
+    spin_end_ms = (started + 0.2 + SPIN_SECONDS) * 1000
+    time.sleep(1.5)
+    try:
+        # The editor's UI: a click on a tab, and a script, answered (at the editor's clock).
+        flowui_page.click('[role=tab][data-tab="log"]', timeout=SPIN_SECONDS + 15)
+        answered = flowui_page.evaluate("() => [Date.now(), !document.querySelector('[data-panel=log]').hidden]", timeout=SPIN_SECONDS + 15)
+        assert answered[1] is True
+        dropped = flowui_page.wait_for(
+            "() => { const li = document.querySelector('[data-testid=log] li[data-code=preview-dropped]'); return li && [Date.now(), li.textContent]; }",
+            timeout=SPIN_SECONDS + 15,
+        ) if flowui_page.name != "chromium" else None
+        if flowui_page.name == "chromium":
+            assert answered[0] < spin_end_ms - 5000, "the editor answered only after the spin"
+            # The preview page answers too: the sandboxed block spins in a process of its own.
+            assert preview_eval(flowui_page, "() => Date.now()") < spin_end_ms - 5000
+        elif flowui_page.name == "firefox":
+            assert answered[0] < spin_end_ms - 5000, "the editor answered only after the spin"
+            assert dropped[0] < spin_end_ms - 5000 and "did not answer" in dropped[1], dropped
+        else:
+            # The limit: WebKitGTK runs the preview on the editor's thread; the editor answers once
+            # the block stops, and drops the preview then, saying why.
+            assert answered[0] >= spin_end_ms - 2000, "WebKitGTK answered during the spin: update docs/EDITOR.md"
+            assert "could not run" in dropped[1], dropped
+        if dropped:
+            assert flowui_page.evaluate("() => [!!document.querySelector('.preview-frame'), document.querySelector('[data-testid=preview]').dataset.dropped]") == [False, "1"]
+            # A change of the source mounts the block again, in a new frame (in Firefox, once the
+            # loop ends: the new frame is the same site's, and the dropped one's process still spins).
+            focus_editor(flowui_page, "source")
+            type_text(flowui_page, "<p id='again'>again</p>")
+            wait = max(0.0, spin_end_ms / 1000 - time.time()) + 20
+            assert block_wait(flowui_page, "() => document.getElementById('again')?.textContent", timeout=wait) == "again"
+    finally:
+        # The spinning process must not hold the next test's preview (localhost is one site).
+        time.sleep(max(0.0, spin_end_ms / 1000 + 1 - time.time()))
+
+
+def open_editor_on(page, editor) -> None:
+    page.goto(editor.url)
+    page.wait_for("() => Number(document.querySelector('[data-testid=preview]').dataset.ready) >= 1", timeout=20)
+
+
+FLOOD_BLOCK = """<p id="flood">flooding</p><script>
+  setInterval(function () {
+    flowUi.send('tick', {}).catch(function () {});
+    setTimeout(function () { throw new Error('flood'); }, 0);
+  }, 5);
+</script>"""
+
+
+def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped(flowui_page, editor):
+    editor.session.file.write_text(FLOOD_BLOCK, encoding="utf-8")
+    open_editor_on(flowui_page, editor)
+    show_tab(flowui_page, "log")
+    limit = flowui_page.evaluate("() => window.flowuiEditor.logLimit")
+    dropped = flowui_page.wait_for(
+        "() => { const d = document.querySelector('[data-testid=log-dropped]'); return d && !d.hidden && Number(d.dataset.dropped) > 50 && d.textContent; }",
+        timeout=60,
+    )
+    count, shown, first_dropped, text = flowui_page.evaluate(
+        "() => { const d = document.querySelector('[data-testid=log-dropped]');"
+        " return [document.querySelectorAll('[data-testid=log] li').length, document.querySelector('[data-testid=log-count]').textContent,"
+        " Number(d.dataset.dropped), d.textContent]; }")
+    assert count == limit == int(shown)
+    assert text == f"{first_dropped} older entries dropped (the log keeps the newest {limit})"
+    assert "older entries dropped" in dropped
+    # The flood goes on; the list stays at the limit and the count of the dropped grows.
+    flowui_page.wait_for("(n) => Number(document.querySelector('[data-testid=log-dropped]').dataset.dropped) > n", first_dropped, timeout=20)
+    assert flowui_page.evaluate("() => document.querySelectorAll('[data-testid=log] li').length") == limit

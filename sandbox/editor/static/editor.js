@@ -5,20 +5,35 @@ import {
   basicSetup, EditorView, keymap, EditorState, Compartment, html, json, setDiagnostics, lintGutter, oneDark,
 } from './codemirror.js';
 import { THEME, LIMITS } from '../bridge/contract.js';
+import { parseTheme } from '../bridge/flow-ui-host.js';
 
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
 const SOURCE_DEBOUNCE_MS = 40; // typing pauses this long before the preview is rebuilt
 const JSON_DEBOUNCE_MS = 150;
 const DISK_POLL_MS = 1000;
+// The preview's liveness: a ping every PING_MS; no answer for PREVIEW_TIMEOUT_MS (of this page's
+// own running time) and the preview frame is dropped, with the reason in the log.
+const PING_MS = 250;
+const PREVIEW_TIMEOUT_MS = 5000;
+// An answer (or a tick of this page) this late means the preview held this page's thread too (an
+// engine that runs both in one thread): the frame is dropped as well. Larger than the timeout: a
+// whole browser that stalls under load delays both pages alike, and is not the preview's doing.
+const PREVIEW_LATE_MS = 10000;
+// The bridge log keeps the newest LOG_LIMIT entries and counts the ones it dropped.
+const LOG_LIMIT = 200;
 
 const cspViolations = [];
 document.addEventListener('securitypolicyviolation', (e) => cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample, source: e.sourceFile, line: e.lineNumber, column: e.columnNumber }));
 
 // ------------------------------------------------------------------------ server calls
 
+// Every POST carries the editor's header (the server refuses a state-changing request without it,
+// or from another Origin); the request's referrer policy lets the browser send this page's Origin
+// (under the page's no-referrer policy a POST's Origin would be "null").
 async function api(path, body) {
   const init = body === undefined ? { cache: 'no-store' }
-    : { method: 'POST', cache: 'no-store', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+    : { method: 'POST', cache: 'no-store', referrerPolicy: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-Flowui-Editor': '1' }, body: JSON.stringify(body) };
   const response = await fetch(`api/${path}`, init);
   let data = null;
   try { data = await response.json(); } catch { data = null; }
@@ -101,44 +116,143 @@ function jump(line, column) {
 
 // ------------------------------------------------------------------------ the preview
 
-const frame = document.querySelector('.preview-frame');
+// The preview page is on another site (http://localhost:PORT/preview/): nothing in its URL, its
+// referrer or its base URL is this page's token. It is driven by postMessage to its origin only;
+// its messages are taken from that origin and the current frame's window only.
+const PREVIEW_URL = document.querySelector('meta[name="flowui-preview-url"]').content;
+const PREVIEW_ORIGIN = new URL(PREVIEW_URL).origin;
 const previewEl = $('preview');
-const preview = await new Promise((resolve) => {
-  const check = () => {
-    const w = frame.contentWindow;
-    if (w && w.flowuiPreview) { resolve(w.flowuiPreview); return true; }
-    return false;
-  };
-  if (check()) return;
-  frame.addEventListener('load', () => { if (!check()) frame.contentWindow.addEventListener('flowui-preview-ready', check); });
-});
+let frame = null;           // the preview frame now (null: dropped)
+let frameReady = null;      // resolves once the frame's page said hello
+let previewStatus = null;   // what the preview last said of its block (status, loads, generation)
+let previewProjection = null;
+let pingN = 0;
+let lastPong = 0;           // this page's clock when the preview last answered
+let aliveFor = 0;           // how long this page has waited for an answer, counting only time it ran
+let lastTick = 0;
+const lastMounted = new Map(); // generation -> source length
 
-preview.setHooks({
-  action: (uiAction) => null,
-  value: () => !$('refuse-values').checked,
-  openUrl: () => $('open-urls').checked,
-  log: (entry, gen) => addLog(JSON.parse(entry), gen),
-  ready: (gen, srcdoc) => {
-    const start = srcdoc.length - lastMounted.get(gen);
-    const prefix = srcdoc.slice(0, start);
+function newFrame() {
+  frame = document.createElement('iframe');
+  frame.className = 'preview-frame';
+  frame.title = 'preview host';
+  frame.src = PREVIEW_URL;
+  let hello;
+  frameReady = new Promise((resolve) => { hello = resolve; });
+  frame.flowuiHello = hello;
+  previewEl.replaceChildren(frame);
+  previewEl.dataset.dropped = '0';
+  return frameReady;
+}
+
+function toPreview(message) {
+  if (frame && frame.contentWindow) frame.contentWindow.postMessage(message, PREVIEW_ORIGIN);
+}
+
+function sendSettings() {
+  toPreview({ type: 'settings', openUrls: $('open-urls').checked, refuseValues: $('refuse-values').checked });
+}
+
+// The frame stops answering (a block that spins holds its process, in the engines that give the
+// preview one of its own, or this page's too where they do not): drop it, say why. The next
+// change of the source mounts the block in a new frame.
+function dropPreview(reason) {
+  if (!frame) return;
+  frame.remove();
+  frame = null;
+  frameReady = null;
+  previewStatus = null;
+  previewEl.dataset.dropped = '1';
+  $('preview-status').textContent = 'preview dropped: it stopped answering; edit the source to mount it again';
+  addLog({ time: Date.now(), level: 'error', code: 'preview-dropped', message: reason }, 0);
+}
+
+// One tick per PING_MS: a ping, and the wait for an answer counted in this page's own running
+// time (a tick that comes late means this page did not run either: its lateness is not counted,
+// so a pause of the whole browser is not taken for the preview's). performance.now() does not
+// advance while the machine sleeps, so a sleep is no pause.
+function watch() {
+  const now = performance.now();
+  const gap = lastTick ? now - lastTick : 0;
+  const ran = Math.min(gap, 2 * PING_MS);
+  lastTick = now;
+  if (!frame || !frame.flowuiAnswering) return; // watched from its hello on
+  // This page itself did not run for that long: where an engine runs the preview in the editor's
+  // own thread (WebKitGTK), a block that spins holds both, and this is the first moment the page
+  // can act.
+  if (gap > PREVIEW_LATE_MS) {
+    dropPreview(`this page could not run for ${(gap / 1000).toFixed(1)} s: the preview shares its thread in this engine, and a block held it (a block that spins?): its frame is dropped`);
+    return;
+  }
+  aliveFor = now - lastPong > PING_MS ? aliveFor + ran : 0;
+  if (aliveFor > PREVIEW_TIMEOUT_MS) {
+    dropPreview(`the preview did not answer for ${(aliveFor / 1000).toFixed(1)} s while this page ran (a block that spins?): its frame is dropped`);
+    return;
+  }
+  pingN += 1;
+  toPreview({ type: 'ping', n: pingN, sent: performance.now() });
+}
+setInterval(watch, PING_MS);
+
+const fromPreview = {
+  hello: () => {
+    frame.flowuiAnswering = true;
+    lastPong = performance.now();
+    aliveFor = 0;
+    frame.flowuiHello();
+  },
+  // An answer to a ping sent long ago (more than the limit) means the preview held this page's
+  // thread as well (an engine that runs it in the editor's process): dropped, with that reason.
+  pong: (m) => {
+    lastPong = performance.now();
+    aliveFor = 0;
+    const late = performance.now() - m.sent;
+    if (late > PREVIEW_LATE_MS) {
+      dropPreview(`the preview answered ${(late / 1000).toFixed(1)} s late: a block held it, and this page with it (this engine runs the preview in the editor's process): its frame is dropped`);
+    }
+  },
+  mounted: (m) => { if (m.error) $('preview-status').textContent = `not rebuilt: ${m.error}`; },
+  ready: (m) => {
+    const gen = m.generation;
+    const start = m.srcdoc.length - lastMounted.get(gen);
+    const prefix = m.srcdoc.slice(0, start);
     const lines = prefix.split('\n');
     generations.set(gen, { line: lines.length, column: lines[lines.length - 1].length });
+    previewStatus = m.status;
+    previewProjection = m.projection;
+    previewSrcdoc = m.srcdoc;
     previewEl.dataset.ready = String(gen);
     $('preview-status').textContent = `connected (build ${gen})`;
     showProjection();
   },
+  projection: (m) => { previewProjection = m.projection; previewStatus = m.status; showProjection(); },
+  log: (m) => addLog(JSON.parse(m.entry), m.generation),
+  failed: (m) => { $('preview-status').textContent = `the preview refused ${m.what}: ${m.error}`; },
+};
+let previewSrcdoc = null;
+
+window.addEventListener('message', (event) => {
+  if (event.origin !== PREVIEW_ORIGIN || !frame || event.source !== frame.contentWindow) return;
+  const m = event.data;
+  if (!m || typeof m !== 'object' || !Object.hasOwn(fromPreview, m.type)) return;
+  fromPreview[m.type](m);
 });
-const lastMounted = new Map(); // generation -> source length
+
+for (const id of ['open-urls', 'refuse-values']) $(id).addEventListener('change', sendSettings);
 
 function currentTheme() { return { 'color-scheme': scheme, ...overrides }; }
 
-function mountPreview(source) {
+async function mountPreview(source) {
+  if (!frame) newFrame();
+  await frameReady;
+  sendSettings();
   const gen = Number(previewEl.dataset.generation) + 1;
-  const error = preview.mount(JSON.stringify({ source, blockId: session.blockId, fields, paths, state, theme: currentTheme() }));
-  if (error) { $('preview-status').textContent = `not rebuilt: ${error}`; return; }
   lastMounted.set(gen, source.length);
   previewEl.dataset.generation = String(gen);
+  toPreview({ type: 'mount', generation: gen, json: JSON.stringify({ source, blockId: session.blockId, fields, paths, state, theme: currentTheme() }) });
 }
+
+await newFrame();
 
 let sourceTimer = 0;
 let analyzing = null;
@@ -286,8 +400,7 @@ async function applyState() {
   box.hidden = true;
   stateView.dispatch(setDiagnostics(stateView.state, []));
   state = data.value;
-  preview.setState(JSON.stringify(state)); // a state push: the block is not reloaded
-  setTimeout(showProjection, 0);
+  toPreview({ type: 'state', json: JSON.stringify(state) }); // a state push: the block is not reloaded
 }
 
 let themeTimer = 0;
@@ -303,7 +416,8 @@ function applyTheme() {
     box.hidden = false; box.textContent = `theme: ${error.message}`; return;
   }
   const { 'color-scheme': ignored, ...tokens } = next;
-  const problem = preview.checkTheme(JSON.stringify({ 'color-scheme': scheme, ...tokens }));
+  let problem = null;
+  try { parseTheme({ 'color-scheme': scheme, ...tokens }); } catch (error) { problem = error.message; }
   if (problem) { box.hidden = false; box.textContent = problem; return; }
   box.hidden = true;
   overrides = tokens;
@@ -313,8 +427,7 @@ function applyTheme() {
 function pushTheme() {
   document.documentElement.dataset.scheme = scheme;
   for (const view of [sourceView, stateView, themeView]) view.dispatch({ effects: editorTheme.reconfigure(themeFor(scheme)) });
-  preview.setTheme(JSON.stringify(currentTheme())); // a theme push: the block is not reloaded
-  setTimeout(showProjection, 0);
+  toPreview({ type: 'theme', json: JSON.stringify(currentTheme()) }); // a theme push: the block is not reloaded
 }
 
 $('scheme').value = scheme;
@@ -334,13 +447,14 @@ fieldsInput.addEventListener('input', () => {
 });
 
 function showProjection() {
-  const text = preview.projection();
+  const text = previewProjection;
   $('projection').textContent = text ? JSON.stringify(JSON.parse(text), null, 2) : '(no block connected)';
 }
 
 // ------------------------------------------------------------------------ the bridge log
 
-let logCount = 0;
+let logCount = 0;   // entries in the list now (at most LOG_LIMIT)
+let logDropped = 0; // the oldest entries removed to keep it there
 function addLog(entry, gen) {
   const li = document.createElement('li');
   li.className = `log-entry ${entry.level}`;
@@ -388,10 +502,18 @@ function addLog(entry, gen) {
   }
   const list = $('log');
   list.append(li);
-  li.scrollIntoView({ block: 'nearest' });
   logCount += 1;
+  while (logCount > LOG_LIMIT) {
+    list.firstElementChild.remove();
+    logCount -= 1;
+    logDropped += 1;
+  }
+  li.scrollIntoView({ block: 'nearest' });
   $('log-count').textContent = String(logCount);
-  if (entry.code === 'value' || entry.code === 'refused') setTimeout(showProjection, 0);
+  const dropped = $('log-dropped');
+  dropped.hidden = logDropped === 0;
+  dropped.dataset.dropped = String(logDropped);
+  dropped.textContent = `${logDropped} older ${logDropped === 1 ? 'entry' : 'entries'} dropped (the log keeps the newest ${LOG_LIMIT})`;
 }
 
 // An error's line:column in the srcdoc, as a line:column of the author's source (or null: the runtime's).
@@ -403,7 +525,14 @@ function authorPosition(gen, line, column) {
   return { line: line - start.line + 1, column };
 }
 
-$('clear-log').addEventListener('click', () => { $('log').replaceChildren(); logCount = 0; $('log-count').textContent = '0'; });
+$('clear-log').addEventListener('click', () => {
+  $('log').replaceChildren();
+  logCount = 0;
+  logDropped = 0;
+  $('log-count').textContent = '0';
+  $('log-dropped').hidden = true;
+  $('log-dropped').dataset.dropped = '0';
+});
 
 // ------------------------------------------------------------------------ cheat sheet (from the contract)
 
@@ -586,4 +715,9 @@ window.flowuiEditor = {
   dirty,
   stateText: () => stateView.state.doc.toString(),
   themeText: () => themeView.state.doc.toString(),
+  // What the preview last reported: its block's status and load count, and the srcdoc it mounted.
+  previewStatus: () => previewStatus,
+  previewSrcdoc: () => previewSrcdoc,
+  projection: () => previewProjection,
+  logLimit: LOG_LIMIT,
 };
