@@ -45,6 +45,27 @@ def _parser() -> Parser:
 STATE = "state"
 URL = "url"
 ELEMENT = "element"   # ("element", path): a bound element; its text gives ("state", path, False)
+INPUT = "input"       # ("input", name): what the user typed or chose (name: input:#email, input:keydown, ...)
+CONTROL = "control"   # ("control", name): a form control or contenteditable element; its value gives ("input", name)
+INPUT_EVENT = "inputevent"  # ("inputevent", name, control): an input event; key/data give input, target the control
+CSS_TEXT = ("csstext",)  # the value holds CSS text that loads something (url(), @import, @font-face)
+FLOWUI = ("flowui",)  # the flowUi object itself (aliases, destructuring, Reflect.get)
+GETTER = ("getter",)  # flowUi.get as a value (bound, called through call/apply)
+RTC = ("rtc",)        # a peer connection or one of its data channels
+
+#: Events whose object carries what the user types (key, data, target.value).
+INPUT_EVENTS = frozenset(("keydown", "keypress", "keyup", "input", "beforeinput", "change", "paste", "cut", "copy",
+                          "compositionend", "compositionupdate", "textInput", "select", "selectionchange"))
+#: Members of an input event that hold what was typed.
+_EVENT_TEXT = frozenset(("key", "code", "data", "keyCode", "which", "charCode", "char", "clipboardData", "dataTransfer"))
+_EVENT_TARGET = frozenset(("target", "currentTarget", "srcElement", "explicitOriginalTarget", "originalTarget"))
+#: Members of a control that hold what the user entered.
+_CONTROL_TEXT = frozenset(("value", "checked", "textContent", "innerText", "innerHTML", "outerText", "valueAsNumber",
+                           "valueAsDate", "selectedOptions", "selectedIndex", "files", "selectionStart", "selectionEnd",
+                           "nodeValue", "data", "wholeText"))
+#: Receivers that a tainted argument does not taint (the generic "an object that takes a value holds it").
+_NOT_CONTAINERS = frozenset(("console", "Math", "JSON", "Object", "Array", "Number", "String", "Promise", "Reflect",
+                             "document", "navigator", "history", "performance", "crypto", "location", "flowUi"))
 
 _SEGMENT = re.compile(rf"(?:{SEGMENT_PATTERN})\Z")
 _TEXT_PROPS = frozenset(("textContent", "innerText", "innerHTML", "outerHTML", "value", "nodeValue", "data",
@@ -174,7 +195,8 @@ def walk(node: Node):
 
 
 _FLOW_TYPES = frozenset(("variable_declarator", "assignment_expression", "augmented_assignment_expression", "call_expression",
-                         "return_statement", "arrow_function", "for_in_statement", "expression_statement"))
+                         "return_statement", "arrow_function", "for_in_statement", "expression_statement",
+                         "field_definition", "new_expression"))
 
 
 def parse(script: Script, cache: dict | None = None, deadline: float = float("inf")) -> Script:
@@ -216,7 +238,7 @@ def callee_name(node: Node) -> str:
         return ""
     if node.type == "identifier":
         return text(node)
-    if node.type not in ("member_expression", "parenthesized_expression", "this"):
+    if node.type not in ("member_expression", "subscript_expression", "parenthesized_expression", "this"):
         return ""
     return _callee_name(node)
 
@@ -230,6 +252,13 @@ def _callee_name(node: Node) -> str:
         if node.type == "member_expression":
             prop = node.child_by_field_name("property")
             parts.append(text(prop))
+            node = node.child_by_field_name("object")
+            continue
+        if node.type == "subscript_expression":  # a['b'] is a.b
+            key = string_value(node.child_by_field_name("index"))
+            if key is None:
+                return ""
+            parts.append(key)
             node = node.child_by_field_name("object")
             continue
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
@@ -246,7 +275,7 @@ class Flow:
     """Labels of expressions across all scripts of a block (see the module docstring)."""
 
     def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str],
-                 deadline: float = float("inf")):
+                 deadline: float = float("inf"), controls: Callable[[str], list[str]] | None = None):
         self.deadline = deadline
         self.scripts = scripts
         # The flow is name-based and flow-insensitive, so a script repeated verbatim (the same
@@ -254,7 +283,14 @@ class Flow:
         self.unique = list({script.code: script for script in scripts}.values())
         _local.parents = {k: v for script in self.unique for k, v in script.parents.items()}
         self.select = select                  # CSS selector -> data-bind paths of matching elements
+        self.controls = controls or (lambda selector: [])  # CSS selector -> names of the controls it matches
         self.markup_paths = markup_paths
+        self.props: dict[str, frozenset] = {}     # property name -> labels written through this./class fields
+        self.getters: set[str] = set()            # names of getters and methods (a member read runs them)
+        self.events: dict[str, frozenset] = {}    # custom event type -> labels of its init (detail)
+        self.dom: frozenset = frozenset()         # labels written into dataset / data-* attributes
+        self.inputs_used = False                  # an input source is read somewhere
+        self.constants: set[str] = set()          # names declared with a literal (const payload = '...')
         self.vars: dict[str, frozenset] = {}
         self.returns: dict[str, frozenset] = {}
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
@@ -274,7 +310,14 @@ class Flow:
     # -- set-up -----------------------------------------------------------------------
     def _collect_functions(self) -> None:
         for script in self.unique:
+            if script.kind.startswith("handler:on") and script.kind[len("handler:on"):] in INPUT_EVENTS:
+                # An event-handler attribute sees its event as `event`.
+                self.vars["event"] = self.vars.get("event", frozenset()) | {(INPUT_EVENT, "input:" + script.kind[10:], "")}
             for node in script.nodes:
+                if node.type == "method_definition":
+                    name = node.child_by_field_name("name")
+                    if name is not None and any(c.type == "get" for c in node.children):
+                        self.getters.add(text(name))
                 if node.type in ("function_declaration", "generator_function_declaration"):
                     name = node.child_by_field_name("name")
                     self.functions.setdefault(text(name), []).append(node)
@@ -282,6 +325,15 @@ class Flow:
                     value = node.child_by_field_name("value")
                     if value is not None and value.type in ("arrow_function", "function_expression", "function"):
                         self.functions.setdefault(text(node.child_by_field_name("name")), []).append(value)
+                    elif value is not None and (_static_value(value) or value.type == "array" and all(
+                            c.type in ("number", "string") for c in value.named_children)):
+                        self.constants.add(text(node.child_by_field_name("name")))
+                    elif value is not None and value.type == "call_expression":
+                        # const g = f.bind(x): g is f
+                        name = callee_name(value.child_by_field_name("function"))
+                        head, _, method = name.rpartition(".")
+                        if method == "bind" and head in self.functions:
+                            self.functions.setdefault(text(node.child_by_field_name("name")), []).extend(self.functions[head])
 
     # -- the fixed point -----------------------------------------------------------------
     def _bind(self, name: str, labels: frozenset) -> None:
@@ -347,11 +399,22 @@ class Flow:
                     self._bind_pattern(left, labels)
                 elif left.type in ("member_expression", "subscript_expression"):
                     base = left
+                    chain = []
                     while base.type in ("member_expression", "subscript_expression"):
+                        if base.type == "member_expression":
+                            chain.append(text(base.child_by_field_name("property")))
                         base = base.child_by_field_name("object")
+                    flat = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
                     if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
                         # An object written taints the whole object (as a value: no path below it).
-                        self._bind(text(base), frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels))
+                        self._bind(text(base), flat)
+                    if chain and base.type == "this":
+                        self._bind_prop(chain[-1], flat)  # this.p = v: every read of .p may see it
+                    if "dataset" in chain:
+                        self._bind_dom(flat)             # el.dataset.k = v: any dataset read may see it
+                    handler = chain[0] if left.type == "member_expression" else ""
+                    if handler.startswith("on"):
+                        self._listen(handler[2:], node.child_by_field_name("right"), base)
             elif kind == "call_expression":
                 self._call(node)
                 arguments = node.child_by_field_name("arguments")
@@ -382,7 +445,52 @@ class Flow:
                 left = node.child_by_field_name("left")
                 right = node.child_by_field_name("right")
                 self._bind_pattern(left, self._element(self.labels(right)))
+            elif kind == "field_definition":
+                prop = node.child_by_field_name("property")
+                value = node.child_by_field_name("value")
+                if prop is not None and value is not None:
+                    self._bind_prop(text(prop), self.labels(value))
+            elif kind == "new_expression":
+                ctor = callee_name(node.child_by_field_name("constructor"))
+                arguments = node.child_by_field_name("arguments")
+                args = list(arguments.named_children) if arguments is not None else []
+                if ctor in ("CustomEvent", "Event", "MessageEvent") and len(args) >= 2:
+                    kind_name = string_value(args[0]) or "?"
+                    labels = self.labels(args[1])
+                    old = self.events.get(kind_name, frozenset())
+                    if labels and not labels <= old:
+                        self.events[kind_name] = old | labels
+                        self.changed = True
 
+    def _bind_prop(self, name: str, labels: frozenset) -> None:
+        if not labels:
+            return
+        old = self.props.get(name, frozenset())
+        if not labels <= old:
+            self.props[name] = old | labels
+            self.changed = True
+
+    def _bind_dom(self, labels: frozenset) -> None:
+        if labels and not labels <= self.dom:
+            self.dom = self.dom | labels
+            self.changed = True
+
+    def _listen(self, event: str, handler: Node | None, target: Node | None) -> None:
+        """A listener for ``event`` on ``target``: its first parameter is the event."""
+        if handler is None:
+            return
+        if event in INPUT_EVENTS:
+            controls = sorted(label[1] for label in (self.labels(target) if target is not None else ())
+                              if label[0] == CONTROL)
+            labels = frozenset({(INPUT_EVENT, controls[0] if controls else "input:" + event, controls[0] if controls else "")})
+        else:
+            labels = self.events.get(event, frozenset()) | self.events.get("?", frozenset())
+        if not labels:
+            return
+        for fn in self._functions_of(handler):
+            params = self._params(fn)
+            if params:
+                self._bind_pattern(params[0], labels)
     def _call(self, node: Node) -> None:
         function = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
@@ -398,13 +506,49 @@ class Flow:
             return
         if method == "onTheme" and head in self.aliases:
             return
-        # A function declared in the scripts: arguments flow into its parameters.
-        for fn in self.functions.get(name, ()):
-            for param, arg in zip(self._params(fn), args):
+        receiver_node = function.child_by_field_name("object") if function is not None and function.type in (
+            "member_expression", "subscript_expression") else None
+        if method == "addEventListener" and len(args) >= 2:
+            self._listen(string_value(args[0]) or "?", args[1], receiver_node)
+        # A function declared in the scripts: arguments flow into its parameters (also through call/apply).
+        called, passed = name, args
+        if method in ("call", "apply") and head in self.functions:
+            called, passed = head, args[1:]
+            if method == "apply" and passed and passed[0].type == "array":
+                passed = list(passed[0].named_children)
+        for fn in self.functions.get(called, ()):
+            for param, arg in zip(self._params(fn), passed):
                 self._bind_pattern(param, self.labels(arg))
-        # Callbacks (forEach, map, then, ...): their parameters get the receiver's labels.
-        if function is not None and function.type == "member_expression" and method not in ("then", "catch", "finally"):
-            receiver = self._element(self.labels(function.child_by_field_name("object")))
+        arg_labels = frozenset().union(*(self.labels(arg) for arg in args if arg.type not in (
+            "arrow_function", "function_expression", "function"))) if args else frozenset()
+        flat = frozenset((STATE, label[1], False) if label[0] == STATE else label
+                         for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0]))
+        if name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
+            # Object.assign(target, {src: v}): the target holds the values.
+            base = args[0]
+            while base.type in ("member_expression", "subscript_expression"):
+                base = base.child_by_field_name("object")
+            if base.type == "identifier" and text(base) not in _GLOBALS:
+                self._bind(text(base), flat)
+        elif receiver_node is not None and flat:
+            # The conservative rule: an object handed a value (push, set, add, append, a setter method)
+            # holds it; reading it back (join, get, values, spread) gives it again.
+            base = receiver_node
+            while base.type in ("member_expression", "subscript_expression"):
+                base = base.child_by_field_name("object")
+            if method in ("setAttribute", "setAttributeNS") and args:
+                attr = (string_value(args[-2]) if len(args) >= 2 else "") or ""
+                if attr.lower().startswith("data-") or attr.lower() in ("value", "title", "alt", "aria-label"):
+                    self._bind_dom(flat)
+            if base.type == "identifier" and text(base) not in _GLOBALS and text(base) not in _NOT_CONTAINERS \
+                    and text(base) not in self.aliases and method not in ("log", "warn", "error", "info", "debug"):
+                self._bind(text(base), flat)
+        # Callbacks (forEach, map, ...): their parameters get the receiver's labels; a promise of what
+        # the user typed (navigator.clipboard.readText().then) gives it to its callback.
+        if function is not None and function.type == "member_expression":
+            receiver = self._element(self.labels(receiver_node))
+            if method in ("then", "catch", "finally"):
+                receiver = frozenset(label for label in receiver if label[0] == INPUT)
             if receiver:
                 for arg in args:
                     for fn in self._functions_of(arg):
@@ -422,6 +566,32 @@ class Flow:
     def _member(self, labels: frozenset, prop: str | None) -> frozenset:
         out = set()
         for label in labels:
+            kind = label[0]
+            if kind == FLOWUI[0]:
+                if prop == "state":
+                    out.add((STATE, "", True))
+                elif prop == "get":
+                    out.add(GETTER)
+                continue
+            if kind == GETTER[0]:
+                if prop in ("bind", "call", "apply", None):
+                    out.add(GETTER)
+                continue
+            if kind == INPUT_EVENT:
+                if prop in _EVENT_TEXT:
+                    out.add((INPUT, label[1]))
+                    self.inputs_used = True
+                elif prop in _EVENT_TARGET:
+                    out.add((CONTROL, label[2] or label[1]))
+                continue
+            if kind == CONTROL:
+                if prop in _CONTROL_TEXT:
+                    out.add((INPUT, label[1]))
+                    self.inputs_used = True
+                elif prop in ("form", "elements", "children", "firstChild", "firstElementChild", "lastChild", "childNodes",
+                              "parentNode", "parentElement", "options", "firstElementChild", "item", "namedItem"):
+                    out.add(label)
+                continue
             if label[0] == STATE and label[2]:
                 if prop and _SEGMENT.match(prop) and prop not in _NOT_PATH:
                     out.add((STATE, f"{label[1]}.{prop}" if label[1] else prop, True))
@@ -436,6 +606,18 @@ class Flow:
             else:
                 out.add(label if label[0] != STATE else (STATE, label[1], False))
         return frozenset(out)
+
+    def _property(self, prop: str | None) -> frozenset:
+        """What a member read may see besides its object's labels: values written through
+        ``this.prop`` or a class field, a getter's return, anything kept in a dataset."""
+        if not prop:
+            return frozenset()
+        out = self.props.get(prop, frozenset())
+        if prop in self.getters:
+            out = out | self.returns.get(prop, frozenset())
+        if prop == "dataset":
+            out = out | self.dom
+        return out
 
     def _element(self, labels: frozenset) -> frozenset:
         """Labels of an element of an array/iterable (paths get no index)."""
@@ -462,6 +644,8 @@ class Flow:
             name = text(node)
             if name == "undefined":
                 return frozenset()
+            if name in self.aliases:
+                return self.vars.get(name, frozenset()) | {FLOWUI}
             return self.vars.get(name, frozenset())
         if kind in ("string", "template_string"):
             out = set()
@@ -469,13 +653,20 @@ class Flow:
             if value is not None:
                 if absolute_url(value):
                     out.add((URL, value))
+                elif _css_loads(value):
+                    out.add(CSS_TEXT)
+                    out.update((URL, u) for u in urls_in_text(value))
                 return frozenset(out)
             for child in node.named_children:
                 if child.type == "template_substitution":
                     for inner in child.named_children:
                         out |= self.labels(inner)
-                elif child.type == "string_fragment" and absolute_url(text(child)):
-                    out.add((URL, text(child)))
+                elif child.type == "string_fragment":
+                    if absolute_url(text(child)):
+                        out.add((URL, text(child)))
+                    elif _css_loads(text(child)):
+                        out.add(CSS_TEXT)
+                        out.update((URL, u) for u in urls_in_text(text(child)))
             return frozenset(out)
         if kind == "member_expression":
             obj = node.child_by_field_name("object")
@@ -487,7 +678,11 @@ class Flow:
                 return frozenset({(STATE, "", True)})
             if name == "document" and prop == "body" or name == "document" and prop == "documentElement":
                 return frozenset((ELEMENT, p) for p in self.markup_paths)
-            labels = self._member(self._labels(obj), prop)
+            if name == "document" and prop in ("forms", "activeElement"):
+                return frozenset({(CONTROL, "input:form" if prop == "forms" else "input:focused")})
+            if callee_name(node) in self.aliases:
+                return frozenset({FLOWUI})
+            labels = self._member(self._labels(obj), prop) | self._property(prop)
             if _outermost(node):
                 for label in labels:
                     if label[0] == STATE:
@@ -498,7 +693,7 @@ class Flow:
             index = node.child_by_field_name("index")
             key = string_value(index)
             if key is not None:
-                labels = self._member(obj, key)
+                labels = self._member(obj, key) | self._property(key)
                 for label in labels if _outermost(node) else ():
                     if label[0] == STATE:
                         self._read(label[1], node)
@@ -510,12 +705,28 @@ class Flow:
             args = list(arguments.named_children) if arguments is not None else []
             name = callee_name(function)
             head, _, method = name.rpartition(".")
-            if method == "get" and head in self.aliases:
+            getter = method == "get" and head in self.aliases
+            if not getter and function is not None and GETTER in self.labels(function):
+                # flowUi.get through an alias, bind, call or apply: the path is the first argument after `this`.
+                getter = True
+                if method in ("call", "apply") and args:
+                    args = args[1:]
+                    if method == "apply" and args and args[0].type == "array":
+                        args = list(args[0].named_children)
+            if name == "Reflect.apply" and len(args) >= 3 and GETTER in self._labels(args[0]):
+                getter, args = True, list(args[2].named_children) if args[2].type == "array" else []
+            if getter:
                 path = string_value(args[0]) if args else None
                 if path is not None:
                     self._read(path, node)
                     return frozenset({(STATE, path, True)})
                 return frozenset({(STATE, "?", False)})
+            if name == "Reflect.get" and len(args) >= 2:
+                key = string_value(args[1])
+                return self._member(self._labels(args[0]), key) | (self._property(key) if key else frozenset())
+            if method == "getSelection" or name in ("navigator.clipboard.readText", "navigator.clipboard.read"):
+                self.inputs_used = True
+                return frozenset({(INPUT, "input:selection" if method == "getSelection" else "input:clipboard")})
             if method in ("querySelector", "querySelectorAll", "getElementById", "getElementsByClassName", "closest",
                           "getElementsByTagName") and args:
                 selector = string_value(args[0])
@@ -524,22 +735,37 @@ class Flow:
                         selector = "#" + _css_ident(selector)
                     elif method == "getElementsByClassName":
                         selector = "." + ".".join(_css_ident(c) for c in selector.split())
-                    return frozenset((ELEMENT, p) for p in self.select(selector))
+                    return frozenset([*((ELEMENT, p) for p in self.select(selector)),
+                                      *((CONTROL, c) for c in self.controls(selector))])
                 return frozenset()
-            if method in ("getAttribute",) and function.type == "member_expression":
-                return self._member(self._labels(function.child_by_field_name("object")), "value")
+            if method in ("getAttribute", "getAttributeNS") and function.type == "member_expression":
+                return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
             if name in self.returns:
                 return self.returns[name]
-            out = set()
+            out = set(self.returns.get(method, ())) if method and function.type == "member_expression" else set()
             if function is not None and function.type == "member_expression":
                 out |= self._member(self._labels(function.child_by_field_name("object")), None)
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
-            return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out)
+            return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out
+                             if label[0] not in (FLOWUI[0], CONTROL, INPUT_EVENT))
+        if kind == "new_expression":
+            ctor = callee_name(node.child_by_field_name("constructor"))
+            arguments = node.child_by_field_name("arguments")
+            inner = frozenset().union(*(self.labels(a) for a in arguments.named_children)) if arguments is not None \
+                and arguments.named_child_count else frozenset()
+            if ctor in ("FormData", "URLSearchParams"):
+                named = {label[1] for label in inner if label[0] in (CONTROL, INPUT)}
+                if ctor == "FormData" or named:
+                    self.inputs_used = True
+                    return frozenset((INPUT, n) for n in (named or {"input:form"}))
+            if ctor in _WEBRTC:
+                return inner | {RTC}
+            return inner
         if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
-                    "new_expression", "arguments", "as_expression", "non_null_expression"):
+                    "arguments", "as_expression", "non_null_expression"):
             out = frozenset()
             compare = False
             if kind == "binary_expression":
@@ -646,6 +872,13 @@ class Inspector:
         self.fields = fields
         self.events: list[Event] = []
         self._seen: set[tuple[str, str]] = set()
+        # Names holding the flowUi object (const f = flowUi; const api = Reflect.get(window, 'flowUi')).
+        flow.aliases |= {name for name, labels in flow.vars.items() if FLOWUI in labels}
+        #: Attributes a script writes what the user types into (the CSS keylogger's mirror): attr -> input names.
+        self.mirrors: dict[str, set[str]] = {}
+        #: Where the scripts can reach a host outside the platform (for exfil.possible-flow).
+        self.reach: list[tuple[Script, Node, str]] = []
+        self._rtc: list[tuple[Script, Node]] = []
         copies: dict[str, list[Script]] = {}
         for script in flow.scripts:
             copies.setdefault(script.code, []).append(script)
@@ -658,7 +891,51 @@ class Inspector:
                 if other is not script:
                     self.events.extend(Event(e.rule, other, e.node, e.message, e.paths, e.hosts, e.evidence, e.context)
                                        for e in found if not e.once)
+        self._webrtc()
+        self._possible_flow()
 
+    def _webrtc(self) -> None:
+        """One channel.webrtc per peer connection, naming what its configuration, data channels'
+        labels and sends carry (every call on a peer connection or a channel of it)."""
+        if not self._rtc:
+            return
+        carried: set = set()
+        for script in self.flow.unique:
+            for node in script.nodes:
+                if node.type in ("call_expression", "new_expression"):
+                    holder = node.child_by_field_name("function")
+                    if holder is not None and holder.type == "member_expression":
+                        receiver = self.flow.labels(holder.child_by_field_name("object"))
+                        if RTC not in receiver:
+                            continue
+                    elif node.type != "new_expression" or callee_name(node.child_by_field_name("constructor")) not in _WEBRTC:
+                        continue
+                    arguments = node.child_by_field_name("arguments")
+                    for arg in arguments.named_children if arguments is not None else ():
+                        carried |= self.flow.labels(arg)
+                elif node.type == "variable_declarator" and RTC in self.flow.labels(node.child_by_field_name("name")):
+                    carried |= self.flow.labels(node.child_by_field_name("name"))
+        paths = _named(carried)
+        for script, node in self._rtc:
+            ctor = callee_name(node.child_by_field_name("constructor"))
+            self.emit("channel.webrtc", script, node, f"new {ctor}(): STUN packets leave outside the Content-Security-Policy"
+                      + (f", carrying {', '.join(paths)} (server credentials, channel labels or sends)" if paths else ""),
+                      paths=paths)
+
+    def _possible_flow(self) -> None:
+        """A block that reads state or input and can reach another host, with no flow proved:
+        at least a manual review (the data flow is an approximation; docs/REVIEW.md)."""
+        proved = {"exfil.state-to-url", "exfil.input-to-url", "url.relative", "channel.webrtc"}
+        if not self.reach or any(e.rule in proved and e.paths for e in self.events):
+            return
+        reads = sorted(p or "(the whole state)" for p in self.flow.reads if p != "?")
+        if not reads and not self.flow.inputs_used:
+            return
+        script, node, how = self.reach[0]
+        what = ", ".join(reads[:4]) if reads else "what the user types"
+        self.once("exfil.possible-flow", "block", script, node,
+                  f"reads {what} and can reach another host ({how}); no flow between them is proved: review by hand",
+                  paths=reads if reads else [], evidence={"reach": [r[2] for r in self.reach[:5]]})
     def emit(self, rule: str, script: Script, node: Node, message: str, **extra) -> None:
         extra.setdefault("context", text(node)[:200])
         self.events.append(Event(rule, script, node, message, **extra))
@@ -676,12 +953,24 @@ class Inspector:
             return
         labels = self.flow.labels(value)
         paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
+        inputs = sorted({label[1] for label in labels if label[0] == INPUT})
+        if not paths and not inputs:
+            if kind != "open" and not _static_value(value):
+                self.reach.append((script, node, f"{sink} set at run time"))
+            return
         if not paths:
-            return
+            return self._input_sink(script, node, value, labels, inputs, sink, kind, html=html)
+        if inputs:
+            self._input_sink(script, node, value, labels, inputs, sink, kind, html=html)
         fragments = literal_fragments(value)
-        if html and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower()) for f in fragments):
-            return
         has_url = any(label[0] == URL for label in labels)
+        if kind == "csstext":  # text that is CSS only in a <style>: it loads with url(), @import or @font-face in it
+            if CSS_TEXT not in labels and not any(_css_loads(f) for f in fragments):
+                return
+            kind = "css"
+        if html and not has_url and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower())
+                                            for f in fragments):
+            return
         lowered = [f.lower() for f in fragments]
         if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
             return  # a CSS value from the state (a color, a width) loads nothing
@@ -715,6 +1004,35 @@ class Inspector:
         self.emit("exfil.state-to-url", script, node,
                   f"state {', '.join(paths)} flows into {sink} (to {where})",
                   paths=paths, hosts=hosts, evidence={"sink": sink, "kind": kind})
+
+    def _input_sink(self, script: Script, node: Node, value: Node, labels: frozenset, inputs: list[str], sink: str,
+                    kind: str, *, html: bool = False) -> None:
+        """What the user typed reaches a URL sink: exfil.input-to-url, unless no request carries it."""
+        fragments = literal_fragments(value)
+        lowered = [f.lower() for f in fragments]
+        has_url = any(label[0] == URL for label in labels)
+        if kind == "csstext":
+            if CSS_TEXT not in labels and not any(_css_loads(f) for f in fragments):
+                return
+            kind = "css"
+        if html and not has_url and not any(("://" in f or "src" in f or "url(" in f or "href" in f) for f in lowered):
+            return
+        if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
+            return
+        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
+        if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
+            return
+        bare = value
+        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+            bare = bare.named_children[0]
+        if not fragments and not has_url and bare.type in ("member_expression", "identifier", "call_expression"):
+            return  # the user's own URL, loaded as typed (a preview): nothing of the block's leaves with it
+        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
+                      | {f.strip() for f in fragments if absolute_url(f.strip())})
+        hosts = sorted({host_of(u.strip()) for u in urls} - {""})
+        where = ", ".join(hosts) if hosts else "a host computed at run time, or the host page's own origin"
+        self.emit("exfil.input-to-url", script, node, f"what the user types ({', '.join(inputs)}) flows into {sink} (to {where})",
+                  paths=inputs, hosts=hosts, evidence={"sink": sink, "kind": kind})
 
     # -- the walk -------------------------------------------------------------------------
     def _script(self, script: Script) -> None:
@@ -767,6 +1085,7 @@ class Inspector:
                         and string_value(index) is None and index.type != "number":
                     self.emit("obfuscation.computed-global", script, node,
                               f"{text(obj)}[{text(index)[:40]}]: a member chosen at run time, hidden from review")
+                    self.reach.append((script, node, "a member of a global chosen at run time"))
             elif kind in ("string", "template_string"):
                 self._string(script, node)
             elif kind in ("while_statement", "do_statement", "for_statement"):
@@ -778,6 +1097,15 @@ class Inspector:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         name = callee_name(left)
+        if left.type == "identifier" and text(left) != "location":
+            within = _enclosing_with(node)
+            if within is not None:  # with (img) { src = ... }
+                prop = text(left)
+                if prop in URL_PROPS:
+                    self.sink(script, node, right, f"with ({_short(within)}) {prop}", URL_PROPS[prop])
+                elif prop in STYLE_PROPS:
+                    self.sink(script, node, right, f"with ({_short(within)}) {prop}", "css")
+            return
         parts = name.split(".") if name else []
         if left.type == "identifier" and text(left) == "location" or parts[-2:] in (["document", "location"],) \
                 or name in ("location", "location.href", "document.location.href"):
@@ -787,13 +1115,28 @@ class Inspector:
         if parts[:1] in (["top"], ["parent"]) and "location" in parts:
             self.once("blocked.top-navigation", name, script, node, f"{name} = ...: navigating the host page; the sandbox blocks it")
             return
-        if left.type != "member_expression":
+        if left.type == "subscript_expression":
+            key = string_value(left.child_by_field_name("index"))
+            if key is None:
+                obj = left.child_by_field_name("object")
+                if not _static_value(right) and any(label[0] in (URL, STATE, INPUT) for label in self.flow.labels(right)):
+                    self.reach.append((script, node, f"{_short(obj)}[{_short(left.child_by_field_name('index'))}] set at run time"))
+                return
+            prop = key
+        elif left.type != "member_expression":
             return
-        prop = text(left.child_by_field_name("property"))
+        else:
+            prop = text(left.child_by_field_name("property"))
         obj = left.child_by_field_name("object")
-        if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style":
+        if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style" \
+                or obj.type == "subscript_expression" and string_value(obj.child_by_field_name("index")) == "style":
             if prop in STYLE_PROPS:
                 self.sink(script, node, right, f"style.{prop}", "css")
+            return
+        if prop == "defaultValue":  # the value attribute: what CSS attribute selectors see
+            self._mirror(script, node, "value", right)
+        if prop in ("textContent", "innerText", "nodeValue", "data", "text"):
+            self.sink(script, node, right, f"{_short(obj)}.{prop}", "csstext")  # a <style>'s text
             return
         if prop == "style":
             self.sink(script, node, right, "style", "css")
@@ -805,6 +1148,23 @@ class Inspector:
         elif prop == "onclick" or prop.startswith("on"):
             pass
 
+    def _mirror(self, script: Script, node: Node, attr: str, value: Node) -> None:
+        """A script writes what the user types into an attribute (CSS attribute selectors see it)."""
+        inputs = {label[1] for label in self.flow.labels(value) if label[0] == INPUT}
+        if inputs and attr:
+            self.mirrors.setdefault(attr, set()).update(inputs)
+
+    def _prop_sink(self, script: Script, node: Node, target: str, prop: str, value: Node | None, how: str) -> None:
+        """A property written by name through Object.assign / Reflect.set / defineProperty."""
+        if value is None:
+            return
+        if target == "style" and prop in STYLE_PROPS:
+            self.sink(script, node, value, f"{how} style.{prop}", "css")
+        elif prop in URL_PROPS:
+            self.sink(script, node, value, f"{how} {prop}", URL_PROPS[prop])
+        elif prop in ("href",) or target == "location" and prop in ("href", ""):
+            self.sink(script, node, value, f"{how} location", "navigation")
+
     def _call(self, script: Script, node: Node) -> None:
         function = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
@@ -814,10 +1174,35 @@ class Inspector:
         aliases = self.flow.aliases
         if head in aliases and method in ("send", "setValue", "openUrl"):
             return self._bridge(script, node, method, args)
-        if method == "setAttribute" and len(args) >= 2:
-            attr = (string_value(args[0]) or "").lower()
+        if method in ("setAttribute", "setAttributeNS") and len(args) >= 2:
+            if method == "setAttributeNS":
+                args = args[1:]
+            attr = (string_value(args[0]) or "").lower() if len(args) >= 2 else ""
+            attr = attr.rpartition(":")[2] if attr.startswith("xlink:") else attr
             if attr in URL_ATTRS:
-                self.sink(script, node, args[1], f"setAttribute('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
+                self.sink(script, node, args[1], f"{method}('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
+            elif len(args) >= 2:
+                self._mirror(script, node, attr, args[1])
+        elif name in ("Object.assign", "Reflect.set", "Object.defineProperty") and len(args) >= 2:
+            target = callee_name(args[0]).rpartition(".")[2]
+            if name == "Object.assign":
+                for source in args[1:]:
+                    for pair in source.named_children if source.type == "object" else ():
+                        key = pair.child_by_field_name("key") if pair.type == "pair" else pair
+                        prop = (string_value(key) if key is not None and key.type == "string" else text(key)) or ""
+                        item = pair.child_by_field_name("value") if pair.type == "pair" else pair
+                        self._prop_sink(script, node, target, prop, item, "Object.assign")
+            elif len(args) >= 3:
+                prop = string_value(args[1]) or ""
+                item = args[2]
+                if name == "Object.defineProperty" and item.type == "object":
+                    item = next((p.child_by_field_name("value") for p in item.named_children if p.type == "pair"
+                                 and text(p.child_by_field_name("key")) == "value"), item)
+                self._prop_sink(script, node, target, prop, item, name)
+        elif method in ("insertRule", "replaceSync", "replace", "appendRule", "createTextNode", "appendData") and args \
+                and function is not None and function.type == "member_expression" and not head.endswith("location"):
+            # CSSOM rules and text that ends up in a <style> (loads only with url()/@import in it).
+            self.sink(script, node, args[0], f"{method}()", "csstext")
         elif method == "setProperty" and head.endswith("style") and len(args) >= 2:
             self.sink(script, node, args[1], "style.setProperty", "css")
         elif method in ("insertAdjacentHTML",) and len(args) >= 2:
@@ -843,8 +1228,12 @@ class Inspector:
             self.emit("blocked.eval", script, node, f"{name} with a string: code from a string; script-src has no 'unsafe-eval'")
         elif name in _NETWORK_CALLS:
             self.emit("blocked.network-api", script, node, f"{name}(): connect-src is 'none'; nothing is sent")
-        elif name in _DECODERS or method in ("fromCharCode", "fromCodePoint") and head == "String":
+        elif (name in _DECODERS or method in ("fromCharCode", "fromCodePoint") and head == "String") \
+                and _literal_args(args, self.flow.constants):
+            # Decoding literals hides a string from review; decoding data (an entity or code-point
+            # converter, a base64 tool) is the tool's job and is not reported.
             self.emit("obfuscation.decode", script, node, f"{name}(): builds strings at run time, hidden from review")
+            self.reach.append((script, node, f"{name}() on literals"))
         elif name == "navigator.serviceWorker.register":
             self.emit("blocked.worker", script, node, "a service worker: the opaque origin has none")
         elif method in ("submit", "requestSubmit") and head:
@@ -866,7 +1255,7 @@ class Inspector:
         elif ctor in _NETWORK_NEW:
             self.emit("blocked.network-api", script, node, f"new {ctor}(): connect-src is 'none'; nothing is sent")
         elif ctor in _WEBRTC:
-            self.emit("channel.webrtc", script, node, f"new {ctor}(): STUN packets leave outside the Content-Security-Policy")
+            self._rtc.append((script, node))  # emitted by _webrtc, with what it carries
         elif ctor == "Function":
             self.emit("blocked.eval", script, node, "new Function(): code from a string; script-src has no 'unsafe-eval'")
         elif ctor == "Audio" and args:
@@ -927,6 +1316,10 @@ class Inspector:
             for stripped in found:
                 verdict = classify(stripped, "string")
                 host = host_of(stripped)
+                up = parent_of(node)
+                call = parent_of(up) if up is not None and up.type == "arguments" else None
+                if call is None or not callee_name(call.child_by_field_name("function")).endswith("openUrl"):
+                    self.reach.append((script, piece, f"{host or stripped} in a script string"))
                 if verdict.status == "external":
                     self.emit("url.external", script, piece, f"{host} in a script string ({_shorten(stripped)})",
                               hosts=[host], evidence={"url": stripped, "use": "script"})
@@ -941,6 +1334,7 @@ class Inspector:
                 if chars <= _HEX or chars <= _B64 and sum(c.isdigit() for c in value) > len(value) // 20 or escapes * 4 > len(raw) // 2:
                     self.emit("obfuscation.encoded-string", script, piece,
                               f"a {len(value)}-character encoded string literal ({_shorten(value)})")
+                    self.reach.append((script, piece, "an encoded string"))
 
     def _loop(self, script: Script, node: Node) -> None:
         if node.type == "for_statement":
@@ -958,6 +1352,58 @@ class Inspector:
         self.emit("cpu.unbounded-loop", script, node, f"{text(node).split('{')[0].strip()[:40]} has no break, return, throw or await:"
                   " it never ends and freezes the block (and the host page in Firefox and WebKitGTK)",
                   context=text(node)[:200])
+
+
+def _css_loads(value: str) -> bool:
+    """Whether a text is CSS that loads something (url(, @import, @font-face)."""
+    lowered = value.lower()
+    return "url(" in lowered or "@import" in lowered or "@font-face" in lowered or "image-set(" in lowered
+
+
+def _named(labels) -> list[str]:
+    """The state paths and input names of ``labels``, for a finding's ``paths``."""
+    return sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE and label[1] != "?"}
+                  | {label[1] for label in labels if label[0] == INPUT})
+
+
+def _static_value(node: Node | None) -> bool:
+    """Whether a value is written in the source (a literal, or literals joined): nothing computed."""
+    if node is None:
+        return True
+    if node.type in ("string", "number", "true", "false", "null", "undefined", "regex"):
+        return True
+    if node.type == "template_string":
+        return not any(c.type == "template_substitution" for c in node.children)
+    if node.type in ("binary_expression", "parenthesized_expression"):
+        return all(_static_value(c) for c in node.named_children)
+    return False
+
+
+def _literal_args(args: list[Node], constants: set[str]) -> bool:
+    """Arguments that are all literals (numbers, strings, an array/spread of them, or a name
+    declared with one)."""
+    if not args:
+        return False
+    for arg in args:
+        node = arg.named_children[0] if arg.type == "spread_element" and arg.named_child_count else arg
+        if node.type == "identifier" and text(node) in constants:
+            continue
+        if node.type == "array":
+            if not all(c.type in ("number", "string") for c in node.named_children):
+                return False
+        elif node.type not in ("number", "string") and not (node.type == "template_string" and _static_value(node)):
+            return False
+    return True
+
+
+def _enclosing_with(node: Node) -> Node | None:
+    """The object of the ``with`` statement around ``node`` (not crossing a function)."""
+    node = parent_of(node)
+    while node is not None and node.type not in _FUNCTIONS:
+        if node.type == "with_statement":
+            return node.child_by_field_name("object")
+        node = parent_of(node)
+    return None
 
 
 def _has_exit(body: Node, loop: Node) -> bool:
