@@ -483,8 +483,9 @@ class Flow:
             controls = sorted(label[1] for label in (self.labels(target) if target is not None else ())
                               if label[0] == CONTROL)
             labels = frozenset({(INPUT_EVENT, controls[0] if controls else "input:" + event, controls[0] if controls else "")})
-        else:
-            labels = self.events.get(event, frozenset()) | self.events.get("?", frozenset())
+        else:  # a custom event: its detail holds what was dispatched (as a value: no path below it)
+            labels = frozenset((STATE, label[1], False) if label[0] == STATE else label
+                               for label in self.events.get(event, frozenset()) | self.events.get("?", frozenset()))
         if not labels:
             return
         for fn in self._functions_of(handler):
@@ -497,6 +498,8 @@ class Flow:
         args = list(arguments.named_children) if arguments is not None else []
         name = callee_name(function)
         head, _, method = name.rpartition(".")
+        if not name and function is not None and function.type == "member_expression":  # a.b().c(...)
+            method = text(function.child_by_field_name("property"))
         if method == "onChange" and head in self.aliases:
             for arg in args[:1]:
                 for fn in self._functions_of(arg):
@@ -545,7 +548,7 @@ class Flow:
                 self._bind(text(base), flat)
         # Callbacks (forEach, map, ...): their parameters get the receiver's labels; a promise of what
         # the user typed (navigator.clipboard.readText().then) gives it to its callback.
-        if function is not None and function.type == "member_expression":
+        if function is not None and function.type == "member_expression" and method != "addEventListener":
             receiver = self._element(self.labels(receiver_node))
             if method in ("then", "catch", "finally"):
                 receiver = frozenset(label for label in receiver if label[0] == INPUT)
@@ -706,6 +709,8 @@ class Flow:
             name = callee_name(function)
             head, _, method = name.rpartition(".")
             getter = method == "get" and head in self.aliases
+            if method == "bind" and function is not None and GETTER in self.labels(function):
+                return frozenset({GETTER})  # flowUi.get.bind(flowUi): still the getter
             if not getter and function is not None and GETTER in self.labels(function):
                 # flowUi.get through an alias, bind, call or apply: the path is the first argument after `this`.
                 getter = True
@@ -723,6 +728,8 @@ class Flow:
                 return frozenset({(STATE, "?", False)})
             if name == "Reflect.get" and len(args) >= 2:
                 key = string_value(args[1])
+                if key in self.aliases and (args[0].type == "identifier" and text(args[0]) in _GLOBALS):
+                    return frozenset({FLOWUI})
                 return self._member(self._labels(args[0]), key) | (self._property(key) if key else frozenset())
             if method == "getSelection" or name in ("navigator.clipboard.readText", "navigator.clipboard.read"):
                 self.inputs_used = True
@@ -1171,6 +1178,8 @@ class Inspector:
         args = list(arguments.named_children) if arguments is not None else []
         name = callee_name(function)
         head, _, method = name.rpartition(".")
+        if not name and function is not None and function.type == "member_expression":  # a.b().c(...)
+            method = text(function.child_by_field_name("property"))
         aliases = self.flow.aliases
         if head in aliases and method in ("send", "setValue", "openUrl"):
             return self._bridge(script, node, method, args)
