@@ -1032,7 +1032,7 @@ class Inspector:
         bare = value
         while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
             bare = bare.named_children[0]
-        if not fragments and not has_url and bare.type in ("member_expression", "identifier", "call_expression"):
+        if not has_url and bare.type in ("member_expression", "subscript_expression", "identifier", "call_expression"):
             return  # the user's own URL, loaded as typed (a preview): nothing of the block's leaves with it
         urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
                       | {f.strip() for f in fragments if absolute_url(f.strip())})
