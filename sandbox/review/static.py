@@ -218,8 +218,8 @@ class _Analysis:
         else:
             urls, selectors = csslib.stylesheet(css, fonts)
         if fonts:
-            lines = _line_starts(css)
-            self._fonts.extend((f, mapper.at(lines[f.line - 1] + f.column - 1)) for f in fonts)
+            starts = _line_starts(css)
+            self._fonts.extend((f, mapper.at(starts[f.line - 1] + f.column - 1)) for f in fonts)
         lines = None
         for item in urls:
             lines = lines or _line_starts(css)
