@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from ..extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from . import css as csslib
 from .catalogue import load_rules
-from .js import Flow, Inspector, Script, TooComplex, parse
+from .flow import Flow
+from .inspector import Inspector
+from .js import Script, TooComplex, parse
 from .model import Finding, Projection
 from .source import Document, Element, Mapper
 from .urls import classify
