@@ -70,7 +70,7 @@ class Event:
 
 
 def text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
 
 def string_value(node: Node | None) -> str | None:
@@ -92,10 +92,10 @@ def string_value(node: Node | None) -> str | None:
     return None
 
 
-def _starts_with_literal(node: Node) -> bool:
+def _starts_with_literal(node: Node | None) -> bool:
     """Whether the value's text begins with a literal (a string, a template's first
     fragment, or the left end of a concatenation)."""
-    while True:
+    while node is not None:
         if node.type in ("string",):
             return True
         if node.type == "template_string":
@@ -107,6 +107,7 @@ def _starts_with_literal(node: Node) -> bool:
             node = node.named_children[0]
             continue
         return False
+    return False
 
 
 def literal_fragments(node: Node) -> list[str]:
@@ -181,8 +182,7 @@ def parse(script: Script, cache: dict | None = None, deadline: float = float("in
 
 
 
-
-def callee_name(node: Node) -> str:
+def callee_name(node: Node | None) -> str:
     """``a.b.c`` for a member chain of identifiers (window./globalThis. dropped), else ""."""
     if node is None:
         return ""
@@ -193,7 +193,7 @@ def callee_name(node: Node) -> str:
     return _callee_name(node)
 
 
-def _callee_name(node: Node) -> str:
+def _callee_name(node: Node | None) -> str:
     parts = []
     while node is not None:
         if node.type == "identifier" or node.type == "this":
@@ -251,12 +251,12 @@ def _css_ident(value: str) -> str:
 
 
 def _enclosing_function(node: Node) -> Node | None:
-    node = parent_of(node)
-    while node is not None:
-        if node.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
-                         "function", "generator_function_declaration"):
-            return node
-        node = parent_of(node)
+    current = parent_of(node)
+    while current is not None:
+        if current.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
+                            "function", "generator_function_declaration"):
+            return current
+        current = parent_of(current)
     return None
 
 
@@ -269,10 +269,12 @@ def _function_name(function: Node) -> str:
         return text(parent.child_by_field_name("name"))
     return ""
 
+
 def _css_loads(value: str) -> bool:
     """Whether a text is CSS that loads something (url(, @import, @font-face)."""
     lowered = value.lower()
     return "url(" in lowered or "@import" in lowered or "@font-face" in lowered or "image-set(" in lowered
+
 
 def _static_value(node: Node | None) -> bool:
     """Whether a value is written in the source (a literal, or literals joined): nothing computed."""
@@ -286,11 +288,12 @@ def _static_value(node: Node | None) -> bool:
         return all(_static_value(c) for c in node.named_children)
     return False
 
+
 def _enclosing_with(node: Node) -> Node | None:
     """The object of the ``with`` statement around ``node`` (not crossing a function)."""
-    node = parent_of(node)
-    while node is not None and node.type not in _FUNCTIONS:
-        if node.type == "with_statement":
-            return node.child_by_field_name("object")
-        node = parent_of(node)
+    current = parent_of(node)
+    while current is not None and current.type not in _FUNCTIONS:
+        if current.type == "with_statement":
+            return current.child_by_field_name("object")
+        current = parent_of(current)
     return None
