@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 from tree_sitter import Node
 
@@ -40,6 +41,11 @@ from .js import (
     urls_in_text,
 )
 from .urls import absolute_url
+
+#: A label: (kind, ...) — ("state", path, object), ("url", literal), ("element", path), ("input", name),
+#: ("control", name), ("inputevent", name, control), or a one-element marker (CSS_TEXT, FLOWUI, GETTER, RTC).
+Label = tuple[Any, ...]
+Labels = frozenset[Label]
 
 STATE = "state"
 URL = "url"
@@ -87,20 +93,20 @@ class Flow:
         self.select = select                  # CSS selector -> data-bind paths of matching elements
         self.controls = controls or (lambda selector: [])  # CSS selector -> names of the controls it matches
         self.markup_paths = markup_paths
-        self.props: dict[str, frozenset] = {}     # property name -> labels written through this./class fields
+        self.props: dict[str, Labels] = {}     # property name -> labels written through this./class fields
         self.getters: set[str] = set()            # names of getters and methods (a member read runs them)
-        self.events: dict[str, frozenset] = {}    # custom event type -> labels of its init (detail)
-        self.dom: frozenset = frozenset()         # labels written into dataset / data-* attributes
+        self.events: dict[str, Labels] = {}    # custom event type -> labels of its init (detail)
+        self.dom: Labels = frozenset()         # labels written into dataset / data-* attributes
         self.inputs_used = False                  # an input source is read somewhere
         self.constants: set[str] = set()          # names declared with a literal (const payload = '...')
-        self.vars: dict[str, frozenset] = {}
-        self.returns: dict[str, frozenset] = {}
+        self.vars: dict[str, Labels] = {}
+        self.returns: dict[str, Labels] = {}
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
         self.reads: dict[str, Node] = {}     # state paths read -> first node
         self.changed = True
         self._collect_functions()
-        self._memo: dict[int, frozenset] = {}
+        self._memo: dict[int, Labels] = {}
         for _ in range(8):                    # to a fixed point (8 is far more than real blocks need)
             self.changed = False
             self._memo = {}
@@ -138,7 +144,7 @@ class Flow:
                             self.functions.setdefault(text(node.child_by_field_name("name")), []).extend(self.functions[head])
 
     # -- the fixed point -----------------------------------------------------------------
-    def _bind(self, name: str, labels: frozenset) -> None:
+    def _bind(self, name: str, labels: Labels) -> None:
         if not labels:
             return
         old = self.vars.get(name, frozenset())
@@ -146,7 +152,7 @@ class Flow:
             self.vars[name] = old | labels
             self.changed = True
 
-    def _bind_pattern(self, pattern: Node | None, labels: frozenset) -> None:
+    def _bind_pattern(self, pattern: Node | None, labels: Labels) -> None:
         if pattern is None:
             return
         kind = pattern.type
@@ -158,7 +164,7 @@ class Flow:
                     self._bind(text(child), self._member(labels, text(child)))
                 elif child.type == "pair_pattern":
                     key = child.child_by_field_name("key")
-                    name = string_value(key) if key.type == "string" else text(key)
+                    name = string_value(key) if key is not None and key.type == "string" else text(key)
                     self._bind_pattern(child.child_by_field_name("value"), self._member(labels, name))
                 elif child.type == "object_assignment_pattern":
                     left = child.child_by_field_name("left")
@@ -189,7 +195,7 @@ class Flow:
                 value = node.child_by_field_name("value")
                 if value is not None:
                     name = node.child_by_field_name("name")
-                    if callee_name(value) in self.aliases and name.type == "identifier":
+                    if callee_name(value) in self.aliases and name is not None and name.type == "identifier":
                         if text(name) not in self.aliases:
                             self.aliases.add(text(name))
                             self.changed = True
@@ -197,15 +203,19 @@ class Flow:
             elif kind in ("assignment_expression", "augmented_assignment_expression"):
                 left = node.child_by_field_name("left")
                 labels = self.labels(node.child_by_field_name("right"))
+                if left is None:
+                    continue
                 if left.type in ("identifier", "object_pattern", "array_pattern"):
                     self._bind_pattern(left, labels)
                 elif left.type in ("member_expression", "subscript_expression"):
-                    base = left
+                    base: Node | None = left
                     chain = []
-                    while base.type in ("member_expression", "subscript_expression"):
+                    while base is not None and base.type in ("member_expression", "subscript_expression"):
                         if base.type == "member_expression":
                             chain.append(text(base.child_by_field_name("property")))
                         base = base.child_by_field_name("object")
+                    if base is None:
+                        continue
                     flat = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
                     if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
                         # An object written taints the whole object (as a value: no path below it).
@@ -227,21 +237,21 @@ class Flow:
             elif kind == "return_statement":
                 function = _enclosing_function(node)
                 if function is not None and node.named_child_count:
-                    name = _function_name(function)
-                    if name:
+                    named = _function_name(function)
+                    if named:
                         labels = self.labels(node.named_children[0])
-                        old = self.returns.get(name, frozenset())
+                        old = self.returns.get(named, frozenset())
                         if labels and not labels <= old:
-                            self.returns[name] = old | labels
+                            self.returns[named] = old | labels
                             self.changed = True
             elif kind == "arrow_function":
                 body = node.child_by_field_name("body")
-                name = _function_name(node)
-                if body is not None and body.type != "statement_block" and name:
+                named = _function_name(node)
+                if body is not None and body.type != "statement_block" and named:
                     labels = self.labels(body)
-                    old = self.returns.get(name, frozenset())
+                    old = self.returns.get(named, frozenset())
                     if labels and not labels <= old:
-                        self.returns[name] = old | labels
+                        self.returns[named] = old | labels
                         self.changed = True
             elif kind in ("for_in_statement",):
                 left = node.child_by_field_name("left")
@@ -264,7 +274,7 @@ class Flow:
                         self.events[kind_name] = old | labels
                         self.changed = True
 
-    def _bind_prop(self, name: str, labels: frozenset) -> None:
+    def _bind_prop(self, name: str, labels: Labels) -> None:
         if not labels:
             return
         old = self.props.get(name, frozenset())
@@ -272,7 +282,7 @@ class Flow:
             self.props[name] = old | labels
             self.changed = True
 
-    def _bind_dom(self, labels: frozenset) -> None:
+    def _bind_dom(self, labels: Labels) -> None:
         if labels and not labels <= self.dom:
             self.dom = self.dom | labels
             self.changed = True
@@ -330,22 +340,22 @@ class Flow:
                          for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0]))
         if name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
             # Object.assign(target, {src: v}): the target holds the values.
-            base = args[0]
-            while base.type in ("member_expression", "subscript_expression"):
-                base = base.child_by_field_name("object")
-            if base.type == "identifier" and text(base) not in _GLOBALS:
-                self._bind(text(base), flat)
+            target: Node | None = args[0]
+            while target is not None and target.type in ("member_expression", "subscript_expression"):
+                target = target.child_by_field_name("object")
+            if target is not None and target.type == "identifier" and text(target) not in _GLOBALS:
+                self._bind(text(target), flat)
         elif receiver_node is not None and flat:
             # The conservative rule: an object handed a value (push, set, add, append, a setter method)
             # holds it; reading it back (join, get, values, spread) gives it again.
-            base = receiver_node
-            while base.type in ("member_expression", "subscript_expression"):
+            base: Node | None = receiver_node
+            while base is not None and base.type in ("member_expression", "subscript_expression"):
                 base = base.child_by_field_name("object")
             if method in ("setAttribute", "setAttributeNS") and args:
                 attr = (string_value(args[-2]) if len(args) >= 2 else "") or ""
                 if attr.lower().startswith("data-") or attr.lower() in ("value", "title", "alt", "aria-label"):
                     self._bind_dom(flat)
-            if base.type == "identifier" and text(base) not in _GLOBALS and text(base) not in _NOT_CONTAINERS \
+            if base is not None and base.type == "identifier" and text(base) not in _GLOBALS and text(base) not in _NOT_CONTAINERS \
                     and text(base) not in self.aliases and method not in ("log", "warn", "error", "info", "debug"):
                 self._bind(text(base), flat)
         # Callbacks (forEach, map, ...): their parameters get the receiver's labels; a promise of what
@@ -368,8 +378,8 @@ class Flow:
         return []
 
     # -- labels of an expression -------------------------------------------------------------
-    def _member(self, labels: frozenset, prop: str | None) -> frozenset:
-        out = set()
+    def _member(self, labels: Labels, prop: str | None) -> Labels:
+        out: set[Label] = set()
         for label in labels:
             kind = label[0]
             if kind == FLOWUI[0]:
@@ -412,7 +422,7 @@ class Flow:
                 out.add(label if label[0] != STATE else (STATE, label[1], False))
         return frozenset(out)
 
-    def _property(self, prop: str | None) -> frozenset:
+    def _property(self, prop: str | None) -> Labels:
         """What a member read may see besides its object's labels: values written through
         ``this.prop`` or a class field, a getter's return, anything kept in a dataset."""
         if not prop:
@@ -424,11 +434,11 @@ class Flow:
             out = out | self.dom
         return out
 
-    def _element(self, labels: frozenset) -> frozenset:
+    def _element(self, labels: Labels) -> Labels:
         """Labels of an element of an array/iterable (paths get no index)."""
         return labels
 
-    def labels(self, node: Node | None) -> frozenset:
+    def labels(self, node: Node | None) -> Labels:
         """Labels of ``node``, memoised for the current pass (the last pass changes nothing,
         so what it memoises is final)."""
         if node is None:
@@ -443,7 +453,9 @@ class Flow:
     def _read(self, path: str, node: Node) -> None:
         self.reads.setdefault(path, node)
 
-    def _labels(self, node: Node) -> frozenset:
+    def _labels(self, node: Node | None) -> Labels:
+        if node is None:
+            return frozenset()
         kind = node.type
         if kind == "identifier":
             name = text(node)
@@ -453,7 +465,7 @@ class Flow:
                 return self.vars.get(name, frozenset()) | {FLOWUI}
             return self.vars.get(name, frozenset())
         if kind in ("string", "template_string"):
-            out = set()
+            out: set[Label] = set()
             value = string_value(node)
             if value is not None:
                 if absolute_url(value):
@@ -494,16 +506,16 @@ class Flow:
                         self._read(label[1], node)
             return labels
         if kind == "subscript_expression":
-            obj = self._labels(node.child_by_field_name("object"))
+            held = self._labels(node.child_by_field_name("object"))
             index = node.child_by_field_name("index")
             key = string_value(index)
             if key is not None:
-                labels = self._member(obj, key) | self._property(key)
+                labels = self._member(held, key) | self._property(key)
                 for label in labels if _outermost(node) else ():
                     if label[0] == STATE:
                         self._read(label[1], node)
                 return labels
-            return self._element(obj) | self._labels(index)
+            return self._element(held) | self._labels(index)
         if kind == "call_expression":
             function = node.child_by_field_name("function")
             arguments = node.child_by_field_name("arguments")
@@ -547,11 +559,12 @@ class Flow:
                     return frozenset([*((ELEMENT, p) for p in self.select(selector)),
                                       *((CONTROL, c) for c in self.controls(selector))])
                 return frozenset()
-            if method in ("getAttribute", "getAttributeNS") and function.type == "member_expression":
+            if method in ("getAttribute", "getAttributeNS") and function is not None and function.type == "member_expression":
                 return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
             if name in self.returns:
                 return self.returns[name]
-            out = set(self.returns.get(method, ())) if method and function.type == "member_expression" else set()
+            out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \
+                else set()
             if function is not None and function.type == "member_expression":
                 out |= self._member(self._labels(function.child_by_field_name("object")), None)
             for arg in args:
@@ -562,20 +575,20 @@ class Flow:
         if kind == "new_expression":
             ctor = callee_name(node.child_by_field_name("constructor"))
             arguments = node.child_by_field_name("arguments")
-            inner = frozenset().union(*(self.labels(a) for a in arguments.named_children)) if arguments is not None \
+            given: Labels = frozenset().union(*(self.labels(a) for a in arguments.named_children)) if arguments is not None \
                 and arguments.named_child_count else frozenset()
             if ctor in ("FormData", "URLSearchParams"):
-                named = {label[1] for label in inner if label[0] in (CONTROL, INPUT)}
+                named = {label[1] for label in given if label[0] in (CONTROL, INPUT)}
                 if ctor == "FormData" or named:
                     self.inputs_used = True
                     return frozenset((INPUT, n) for n in (named or {"input:form"}))
             if ctor in _WEBRTC:
-                return inner | {RTC}
-            return inner
+                return given | {RTC}
+            return given
         if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
                     "arguments", "as_expression", "non_null_expression"):
-            out = frozenset()
+            joined: Labels = frozenset()
             compare = False
             if kind == "binary_expression":
                 op = node.child_by_field_name("operator")
@@ -584,18 +597,18 @@ class Flow:
             for child in node.named_children:
                 labels = self.labels(child)  # always computed: it records the reads
                 if not compare and child != condition:
-                    out |= labels
-            return out
+                    joined |= labels
+            return joined
         if kind == "object":
-            out = frozenset()
+            values: Labels = frozenset()
             for child in node.named_children:
                 if child.type == "pair":
-                    out |= self.labels(child.child_by_field_name("value"))
+                    values |= self.labels(child.child_by_field_name("value"))
                 elif child.type == "shorthand_property_identifier":
-                    out |= self.vars.get(text(child), frozenset())
+                    values |= self.vars.get(text(child), frozenset())
                 elif child.type == "spread_element":
-                    out |= self.labels(child)
-            return out
+                    values |= self.labels(child)
+            return values
         if kind in ("assignment_expression", "augmented_assignment_expression"):
             return self._labels(node.child_by_field_name("right"))
         return frozenset()
