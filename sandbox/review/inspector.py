@@ -233,6 +233,8 @@ class Inspector:
 
     # -- the walk -------------------------------------------------------------------------
     def _script(self, script: Script) -> None:
+        if script.tree is None:
+            return
         root = script.tree.root_node
         if root.has_error:
             bad = next((n for n in walk(root) if n.is_error or n.is_missing), root)
@@ -293,6 +295,8 @@ class Inspector:
     def _assignment(self, script: Script, node: Node) -> None:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
+        if left is None:
+            return
         name = callee_name(left)
         if left.type == "identifier" and text(left) != "location":
             within = _enclosing_with(node)
@@ -325,6 +329,8 @@ class Inspector:
         else:
             prop = text(left.child_by_field_name("property"))
         obj = left.child_by_field_name("object")
+        if obj is None:
+            return
         if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style" \
                 or obj.type == "subscript_expression" and string_value(obj.child_by_field_name("index")) == "style":
             if prop in STYLE_PROPS:
@@ -345,7 +351,7 @@ class Inspector:
         elif prop == "onclick" or prop.startswith("on"):
             pass
 
-    def _mirror(self, script: Script, node: Node, attr: str, value: Node) -> None:
+    def _mirror(self, script: Script, node: Node, attr: str, value: Node | None) -> None:
         """A script writes what the user types into an attribute (CSS attribute selectors see it)."""
         inputs = {label[1] for label in self.flow.labels(value) if label[0] == INPUT}
         if inputs and attr:
@@ -587,15 +593,15 @@ def _has_exit(body: Node, loop: Node) -> bool:
 
 
 def _nearest_breakable(node: Node) -> Node | None:
-    node = parent_of(node)
-    while node is not None:
-        if node.type in ("while_statement", "do_statement", "for_statement", "for_in_statement", "switch_statement"):
-            return node
-        node = parent_of(node)
+    current = parent_of(node)
+    while current is not None:
+        if current.type in ("while_statement", "do_statement", "for_statement", "for_in_statement", "switch_statement"):
+            return current
+        current = parent_of(current)
     return None
 
 
-def _short(node: Node) -> str:
+def _short(node: Node | None) -> str:
     value = text(node)
     return value if len(value) <= 30 else value[:27] + "..."
 

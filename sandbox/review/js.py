@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter_javascript
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 
 @functools.cache
@@ -44,7 +44,7 @@ class Script:
     code: str
     at: Callable[[int], tuple[int, int]]   # char offset in code -> (line, column) in the source
     kind: str                                 # "script" or "handler:onclick" etc.
-    tree: object = None
+    tree: Tree | None = None
     data: bytes = b""
     nodes: list = field(default_factory=list)
     flow_nodes: list = field(default_factory=list)
@@ -110,9 +110,11 @@ def _starts_with_literal(node: Node | None) -> bool:
     return False
 
 
-def literal_fragments(node: Node) -> list[str]:
+def literal_fragments(node: Node | None) -> list[str]:
     """The literal parts of a string, template or concatenation (for hosts of a sink)."""
     out: list[str] = []
+    if node is None:
+        return out
     if node.type == "string":
         value = string_value(node)
         if value is not None:
