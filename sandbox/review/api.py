@@ -133,6 +133,10 @@ def merge(static: list[Finding], browser: list[Finding]) -> list[Finding]:
     return out
 
 
+#: Findings whose paths (state paths, or inputs such as input:#email) leave the block.
+LEAK_RULES = frozenset(("exfil.state-to-url", "exfil.input-to-url", "exfil.css-keylogger", "channel.webrtc"))
+
+
 def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult | None) -> Summary:
     hosts: set[str] = set()
     leaks: dict[str, Leak] = {}
@@ -141,9 +145,10 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
     for f in findings:
         counts[f.severity] += 1
         if f.rule in ("url.external", "exfil.state-to-url", "exfil.css-attribute-selector", "network.link-hint",
-                      "navigation.self", "channel.webrtc") or f.rule.startswith("browser.") and f.hosts:
+                      "navigation.self", "channel.webrtc", "exfil.input-to-url", "exfil.css-keylogger") \
+                or f.rule.startswith("browser.") and f.hosts:
             hosts.update(f.hosts)
-        if f.rule == "exfil.state-to-url" or f.rule.startswith("browser.exfil"):
+        if f.rule in LEAK_RULES or f.rule.startswith("browser.exfil"):
             for path in f.paths:
                 leak = leaks.setdefault(path, Leak(path=path))
                 leak.hosts = sorted(set(leak.hosts) | (set(f.hosts) if f.hosts else {"(unknown host)"}))

@@ -28,6 +28,18 @@ class CssSelectorLoad:
     urls: list[str]
     line: int
     column: int
+    attributes: frozenset[str] = frozenset()   # the attribute names it matches values of
+
+
+@dataclass
+class FontFace:
+    """An @font-face rule: its family, unicode-range (if any) and source URLs."""
+
+    family: str
+    unicode_range: str
+    urls: list[str]
+    line: int
+    column: int
 
 
 _URL_FUNCTIONS = frozenset(("url", "src", "image-set", "-webkit-image-set", "image", "cross-fade"))
@@ -49,16 +61,17 @@ def urls_in(tokens, use: str, out: list[CssUrl]) -> None:
             urls_in(token.content, use, out)
 
 
-def _attribute_selector(prelude) -> bool:
-    """Whether a selector has an attribute-value matcher ([a=..], [a^=..], [a*=..], [a$=..], [a~=..], [a|=..])."""
+def _attribute_selector(prelude) -> frozenset[str]:
+    """The attributes a selector matches values of ([a=..], [a^=..], [a*=..], [a$=..], [a~=..], [a|=..])."""
+    out: set[str] = set()
     for token in prelude or ():
         if token.type == "[] block":
             if any(t.type == "literal" and t.value in ("=", "^=", "*=", "$=", "~=", "|=") for t in token.content):
-                return True
+                name = next((t.lower_value for t in token.content if t.type == "ident"), "")
+                out.add(name)
         elif token.type == "function":
-            if _attribute_selector(token.arguments):
-                return True
-    return False
+            out |= _attribute_selector(token.arguments)
+    return frozenset(out)
 
 
 def loads_nothing(css: str) -> bool:
@@ -68,25 +81,40 @@ def loads_nothing(css: str) -> bool:
     return "\\" not in css and "url" not in lower and "@import" not in lower and "src" not in lower and "image" not in lower
 
 
-def stylesheet(css: str) -> tuple[list[CssUrl], list[CssSelectorLoad]]:
+def stylesheet(css: str, fonts: list[FontFace] | None = None) -> tuple[list[CssUrl], list[CssSelectorLoad]]:
+    """URLs and attribute-selector loads of a style sheet; ``fonts`` (if given) receives its @font-face rules."""
     if loads_nothing(css):
         return [], []
     rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
     urls: list[CssUrl] = []
     selectors: list[CssSelectorLoad] = []
-    _rules(rules, urls, selectors)
+    _rules(rules, urls, selectors, fonts if fonts is not None else [])
     return urls, selectors
 
 
-def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad]) -> None:
+def _font_face(item, found: list[CssUrl]) -> FontFace:
+    family = unicode_range = ""
+    for decl in tinycss2.parse_blocks_contents(item.content or [], skip_comments=True, skip_whitespace=True):
+        if decl.type != "declaration":
+            continue
+        value = tinycss2.serialize(decl.value).strip()
+        if decl.lower_name == "font-family":
+            family = value.strip("'\"").lower()
+        elif decl.lower_name == "unicode-range":
+            unicode_range = value
+    return FontFace(family, unicode_range, [u.url for u in found], item.source_line, item.source_column)
+
+
+def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace]) -> None:
     for item in rules:
         if item.type == "qualified-rule":
             found: list[CssUrl] = []
             urls_in(item.content, "img", found)
             urls.extend(found)
-            if found and _attribute_selector(item.prelude):
+            attributes = _attribute_selector(item.prelude) if found else frozenset()
+            if attributes:
                 selectors.append(CssSelectorLoad(tinycss2.serialize(item.prelude).strip(), [u.url for u in found],
-                                                 item.source_line, item.source_column))
+                                                 item.source_line, item.source_column, attributes))
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":
@@ -98,11 +126,14 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad]) -> None:
                             urls.append(CssUrl(token.value, "style", token.source_line, token.source_column, f"@import {token.value}"))
                             break
             elif keyword == "font-face":
-                urls_in(item.content, "font", urls)
+                found = []
+                urls_in(item.content, "font", found)
+                urls.extend(found)
+                fonts.append(_font_face(item, found))
             elif item.content is not None:
                 nested = tinycss2.parse_rule_list(item.content, skip_comments=True, skip_whitespace=True)
                 if any(n.type == "qualified-rule" or n.type == "at-rule" for n in nested):
-                    _rules(nested, urls, selectors)
+                    _rules(nested, urls, selectors, fonts)
                 else:
                     urls_in(item.content, "img", urls)
 

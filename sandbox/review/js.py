@@ -1,38 +1,27 @@
 """The JavaScript of a block, parsed with tree-sitter (docs/REVIEW.md: the measurement).
 
 All scripts of a block (inline ``<script>`` elements and event-handler attributes) share
-one global scope in the browser, so they are analysed together:
+one global scope in the browser, so they are analysed together, in two parts:
 
-* a flow-insensitive, name-based data flow (:class:`Flow`) labels every expression with
-  where its value may come from: state (``flowUi.state.a.b``, ``flowUi.get('a.b')``, the
-  first argument of an ``onChange`` callback), a bound element's text
-  (``querySelector('[data-bind=a.b]').textContent``; the selector is matched against the
-  block's lexbor tree) and absolute URL literals. Labels travel through declarations,
-  destructuring, assignments, concatenation, template literals, conditionals, calls
-  (arguments to parameters of functions declared in the scripts, returns back, and
-  callbacks' parameters from their receiver), and object/array literals;
-* every sink, bridge call, blocked API, obfuscation signal and busy loop is then read off
-  the trees with the final labels.
+* :mod:`.flow`: a flow-insensitive, name-based data flow (:class:`~.flow.Flow`) that labels
+  every expression with where its value may come from (state, what the user types, URL
+  literals);
+* :mod:`.inspector`: every sink, bridge call, blocked API, obfuscation signal and busy loop
+  read off the trees with the final labels (:class:`~.inspector.Inspector`).
 
-What it does not follow (docs/REVIEW.md): scopes (one name is one variable), object
-properties written and read back (a write taints the whole object), values through
-storage, the DOM (other than bound text) or events, and code built at run time.
+This module parses the scripts and holds the syntax helpers both use.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter_javascript
-from tree_sitter import Language, Node, Parser
-
-from ..paths import SEGMENT_PATTERN
-from .urls import absolute_url, classify, host_of
+from tree_sitter import Language, Node, Parser, Tree
 
 
 @functools.cache
@@ -41,30 +30,12 @@ def _parser() -> Parser:
 
 
 # Labels: ("state", path, object) state read at path ("" is the whole state; object: member
-# access extends the path); ("url", literal) an absolute URL literal.
-STATE = "state"
-URL = "url"
-ELEMENT = "element"   # ("element", path): a bound element; its text gives ("state", path, False)
 
-_SEGMENT = re.compile(rf"(?:{SEGMENT_PATTERN})\Z")
-_TEXT_PROPS = frozenset(("textContent", "innerText", "innerHTML", "outerHTML", "value", "nodeValue", "data",
-                         "outerText", "valueAsNumber", "title", "alt"))
-_NOT_PATH = frozenset(("length", "constructor", "prototype", "__proto__"))
+
 _GLOBALS = frozenset(("window", "self", "globalThis", "frames"))
-_FLOWUI = "flowUi"
-
-#: Properties whose assignment loads (or navigates to) a URL, by element use.
-URL_PROPS = {"src": "img", "srcset": "img", "href": "navigation", "poster": "img", "data": "object",
-             "action": "navigation", "formAction": "navigation", "background": "img", "ping": "connect"}
-#: style properties that may hold url().
-STYLE_PROPS = frozenset(("background", "backgroundImage", "cssText", "listStyle", "listStyleImage", "content",
-                         "borderImage", "borderImageSource", "cursor", "mask", "maskImage", "webkitMaskImage",
-                         "shapeOutside", "filter"))
-URL_ATTRS = {"src": "img", "srcset": "img", "href": "navigation", "xlink:href": "img", "poster": "img",
-             "data": "object", "style": "img", "background": "img", "action": "navigation", "ping": "connect",
-             "formaction": "navigation"}
-HTML_SINK_PROPS = frozenset(("innerHTML", "outerHTML"))
-
+_FUNCTIONS = frozenset(("function_declaration", "function_expression", "arrow_function", "method_definition", "function",
+                        "generator_function_declaration", "generator_function", "class_declaration", "class"))
+_WEBRTC = frozenset(("RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel"))
 
 @dataclass
 class Script:
@@ -73,7 +44,7 @@ class Script:
     code: str
     at: Callable[[int], tuple[int, int]]   # char offset in code -> (line, column) in the source
     kind: str                                 # "script" or "handler:onclick" etc.
-    tree: object = None
+    tree: Tree | None = None
     data: bytes = b""
     nodes: list = field(default_factory=list)
     flow_nodes: list = field(default_factory=list)
@@ -99,7 +70,7 @@ class Event:
 
 
 def text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
 
 def string_value(node: Node | None) -> str | None:
@@ -121,10 +92,10 @@ def string_value(node: Node | None) -> str | None:
     return None
 
 
-def _starts_with_literal(node: Node) -> bool:
+def _starts_with_literal(node: Node | None) -> bool:
     """Whether the value's text begins with a literal (a string, a template's first
     fragment, or the left end of a concatenation)."""
-    while True:
+    while node is not None:
         if node.type in ("string",):
             return True
         if node.type == "template_string":
@@ -136,11 +107,14 @@ def _starts_with_literal(node: Node) -> bool:
             node = node.named_children[0]
             continue
         return False
+    return False
 
 
-def literal_fragments(node: Node) -> list[str]:
+def literal_fragments(node: Node | None) -> list[str]:
     """The literal parts of a string, template or concatenation (for hosts of a sink)."""
     out: list[str] = []
+    if node is None:
+        return out
     if node.type == "string":
         value = string_value(node)
         if value is not None:
@@ -174,7 +148,8 @@ def walk(node: Node):
 
 
 _FLOW_TYPES = frozenset(("variable_declarator", "assignment_expression", "augmented_assignment_expression", "call_expression",
-                         "return_statement", "arrow_function", "for_in_statement", "expression_statement"))
+                         "return_statement", "arrow_function", "for_in_statement", "expression_statement",
+                         "field_definition", "new_expression"))
 
 
 def parse(script: Script, cache: dict | None = None, deadline: float = float("inf")) -> Script:
@@ -209,19 +184,18 @@ def parse(script: Script, cache: dict | None = None, deadline: float = float("in
 
 
 
-
-def callee_name(node: Node) -> str:
+def callee_name(node: Node | None) -> str:
     """``a.b.c`` for a member chain of identifiers (window./globalThis. dropped), else ""."""
     if node is None:
         return ""
     if node.type == "identifier":
         return text(node)
-    if node.type not in ("member_expression", "parenthesized_expression", "this"):
+    if node.type not in ("member_expression", "subscript_expression", "parenthesized_expression", "this"):
         return ""
     return _callee_name(node)
 
 
-def _callee_name(node: Node) -> str:
+def _callee_name(node: Node | None) -> str:
     parts = []
     while node is not None:
         if node.type == "identifier" or node.type == "this":
@@ -232,6 +206,13 @@ def _callee_name(node: Node) -> str:
             parts.append(text(prop))
             node = node.child_by_field_name("object")
             continue
+        if node.type == "subscript_expression":  # a['b'] is a.b
+            key = string_value(node.child_by_field_name("index"))
+            if key is None:
+                return ""
+            parts.append(key)
+            node = node.child_by_field_name("object")
+            continue
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
             continue
@@ -240,331 +221,6 @@ def _callee_name(node: Node) -> str:
     while len(parts) > 1 and parts[0] in _GLOBALS:
         parts.pop(0)
     return ".".join(parts)
-
-
-class Flow:
-    """Labels of expressions across all scripts of a block (see the module docstring)."""
-
-    def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str],
-                 deadline: float = float("inf")):
-        self.deadline = deadline
-        self.scripts = scripts
-        # The flow is name-based and flow-insensitive, so a script repeated verbatim (the same
-        # handler on every row) adds nothing: each distinct text is analysed once.
-        self.unique = list({script.code: script for script in scripts}.values())
-        _local.parents = {k: v for script in self.unique for k, v in script.parents.items()}
-        self.select = select                  # CSS selector -> data-bind paths of matching elements
-        self.markup_paths = markup_paths
-        self.vars: dict[str, frozenset] = {}
-        self.returns: dict[str, frozenset] = {}
-        self.aliases = {_FLOWUI}              # names bound to window.flowUi
-        self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
-        self.reads: dict[str, Node] = {}     # state paths read -> first node
-        self.changed = True
-        self._collect_functions()
-        self._memo: dict[int, frozenset] = {}
-        for _ in range(8):                    # to a fixed point (8 is far more than real blocks need)
-            self.changed = False
-            self._memo = {}
-            for script in self.unique:
-                self._propagate(script.flow_nodes)
-            if not self.changed:
-                break
-
-    # -- set-up -----------------------------------------------------------------------
-    def _collect_functions(self) -> None:
-        for script in self.unique:
-            for node in script.nodes:
-                if node.type in ("function_declaration", "generator_function_declaration"):
-                    name = node.child_by_field_name("name")
-                    self.functions.setdefault(text(name), []).append(node)
-                elif node.type == "variable_declarator":
-                    value = node.child_by_field_name("value")
-                    if value is not None and value.type in ("arrow_function", "function_expression", "function"):
-                        self.functions.setdefault(text(node.child_by_field_name("name")), []).append(value)
-
-    # -- the fixed point -----------------------------------------------------------------
-    def _bind(self, name: str, labels: frozenset) -> None:
-        if not labels:
-            return
-        old = self.vars.get(name, frozenset())
-        if not labels <= old:
-            self.vars[name] = old | labels
-            self.changed = True
-
-    def _bind_pattern(self, pattern: Node | None, labels: frozenset) -> None:
-        if pattern is None:
-            return
-        kind = pattern.type
-        if kind in ("identifier", "shorthand_property_identifier_pattern"):
-            self._bind(text(pattern), labels)
-        elif kind == "object_pattern":
-            for child in pattern.named_children:
-                if child.type == "shorthand_property_identifier_pattern":
-                    self._bind(text(child), self._member(labels, text(child)))
-                elif child.type == "pair_pattern":
-                    key = child.child_by_field_name("key")
-                    name = string_value(key) if key.type == "string" else text(key)
-                    self._bind_pattern(child.child_by_field_name("value"), self._member(labels, name))
-                elif child.type == "object_assignment_pattern":
-                    left = child.child_by_field_name("left")
-                    self._bind_pattern(left, self._member(labels, text(left)) | self.labels(child.child_by_field_name("right")))
-                elif child.type == "rest_pattern":
-                    self._bind_pattern(child.named_children[0] if child.named_children else None, labels)
-        elif kind == "array_pattern":
-            for child in pattern.named_children:
-                self._bind_pattern(child, self._element(labels))
-        elif kind == "assignment_pattern":
-            self._bind_pattern(pattern.child_by_field_name("left"), labels | self.labels(pattern.child_by_field_name("right")))
-        elif kind == "rest_pattern":
-            self._bind_pattern(pattern.named_children[0] if pattern.named_children else None, labels)
-
-    def _params(self, function: Node) -> list[Node]:
-        single = function.child_by_field_name("parameter")
-        if single is not None:
-            return [single]
-        params = function.child_by_field_name("parameters")
-        return list(params.named_children) if params is not None else []
-
-    def _propagate(self, nodes: list[Node]) -> None:
-        for count, node in enumerate(nodes):
-            if not count & 255 and time.monotonic() > self.deadline:
-                raise TooComplex("time")
-            kind = node.type
-            if kind == "variable_declarator":
-                value = node.child_by_field_name("value")
-                if value is not None:
-                    name = node.child_by_field_name("name")
-                    if callee_name(value) in self.aliases and name.type == "identifier":
-                        if text(name) not in self.aliases:
-                            self.aliases.add(text(name))
-                            self.changed = True
-                    self._bind_pattern(name, self.labels(value))
-            elif kind in ("assignment_expression", "augmented_assignment_expression"):
-                left = node.child_by_field_name("left")
-                labels = self.labels(node.child_by_field_name("right"))
-                if left.type in ("identifier", "object_pattern", "array_pattern"):
-                    self._bind_pattern(left, labels)
-                elif left.type in ("member_expression", "subscript_expression"):
-                    base = left
-                    while base.type in ("member_expression", "subscript_expression"):
-                        base = base.child_by_field_name("object")
-                    if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
-                        # An object written taints the whole object (as a value: no path below it).
-                        self._bind(text(base), frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels))
-            elif kind == "call_expression":
-                self._call(node)
-                arguments = node.child_by_field_name("arguments")
-                for arg in arguments.named_children if arguments is not None else ():
-                    self.labels(arg)  # records the reads of arguments no assignment holds
-            elif kind == "expression_statement" and node.named_child_count:
-                self.labels(node.named_children[0])
-            elif kind == "return_statement":
-                function = _enclosing_function(node)
-                if function is not None and node.named_child_count:
-                    name = _function_name(function)
-                    if name:
-                        labels = self.labels(node.named_children[0])
-                        old = self.returns.get(name, frozenset())
-                        if labels and not labels <= old:
-                            self.returns[name] = old | labels
-                            self.changed = True
-            elif kind == "arrow_function":
-                body = node.child_by_field_name("body")
-                name = _function_name(node)
-                if body is not None and body.type != "statement_block" and name:
-                    labels = self.labels(body)
-                    old = self.returns.get(name, frozenset())
-                    if labels and not labels <= old:
-                        self.returns[name] = old | labels
-                        self.changed = True
-            elif kind in ("for_in_statement",):
-                left = node.child_by_field_name("left")
-                right = node.child_by_field_name("right")
-                self._bind_pattern(left, self._element(self.labels(right)))
-
-    def _call(self, node: Node) -> None:
-        function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        args = list(arguments.named_children) if arguments is not None else []
-        name = callee_name(function)
-        head, _, method = name.rpartition(".")
-        if method == "onChange" and head in self.aliases:
-            for arg in args[:1]:
-                for fn in self._functions_of(arg):
-                    params = self._params(fn)
-                    if params:
-                        self._bind_pattern(params[0], frozenset({(STATE, "", True)}))
-            return
-        if method == "onTheme" and head in self.aliases:
-            return
-        # A function declared in the scripts: arguments flow into its parameters.
-        for fn in self.functions.get(name, ()):
-            for param, arg in zip(self._params(fn), args):
-                self._bind_pattern(param, self.labels(arg))
-        # Callbacks (forEach, map, then, ...): their parameters get the receiver's labels.
-        if function is not None and function.type == "member_expression" and method not in ("then", "catch", "finally"):
-            receiver = self._element(self.labels(function.child_by_field_name("object")))
-            if receiver:
-                for arg in args:
-                    for fn in self._functions_of(arg):
-                        for param in self._params(fn)[:2]:
-                            self._bind_pattern(param, receiver)
-
-    def _functions_of(self, node: Node) -> list[Node]:
-        if node.type in ("arrow_function", "function_expression", "function"):
-            return [node]
-        if node.type == "identifier":
-            return self.functions.get(text(node), [])
-        return []
-
-    # -- labels of an expression -------------------------------------------------------------
-    def _member(self, labels: frozenset, prop: str | None) -> frozenset:
-        out = set()
-        for label in labels:
-            if label[0] == STATE and label[2]:
-                if prop and _SEGMENT.match(prop) and prop not in _NOT_PATH:
-                    out.add((STATE, f"{label[1]}.{prop}" if label[1] else prop, True))
-                else:
-                    out.add((STATE, label[1], False))
-            elif label[0] == ELEMENT:
-                if prop in _TEXT_PROPS:
-                    out.add((STATE, label[1], False))
-                elif prop in ("children", "firstChild", "firstElementChild", "lastChild", "childNodes", "parentNode",
-                              "parentElement", "nextElementSibling", "previousElementSibling", "dataset", "attributes"):
-                    out.add(label)
-            else:
-                out.add(label if label[0] != STATE else (STATE, label[1], False))
-        return frozenset(out)
-
-    def _element(self, labels: frozenset) -> frozenset:
-        """Labels of an element of an array/iterable (paths get no index)."""
-        return labels
-
-    def labels(self, node: Node | None) -> frozenset:
-        """Labels of ``node``, memoised for the current pass (the last pass changes nothing,
-        so what it memoises is final)."""
-        if node is None:
-            return frozenset()
-        key = node.id
-        memo = self._memo
-        if key in memo:
-            return memo[key]
-        labels = memo[key] = self._labels(node)
-        return labels
-
-    def _read(self, path: str, node: Node) -> None:
-        self.reads.setdefault(path, node)
-
-    def _labels(self, node: Node) -> frozenset:
-        kind = node.type
-        if kind == "identifier":
-            name = text(node)
-            if name == "undefined":
-                return frozenset()
-            return self.vars.get(name, frozenset())
-        if kind in ("string", "template_string"):
-            out = set()
-            value = string_value(node)
-            if value is not None:
-                if absolute_url(value):
-                    out.add((URL, value))
-                return frozenset(out)
-            for child in node.named_children:
-                if child.type == "template_substitution":
-                    for inner in child.named_children:
-                        out |= self.labels(inner)
-                elif child.type == "string_fragment" and absolute_url(text(child)):
-                    out.add((URL, text(child)))
-            return frozenset(out)
-        if kind == "member_expression":
-            obj = node.child_by_field_name("object")
-            prop = text(node.child_by_field_name("property"))
-            name = callee_name(obj)
-            if prop == "state" and name in self.aliases:
-                if _outermost(node):
-                    self._read("", node)
-                return frozenset({(STATE, "", True)})
-            if name == "document" and prop == "body" or name == "document" and prop == "documentElement":
-                return frozenset((ELEMENT, p) for p in self.markup_paths)
-            labels = self._member(self._labels(obj), prop)
-            if _outermost(node):
-                for label in labels:
-                    if label[0] == STATE:
-                        self._read(label[1], node)
-            return labels
-        if kind == "subscript_expression":
-            obj = self._labels(node.child_by_field_name("object"))
-            index = node.child_by_field_name("index")
-            key = string_value(index)
-            if key is not None:
-                labels = self._member(obj, key)
-                for label in labels if _outermost(node) else ():
-                    if label[0] == STATE:
-                        self._read(label[1], node)
-                return labels
-            return self._element(obj) | self._labels(index)
-        if kind == "call_expression":
-            function = node.child_by_field_name("function")
-            arguments = node.child_by_field_name("arguments")
-            args = list(arguments.named_children) if arguments is not None else []
-            name = callee_name(function)
-            head, _, method = name.rpartition(".")
-            if method == "get" and head in self.aliases:
-                path = string_value(args[0]) if args else None
-                if path is not None:
-                    self._read(path, node)
-                    return frozenset({(STATE, path, True)})
-                return frozenset({(STATE, "?", False)})
-            if method in ("querySelector", "querySelectorAll", "getElementById", "getElementsByClassName", "closest",
-                          "getElementsByTagName") and args:
-                selector = string_value(args[0])
-                if selector is not None:
-                    if method == "getElementById":
-                        selector = "#" + _css_ident(selector)
-                    elif method == "getElementsByClassName":
-                        selector = "." + ".".join(_css_ident(c) for c in selector.split())
-                    return frozenset((ELEMENT, p) for p in self.select(selector))
-                return frozenset()
-            if method in ("getAttribute",) and function.type == "member_expression":
-                return self._member(self._labels(function.child_by_field_name("object")), "value")
-            if name in self.returns:
-                return self.returns[name]
-            out = set()
-            if function is not None and function.type == "member_expression":
-                out |= self._member(self._labels(function.child_by_field_name("object")), None)
-            for arg in args:
-                if arg.type not in ("arrow_function", "function_expression"):
-                    out |= self.labels(arg)
-            return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out)
-        if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
-                    "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
-                    "new_expression", "arguments", "as_expression", "non_null_expression"):
-            out = frozenset()
-            compare = False
-            if kind == "binary_expression":
-                op = node.child_by_field_name("operator")
-                compare = op is not None and text(op) in ("===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in")
-            condition = node.child_by_field_name("condition") if kind == "ternary_expression" else None
-            for child in node.named_children:
-                labels = self.labels(child)  # always computed: it records the reads
-                if not compare and child != condition:
-                    out |= labels
-            return out
-        if kind == "object":
-            out = frozenset()
-            for child in node.named_children:
-                if child.type == "pair":
-                    out |= self.labels(child.child_by_field_name("value"))
-                elif child.type == "shorthand_property_identifier":
-                    out |= self.vars.get(text(child), frozenset())
-                elif child.type == "spread_element":
-                    out |= self.labels(child)
-            return out
-        if kind in ("assignment_expression", "augmented_assignment_expression"):
-            return self._labels(node.child_by_field_name("right"))
-        return frozenset()
-
 
 def _outermost(node: Node) -> bool:
     """Whether a member access is the end of its chain (``a.b`` in ``a.b.c`` is not; in
@@ -597,12 +253,12 @@ def _css_ident(value: str) -> str:
 
 
 def _enclosing_function(node: Node) -> Node | None:
-    node = parent_of(node)
-    while node is not None:
-        if node.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
-                         "function", "generator_function_declaration"):
-            return node
-        node = parent_of(node)
+    current = parent_of(node)
+    while current is not None:
+        if current.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
+                            "function", "generator_function_declaration"):
+            return current
+        current = parent_of(current)
     return None
 
 
@@ -616,379 +272,30 @@ def _function_name(function: Node) -> str:
     return ""
 
 
-# ------------------------------------------------------------------------ inspection
-
-_STORAGE = frozenset(("localStorage", "sessionStorage", "indexedDB", "caches", "BroadcastChannel", "openDatabase"))
-_DIALOGS = frozenset(("alert", "confirm", "prompt", "print"))
-_NETWORK_CALLS = frozenset(("fetch", "navigator.sendBeacon"))
-_NETWORK_NEW = frozenset(("XMLHttpRequest", "WebSocket", "EventSource", "WebTransport"))
-_WORKERS = frozenset(("Worker", "SharedWorker"))
-_WEBRTC = frozenset(("RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel"))
-_DECODERS = frozenset(("atob", "String.fromCharCode", "String.fromCodePoint", "unescape"))
-_COMPUTED_ROOTS = frozenset(("window", "document", "globalThis", "self", "top", "parent", "frames", "navigator", "location"))
-_TRUE = frozenset(("true", "1", "!0", "!false"))
-_ENCODED_MIN = 80
-#: Namespace names are identifiers, never loaded (createElementNS, setAttributeNS).
-XML_NAMESPACES = frozenset(("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
-                            "http://www.w3.org/1998/Math/MathML", "http://www.w3.org/XML/1998/namespace",
-                            "http://www.w3.org/2000/xmlns"))
-_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
-_HEX = frozenset("0123456789abcdefABCDEF")
-_FUNCTIONS = frozenset(("function_declaration", "function_expression", "arrow_function", "method_definition", "function",
-                        "generator_function_declaration", "generator_function", "class_declaration", "class"))
+def _css_loads(value: str) -> bool:
+    """Whether a text is CSS that loads something (url(, @import, @font-face)."""
+    lowered = value.lower()
+    return "url(" in lowered or "@import" in lowered or "@font-face" in lowered or "image-set(" in lowered
 
 
-class Inspector:
-    """Reads findings off the parsed scripts, with the labels of a :class:`Flow`."""
-
-    def __init__(self, flow: Flow, fields: list[str]):
-        self.flow = flow
-        self.fields = fields
-        self.events: list[Event] = []
-        self._seen: set[tuple[str, str]] = set()
-        copies: dict[str, list[Script]] = {}
-        for script in flow.scripts:
-            copies.setdefault(script.code, []).append(script)
-        for script in flow.unique:
-            start = len(self.events)
-            self._script(script)
-            # A verbatim copy has the same findings at its own position (once-per-block ones excepted).
-            found = self.events[start:]
-            for other in copies[script.code]:
-                if other is not script:
-                    self.events.extend(Event(e.rule, other, e.node, e.message, e.paths, e.hosts, e.evidence, e.context)
-                                       for e in found if not e.once)
-
-    def emit(self, rule: str, script: Script, node: Node, message: str, **extra) -> None:
-        extra.setdefault("context", text(node)[:200])
-        self.events.append(Event(rule, script, node, message, **extra))
-
-    def once(self, rule: str, key: str, script: Script, node: Node, message: str, **extra) -> None:
-        """At most one finding of ``rule`` per ``key`` per block (storage, cookies: one is enough)."""
-        if (rule, key) in self._seen:
-            return
-        self._seen.add((rule, key))
-        self.emit(rule, script, node, message, once=True, **extra)
-
-    # -- a sink -----------------------------------------------------------------------
-    def sink(self, script: Script, node: Node, value: Node | None, sink: str, kind: str, *, html: bool = False) -> None:
-        if value is None:
-            return
-        labels = self.flow.labels(value)
-        paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
-        if not paths:
-            return
-        fragments = literal_fragments(value)
-        if html and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower()) for f in fragments):
-            return
-        has_url = any(label[0] == URL for label in labels)
-        lowered = [f.lower() for f in fragments]
-        if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
-            return  # a CSS value from the state (a color, a width) loads nothing
-        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
-        if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
-            return  # no request leaves
-        if not has_url and first and not first.startswith("//") and not urls_in_text(first) \
-                and first[:1] in "/.?" + "abcdefghijklmnopqrstuvwxyz0123456789_-" and ":" not in first.split("/")[0]:
-            shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
-            self.emit("url.relative", script, node, f"state {', '.join(shown)} flows into {sink} with the relative URL "
-                      f"{fragments[0].strip()[:40]!r}: requested from the host page's own origin",
-                      paths=shown, evidence={"sink": sink, "kind": kind})
-            return
-        bare = value
-        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
-            bare = bare.named_children[0]
-        direct = bare.type in ("member_expression", "subscript_expression") or (
-            bare.type == "call_expression" and callee_name(bare.child_by_field_name("function")).rpartition(".")[::2]
-            in {(alias, "get") for alias in self.flow.aliases})
-        # The value is a state read as it is (no concatenation, no variable that may hold one).
-        if direct and not fragments and not any(label[0] == URL for label in labels) and not html:
-            shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
-            self.emit("url.from-state", script, node, f"{sink} loads the URL held by {', '.join(shown)}: the request goes "
-                      "wherever the state points", paths=shown, evidence={"sink": sink, "kind": kind})
-            return
-        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
-                      | {f.strip() for f in fragments if absolute_url(f.strip())})
-        hosts = sorted({host_of(u.strip()) for u in urls} - {""})
-        paths = [p if p != "?" else "(a path computed at run time)" for p in paths]
-        where = ", ".join(hosts) if hosts else "a host computed at run time, or the host page's own origin"
-        self.emit("exfil.state-to-url", script, node,
-                  f"state {', '.join(paths)} flows into {sink} (to {where})",
-                  paths=paths, hosts=hosts, evidence={"sink": sink, "kind": kind})
-
-    # -- the walk -------------------------------------------------------------------------
-    def _script(self, script: Script) -> None:
-        root = script.tree.root_node
-        if root.has_error:
-            bad = next((n for n in walk(root) if n.is_error or n.is_missing), root)
-            self.emit("source.script-syntax", script, bad,
-                      f"{'handler ' + script.kind.split(':', 1)[1] if script.kind.startswith('handler') else 'script'}"
-                      f" does not parse near {text(bad)[:40]!r}: the browser drops the whole script",
-                      context=script.code[:200])
-        aliases = self.flow.aliases
-        deadline = self.flow.deadline
-        for count, node in enumerate(script.nodes):
-            if not count & 255 and time.monotonic() > deadline:
-                raise TooComplex("time")
-            kind = node.type
-            if kind == "assignment_expression" or kind == "augmented_assignment_expression":
-                self._assignment(script, node)
-            elif kind == "call_expression":
-                self._call(script, node)
-            elif kind == "new_expression":
-                self._new(script, node)
-            elif kind == "member_expression":
-                name = callee_name(node)
-                if name == "document.cookie":
-                    self.once("blocked.cookie", name, script, node, "document.cookie: the block's origin is opaque, so it throws")
-                elif name.split(".")[0] in _STORAGE and name.count(".") >= 0 and name.split(".")[0] == name.split(".")[0]:
-                    root_name = name.split(".")[0]
-                    self.once("blocked.storage", root_name, script, node, f"{root_name}: the block's origin is opaque; storage throws or holds nothing")
-                elif name.split(".")[0] in ("top", "parent", "opener") and name.count(".") == 1 and name.split(".")[1] not in (
-                        "postMessage",):
-                    self.once("blocked.top-navigation", name, script, node, f"{name}: reaches into the host page; the sandbox blocks it")
-                elif name.startswith("WebAssembly.") and name.count(".") == 1:
-                    self.once("blocked.eval", name, script, node, f"{name}: WebAssembly without 'wasm-unsafe-eval' "
-                              "(refused by Chromium and Firefox; WebKitGTK compiles it)")
-                elif name in ("history.back", "history.go", "history.forward"):
-                    self.once("blocked.top-navigation", name, script, node,
-                              f"{name}(): in Firefox and WebKitGTK this moves the host page's history (navigation.history_back)")
-            elif kind == "identifier":
-                name = text(node)
-                parent = parent_of(node)
-                if name in _STORAGE and not (parent is not None and parent.type == "member_expression"
-                                             and parent.child_by_field_name("property") == node):
-                    self.once("blocked.storage", name, script, node, f"{name}: the block's origin is opaque; storage throws or holds nothing")
-            elif kind == "subscript_expression":
-                obj = node.child_by_field_name("object")
-                index = node.child_by_field_name("index")
-                base = callee_name(obj)
-                if (base in _COMPUTED_ROOTS or base in aliases or obj.type in ("identifier",) and text(obj) in _GLOBALS) \
-                        and string_value(index) is None and index.type != "number":
-                    self.emit("obfuscation.computed-global", script, node,
-                              f"{text(obj)}[{text(index)[:40]}]: a member chosen at run time, hidden from review")
-            elif kind in ("string", "template_string"):
-                self._string(script, node)
-            elif kind in ("while_statement", "do_statement", "for_statement"):
-                self._loop(script, node)
-            elif kind == "import" and (up := parent_of(node)) is not None and up.type == "call_expression":
-                self.emit("blocked.eval", script, up, "import(): loads code at run time; script-src refuses it")
-
-    def _assignment(self, script: Script, node: Node) -> None:
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
-        name = callee_name(left)
-        parts = name.split(".") if name else []
-        if left.type == "identifier" and text(left) == "location" or parts[-2:] in (["document", "location"],) \
-                or name in ("location", "location.href", "document.location.href"):
-            self.emit("navigation.self", script, node, "assigns location: the block navigates itself away (the bridge closes)")
-            self.sink(script, node, right, "location", "navigation")
-            return
-        if parts[:1] in (["top"], ["parent"]) and "location" in parts:
-            self.once("blocked.top-navigation", name, script, node, f"{name} = ...: navigating the host page; the sandbox blocks it")
-            return
-        if left.type != "member_expression":
-            return
-        prop = text(left.child_by_field_name("property"))
-        obj = left.child_by_field_name("object")
-        if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style":
-            if prop in STYLE_PROPS:
-                self.sink(script, node, right, f"style.{prop}", "css")
-            return
-        if prop == "style":
-            self.sink(script, node, right, "style", "css")
-        elif prop in URL_PROPS:
-            target = "new Image().src" if obj.type == "new_expression" else f"{_short(obj)}.{prop}"
-            self.sink(script, node, right, target, URL_PROPS[prop])
-        elif prop in HTML_SINK_PROPS:
-            self.sink(script, node, right, f"{_short(obj)}.{prop}", "img", html=True)
-        elif prop == "onclick" or prop.startswith("on"):
-            pass
-
-    def _call(self, script: Script, node: Node) -> None:
-        function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        args = list(arguments.named_children) if arguments is not None else []
-        name = callee_name(function)
-        head, _, method = name.rpartition(".")
-        aliases = self.flow.aliases
-        if head in aliases and method in ("send", "setValue", "openUrl"):
-            return self._bridge(script, node, method, args)
-        if method == "setAttribute" and len(args) >= 2:
-            attr = (string_value(args[0]) or "").lower()
-            if attr in URL_ATTRS:
-                self.sink(script, node, args[1], f"setAttribute('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
-        elif method == "setProperty" and head.endswith("style") and len(args) >= 2:
-            self.sink(script, node, args[1], "style.setProperty", "css")
-        elif method in ("insertAdjacentHTML",) and len(args) >= 2:
-            self.sink(script, node, args[1], "insertAdjacentHTML", "img", html=True)
-        elif name in ("document.write", "document.writeln") and args:
-            self.sink(script, node, args[0], name, "img", html=True)
-        elif name.endswith("location.assign") or name.endswith("location.replace") or name in ("location.reload",):
-            if name.startswith(("top.", "parent.")):
-                self.once("blocked.top-navigation", name, script, node, f"{name}(): navigating the host page; the sandbox blocks it")
-            else:
-                self.emit("navigation.self", script, node, f"{name}(): the block navigates itself away (the bridge closes)")
-                if args:
-                    self.sink(script, node, args[0], name, "navigation")
-        if name in ("open", "window.open"):
-            self.emit("blocked.popup", script, node, f"{name}(): the sandbox has no allow-popups; nothing opens")
-        elif name in _DIALOGS:
-            self.once("blocked.dialog", name, script, node, f"{name}(): the sandbox has no allow-modals; it returns at once and shows nothing")
-        elif name in ("eval", "Function"):
-            self.emit("blocked.eval", script, node, f"{name}(): code from a string; script-src has no 'unsafe-eval'")
-        elif name in ("setTimeout", "setInterval") and args and (
-                args[0].type in ("string", "template_string", "binary_expression")
-                or args[0].type == "identifier" and any(label[0] == URL for label in self.flow.labels(args[0]))):
-            self.emit("blocked.eval", script, node, f"{name} with a string: code from a string; script-src has no 'unsafe-eval'")
-        elif name in _NETWORK_CALLS:
-            self.emit("blocked.network-api", script, node, f"{name}(): connect-src is 'none'; nothing is sent")
-        elif name in _DECODERS or method in ("fromCharCode", "fromCodePoint") and head == "String":
-            self.emit("obfuscation.decode", script, node, f"{name}(): builds strings at run time, hidden from review")
-        elif name == "navigator.serviceWorker.register":
-            self.emit("blocked.worker", script, node, "a service worker: the opaque origin has none")
-        elif method in ("submit", "requestSubmit") and head:
-            self.emit("blocked.form", script, node, f"{name}(): the sandbox has no allow-forms; nothing is submitted")
-        if name == "setInterval" and len(args) >= 2 and args[1].type == "number":
-            try:
-                delay = float(text(args[1]).replace("_", ""))
-            except ValueError:
-                delay = 1000
-            if delay < 50:
-                self.emit("cpu.fast-timer", script, node, f"setInterval every {text(args[1])} ms keeps the CPU busy")
-
-    def _new(self, script: Script, node: Node) -> None:
-        ctor = callee_name(node.child_by_field_name("constructor"))
-        arguments = node.child_by_field_name("arguments")
-        args = list(arguments.named_children) if arguments is not None else []
-        if ctor in _WORKERS:
-            self.emit("blocked.worker", script, node, f"new {ctor}(): the policy loads no worker script")
-        elif ctor in _NETWORK_NEW:
-            self.emit("blocked.network-api", script, node, f"new {ctor}(): connect-src is 'none'; nothing is sent")
-        elif ctor in _WEBRTC:
-            self.emit("channel.webrtc", script, node, f"new {ctor}(): STUN packets leave outside the Content-Security-Policy")
-        elif ctor == "Function":
-            self.emit("blocked.eval", script, node, "new Function(): code from a string; script-src has no 'unsafe-eval'")
-        elif ctor == "Audio" and args:
-            self.sink(script, node, args[0], "new Audio()", "media")
-        elif ctor == "FontFace" and len(args) >= 2:
-            self.sink(script, node, args[1], "new FontFace()", "font")
-
-    def _bridge(self, script: Script, node: Node, method: str, args: list[Node]) -> None:
-        first = args[0] if args else None
-        literal = string_value(first)
-        if method == "send":
-            labels = self.flow.labels(args[1]) if len(args) > 1 else frozenset()
-            paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
-            action = literal if literal is not None else "(computed)"
-            self.emit("bridge.send", script, node, f"sends action {action!r}" + (f" with {', '.join(paths)}" if paths else ""),
-                      paths=paths, evidence={"kind": "send", "target": action, "dynamic": literal is None},
-                      context=f"send {action} {' '.join(paths)}")
-        elif method == "setValue":
-            path = literal if literal is not None else "(computed)"
-            outside = literal is not None and self.fields is not None and literal not in self.fields
-            self.emit("bridge.set-value", script, node, f"writes {path}", paths=[path] if literal else [],
-                      evidence={"kind": "setValue", "target": path, "dynamic": literal is None},
-                      context=f"setValue {path}")
-            if outside:
-                self.emit("bridge.set-value-outside-fields", script, node,
-                          f"setValue('{literal}'): not in fields ({', '.join(self.fields) or 'none'}); the host refuses it",
-                          paths=[literal], context=f"setValue {path}")
-        elif method == "openUrl":
-            labels = self.flow.labels(first) if first is not None else frozenset()
-            state = any(label[0] == STATE for label in labels)
-            if literal is not None:
-                host = host_of(literal)
-                verdict = classify(literal, "open")
-                self.emit("bridge.open-url", script, node, f"asks the host to open {literal}" +
-                          ("" if verdict.status == "external" else " (the host refuses anything but https)"),
-                          hosts=[host] if host else [], evidence={"kind": "openUrl", "target": literal, "dynamic": False},
-                          context=f"openUrl {literal}")
-            else:
-                urls = sorted({label[1] for label in labels if label[0] == URL} | {f for f in literal_fragments(first) if absolute_url(f)})
-                hosts = sorted({host_of(u) for u in urls} - {""})
-                target = ", ".join(hosts) if hosts else "(computed)"
-                if state:
-                    self.sink(script, node, first, "flowUi.openUrl", "open")
-                else:
-                    self.emit("bridge.open-url-dynamic", script, node, f"asks the host to open a URL computed at run time ({target})",
-                              hosts=hosts, evidence={"kind": "openUrl", "target": target, "dynamic": True})
-
-    def _string(self, script: Script, node: Node) -> None:
-        if node.type == "string":
-            value = string_value(node) or ""
-            pieces = [(node, value)]
-        else:
-            pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
-        for piece, value in pieces:
-            found = [u for u in urls_in_text(value) if u.rstrip("/") not in XML_NAMESPACES]
-            if value.strip().startswith("//") and absolute_url(value.strip()):
-                found.insert(0, value.strip())
-            for stripped in found:
-                verdict = classify(stripped, "string")
-                host = host_of(stripped)
-                if verdict.status == "external":
-                    self.emit("url.external", script, piece, f"{host} in a script string ({_shorten(stripped)})",
-                              hosts=[host], evidence={"url": stripped, "use": "script"})
-                else:
-                    self.emit("url.blocked-scheme", script, piece,
-                              f"{verdict.scheme}: URL in a script string ({_shorten(stripped)}): blocked by the policy; only https leaves",
-                              hosts=[host] if host else [], evidence={"url": stripped, "use": "script"})
-            if not found and len(value) >= _ENCODED_MIN and " " not in value:
-                chars = set(value)
-                raw = text(piece)
-                escapes = raw.count("\\x") + raw.count("\\u")
-                if chars <= _HEX or chars <= _B64 and sum(c.isdigit() for c in value) > len(value) // 20 or escapes * 4 > len(raw) // 2:
-                    self.emit("obfuscation.encoded-string", script, piece,
-                              f"a {len(value)}-character encoded string literal ({_shorten(value)})")
-
-    def _loop(self, script: Script, node: Node) -> None:
-        if node.type == "for_statement":
-            condition = node.child_by_field_name("condition")
-            if condition is not None and condition.type not in ("empty_statement",) and text(condition).strip("; ") not in _TRUE:
-                return
-        else:
-            condition = node.child_by_field_name("condition")
-            inner = condition.named_children[0] if condition is not None and condition.named_child_count else condition
-            if inner is None or text(inner).replace(" ", "") not in _TRUE:
-                return
-        body = node.child_by_field_name("body")
-        if body is None or _has_exit(body, node):
-            return
-        self.emit("cpu.unbounded-loop", script, node, f"{text(node).split('{')[0].strip()[:40]} has no break, return, throw or await:"
-                  " it never ends and freezes the block (and the host page in Firefox and WebKitGTK)",
-                  context=text(node)[:200])
-
-
-def _has_exit(body: Node, loop: Node) -> bool:
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind in ("return_statement", "throw_statement", "await_expression", "yield_expression"):
-            return True
-        if kind == "break_statement":
-            if node.named_child_count or _nearest_breakable(node) == loop:
-                return True
-        if kind in _FUNCTIONS:
-            continue
-        stack.extend(node.children)
+def _static_value(node: Node | None) -> bool:
+    """Whether a value is written in the source (a literal, or literals joined): nothing computed."""
+    if node is None:
+        return True
+    if node.type in ("string", "number", "true", "false", "null", "undefined", "regex"):
+        return True
+    if node.type == "template_string":
+        return not any(c.type == "template_substitution" for c in node.children)
+    if node.type in ("binary_expression", "parenthesized_expression"):
+        return all(_static_value(c) for c in node.named_children)
     return False
 
 
-def _nearest_breakable(node: Node) -> Node | None:
-    node = parent_of(node)
-    while node is not None:
-        if node.type in ("while_statement", "do_statement", "for_statement", "for_in_statement", "switch_statement"):
-            return node
-        node = parent_of(node)
+def _enclosing_with(node: Node) -> Node | None:
+    """The object of the ``with`` statement around ``node`` (not crossing a function)."""
+    current = parent_of(node)
+    while current is not None and current.type not in _FUNCTIONS:
+        if current.type == "with_statement":
+            return current.child_by_field_name("object")
+        current = parent_of(current)
     return None
-
-
-def _short(node: Node) -> str:
-    value = text(node)
-    return value if len(value) <= 30 else value[:27] + "..."
-
-
-def _shorten(value: str) -> str:
-    return value if len(value) <= 60 else value[:57] + "..."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,30 @@ def to_text(report: ReviewReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_sarif(report: ReviewReport) -> dict:
+#: The base id of relative artifact URIs (the working directory the review ran in).
+SRCROOT = "%SRCROOT%"
+
+
+def artifact_location(file: str, root: Path | None = None) -> dict[str, str]:
+    """SARIF's ``artifactLocation`` of ``file``: a relative URI reference with ``uriBaseId``
+    when the file is inside ``root`` (the working directory), else an absolute ``file:`` URI
+    (SARIF 2.1.0 §3.4.3; the validator's rule SARIF1004). A name that is no file (``-``,
+    ``<block>``) is a relative reference with its characters percent-encoded."""
+    base = (root or Path.cwd()).resolve()
+    path = Path(file)
+    if file in ("-", "") or file.startswith("<"):
+        return {"uri": urllib.parse.quote(file or "-", safe=""), "uriBaseId": SRCROOT}
+    resolved = path.resolve() if path.is_absolute() else (base / path).resolve()
+    try:
+        relative = resolved.relative_to(base)
+    except ValueError:
+        return {"uri": resolved.as_uri()}
+    return {"uri": urllib.parse.quote(relative.as_posix(), safe="/"), "uriBaseId": SRCROOT}
+
+
+def to_sarif(report: ReviewReport, root: Path | None = None) -> dict:
+    """The report as SARIF 2.1.0; artifact URIs relative to ``root`` (default: the working directory)."""
+    base = (root or Path.cwd()).resolve()
     rules = list(load_rules().values())
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
@@ -68,7 +92,7 @@ def to_sarif(report: ReviewReport) -> dict:
             "level": _LEVEL[f.severity],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": Path(f.file).as_posix()},
+                "artifactLocation": artifact_location(f.file, base),
                 "region": {"startLine": f.line, "startColumn": f.column}}}],
             "partialFingerprints": {"flowuiReview/v1": f.fingerprint},
             "properties": {"severity": f.severity, "layer": f.layer, "engines": f.engines, "paths": f.paths, "hosts": f.hosts},
@@ -97,6 +121,7 @@ def to_sarif(report: ReviewReport) -> dict:
                 } for r in rules],
             }},
             "results": results,
+            "originalUriBaseIds": {SRCROOT: {"uri": base.as_uri().rstrip("/") + "/"}},
             "columnKind": "unicodeCodePoints",
         }],
     }

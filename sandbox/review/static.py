@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from ..extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from . import css as csslib
 from .catalogue import load_rules
-from .js import Flow, Inspector, Script, TooComplex, parse
+from .flow import Flow
+from .inspector import Inspector
+from .js import Script, TooComplex, parse
 from .model import Finding, Projection
 from .source import Document, Element, Mapper
 from .urls import classify
@@ -69,6 +71,8 @@ class _Analysis:
         self.sensitive = tuple(w.lower() for w in sensitive)
         self.findings: list[Finding] = []
         self.rules = load_rules()
+        self._selector_loads: list[tuple[csslib.CssSelectorLoad, tuple[int, int]]] = []
+        self._fonts: list[tuple[csslib.FontFace, tuple[int, int]]] = []
 
     def add(self, rule: str, message: str, offset_or_pos, *, context: str = "", **extra) -> None:
         if rule not in self.rules:  # disabled (FLOWUI_REVIEW_DISABLE)
@@ -110,9 +114,11 @@ class _Analysis:
         stopped = None
         events = []
         try:
-            flow = Flow([parse(s, parsed, self.deadline) for s in scripts], self._select, markup, deadline=self.deadline)
+            flow = Flow([parse(s, parsed, self.deadline) for s in scripts], self._select, markup, deadline=self.deadline,
+                        controls=self._controls)
             inspector = Inspector(flow, self.fields)
             events = inspector.events
+            self._css_keylogger(inspector.mirrors)
         except (TooComplex, RecursionError) as exc:
             stopped = ("the scripts nest deeper than the data flow follows" if isinstance(exc, RecursionError) else
                        f"the static review ran out of its {self.time_limit:g} s time limit")
@@ -139,6 +145,45 @@ class _Analysis:
         if selector not in cache:
             cache[selector] = self._select_uncached(selector)
         return cache[selector]
+
+    def _controls(self, selector: str) -> list[str]:
+        """Names of the form controls and contenteditable elements ``selector`` matches (and
+        inside them): ``input:#id``, ``input:[name=n]`` or ``input:tag``."""
+        cache = self.__dict__.setdefault("_controlled", {})
+        if selector not in cache:
+            try:
+                nodes = self.doc.tree.css(selector)
+            except Exception:  # not a selector lexbor accepts
+                nodes = []
+            cache[selector] = list(dict.fromkeys(_control_name(inner) for node in nodes
+                                                 for inner in node.traverse(include_text=False) if _is_control(inner)))
+        return cache[selector]
+
+    def _css_keylogger(self, mirrors: dict[str, set[str]]) -> None:
+        """What the user types, read by CSS: attribute selectors on an attribute a script mirrors
+        typed text into, or @font-face rules per character (unicode-range) applied to typed text."""
+        loads = [(sel, pos) for sel, pos in self._selector_loads if sel.attributes & set(mirrors)
+                 and any(classify(u, "img").status == "external" for u in sel.urls)]
+        if loads:
+            names = sorted({n for sel, _ in loads for a in sel.attributes & set(mirrors) for n in mirrors[a]})
+            hosts = sorted({classify(u, "img").host for sel, _ in loads for u in sel.urls} - {""})
+            attrs = sorted({a for sel, _ in loads for a in sel.attributes & set(mirrors)})
+            self.add("exfil.css-keylogger", f"a script copies what the user types ({', '.join(names)}) into the "
+                     f"{', '.join(attrs)} attribute and {len(loads)} attribute selector(s) on it load URLs from "
+                     f"{', '.join(hosts)}: one request per typed character", loads[0][1],
+                     context=f"css keylogger {' '.join(attrs)}", paths=names, hosts=hosts)
+        families: dict[str, list] = {}
+        for font, pos in self._fonts:
+            if font.unicode_range and any(classify(u, "font").status == "external" for u in font.urls):
+                families.setdefault(font.family, []).append((font, pos))
+        controls = sorted({_control_name(n) for n in self.doc.tree.css("input, textarea, [contenteditable]") if _is_control(n)})
+        for family, fonts in families.items():
+            if len({f.unicode_range for f, _ in fonts}) < 2 or not controls:
+                continue
+            hosts = sorted({classify(u, "font").host for f, _ in fonts for u in f.urls} - {""})
+            self.add("exfil.css-keylogger", f"{len(fonts)} @font-face rules of {family!r}, one per unicode-range, load from "
+                     f"{', '.join(hosts)}: text typed into {', '.join(controls)} is rendered with it, so each character "
+                     "typed requests its font", fonts[0][1], context=f"font keylogger {family}", paths=controls, hosts=hosts)
 
     def _select_uncached(self, selector: str) -> list[str]:
         try:
@@ -169,10 +214,14 @@ class _Analysis:
 
     def _css(self, css: str, mapper: Mapper, where: str, *, attribute: bool = False) -> None:
         selectors: list[csslib.CssSelectorLoad] = []
+        fonts: list[csslib.FontFace] = []
         if attribute:
             urls = csslib.declarations(css)
         else:
-            urls, selectors = csslib.stylesheet(css)
+            urls, selectors = csslib.stylesheet(css, fonts)
+        if fonts:
+            starts = _line_starts(css)
+            self._fonts.extend((f, mapper.at(starts[f.line - 1] + f.column - 1)) for f in fonts)
         lines = None
         for item in urls:
             lines = lines or _line_starts(css)
@@ -185,6 +234,7 @@ class _Analysis:
         for sel in selectors:
             lines = lines or _line_starts(css)
             pos = mapper.at(lines[sel.line - 1] + sel.column - 1)
+            self._selector_loads.append((sel, pos))
             self.add("exfil.css-attribute-selector", f"{sel.selector} loads {', '.join(sel.urls)[:80]}: a request per matching "
                      "attribute value", pos, context=sel.selector,
                      hosts=sorted({classify(u, 'img').host for u in sel.urls} - {""}))
@@ -323,6 +373,29 @@ def _is_sensitive(path: str, words: tuple[str, ...]) -> bool:
             if word == segment or ("_" in word and word in segment) or word in parts:
                 return True
     return False
+
+
+_TEXT_INPUT_TYPES = frozenset(("", "text", "email", "password", "search", "tel", "url", "number"))
+
+
+def _is_control(node) -> bool:
+    tag = node.tag
+    if tag in ("textarea", "select"):
+        return True
+    if tag == "input":
+        return (node.attributes.get("type") or "").lower() not in ("hidden", "submit", "button", "reset", "image")
+    editable = node.attributes.get("contenteditable")
+    return "contenteditable" in node.attributes and (editable or "").lower() != "false"
+
+
+def _control_name(node) -> str:
+    """``input:#id``, ``input:[name=n]`` or ``input:tag`` (what a finding names as the input)."""
+    attrs = node.attributes
+    if attrs.get("id"):
+        return f"input:#{attrs['id']}"
+    if attrs.get("name"):
+        return f"input:[name={attrs['name']}]"
+    return f"input:{node.tag}"
 
 
 def _related(field: str, read: str) -> bool:

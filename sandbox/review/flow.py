@@ -1,0 +1,620 @@
+"""The data flow of a block's scripts: a flow-insensitive, name-based labelling of every
+expression with where its value may come from (docs/REVIEW.md: what it follows).
+
+Sources: state (``flowUi.state.a.b``, ``flowUi.get('a.b')`` and ``flowUi`` through aliases,
+destructuring, ``Reflect``, ``bind``/``call``/``apply``; the first argument of an
+``onChange`` callback; a bound element's text, its selector matched against the block's
+lexbor tree), what the user types (input events, form controls, contenteditable text,
+``FormData``, the selection, the clipboard) and absolute URL literals. Labels travel
+through declarations, destructuring, assignments, concatenation, template literals,
+conditionals, calls (arguments to parameters, returns back, callbacks' parameters from
+their receiver), object/array literals, and conservative over-approximations: an object
+handed a value holds it, ``this.p``/class fields/getters by property name, datasets,
+custom events' ``detail``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tree_sitter import Node
+
+from ..paths import SEGMENT_PATTERN
+from .js import (
+    _GLOBALS,
+    _WEBRTC,
+    Script,
+    TooComplex,
+    _css_ident,
+    _css_loads,
+    _enclosing_function,
+    _function_name,
+    _local,
+    _outermost,
+    _static_value,
+    callee_name,
+    string_value,
+    text,
+    urls_in_text,
+)
+from .urls import absolute_url
+
+#: A label: (kind, ...) — ("state", path, object), ("url", literal), ("element", path), ("input", name),
+#: ("control", name), ("inputevent", name, control), or a one-element marker (CSS_TEXT, FLOWUI, GETTER, RTC).
+Label = tuple[Any, ...]
+Labels = frozenset[Label]
+
+STATE = "state"
+URL = "url"
+ELEMENT = "element"   # ("element", path): a bound element; its text gives ("state", path, False)
+INPUT = "input"       # ("input", name): what the user typed or chose (name: input:#email, input:keydown, ...)
+CONTROL = "control"   # ("control", name): a form control or contenteditable element; its value gives ("input", name)
+INPUT_EVENT = "inputevent"  # ("inputevent", name, control): an input event; key/data give input, target the control
+CSS_TEXT = ("csstext",)  # the value holds CSS text that loads something (url(), @import, @font-face)
+FLOWUI = ("flowui",)  # the flowUi object itself (aliases, destructuring, Reflect.get)
+GETTER = ("getter",)  # flowUi.get as a value (bound, called through call/apply)
+RTC = ("rtc",)        # a peer connection or one of its data channels
+
+#: Events whose object carries what the user types (key, data, target.value).
+INPUT_EVENTS = frozenset(("keydown", "keypress", "keyup", "input", "beforeinput", "change", "paste", "cut", "copy",
+                          "compositionend", "compositionupdate", "textInput", "select", "selectionchange"))
+#: Members of an input event that hold what was typed.
+_EVENT_TEXT = frozenset(("key", "code", "data", "keyCode", "which", "charCode", "char", "clipboardData", "dataTransfer"))
+_EVENT_TARGET = frozenset(("target", "currentTarget", "srcElement", "explicitOriginalTarget", "originalTarget"))
+#: Members of a control that hold what the user entered.
+_CONTROL_TEXT = frozenset(("value", "checked", "textContent", "innerText", "innerHTML", "outerText", "valueAsNumber",
+                           "valueAsDate", "selectedOptions", "selectedIndex", "files", "selectionStart", "selectionEnd",
+                           "nodeValue", "data", "wholeText"))
+#: Receivers that a tainted argument does not taint (the generic "an object that takes a value holds it").
+_NOT_CONTAINERS = frozenset(("console", "Math", "JSON", "Object", "Array", "Number", "String", "Promise", "Reflect",
+                             "document", "navigator", "history", "performance", "crypto", "location", "flowUi"))
+
+_SEGMENT = re.compile(rf"(?:{SEGMENT_PATTERN})\Z")
+_TEXT_PROPS = frozenset(("textContent", "innerText", "innerHTML", "outerHTML", "value", "nodeValue", "data",
+                         "outerText", "valueAsNumber", "title", "alt"))
+_NOT_PATH = frozenset(("length", "constructor", "prototype", "__proto__"))
+_FLOWUI = "flowUi"
+
+
+class Flow:
+    """Labels of expressions across all scripts of a block (see the module docstring)."""
+
+    def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str],
+                 deadline: float = float("inf"), controls: Callable[[str], list[str]] | None = None):
+        self.deadline = deadline
+        self.scripts = scripts
+        # The flow is name-based and flow-insensitive, so a script repeated verbatim (the same
+        # handler on every row) adds nothing: each distinct text is analysed once.
+        self.unique = list({script.code: script for script in scripts}.values())
+        _local.parents = {k: v for script in self.unique for k, v in script.parents.items()}
+        self.select = select                  # CSS selector -> data-bind paths of matching elements
+        self.controls = controls or (lambda selector: [])  # CSS selector -> names of the controls it matches
+        self.markup_paths = markup_paths
+        self.props: dict[str, Labels] = {}     # property name -> labels written through this./class fields
+        self.getters: set[str] = set()            # names of getters and methods (a member read runs them)
+        self.events: dict[str, Labels] = {}    # custom event type -> labels of its init (detail)
+        self.dom: Labels = frozenset()         # labels written into dataset / data-* attributes
+        self.inputs_used = False                  # an input source is read somewhere
+        self.constants: set[str] = set()          # names declared with a literal (const payload = '...')
+        self.vars: dict[str, Labels] = {}
+        self.returns: dict[str, Labels] = {}
+        self.aliases = {_FLOWUI}              # names bound to window.flowUi
+        self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
+        self.reads: dict[str, Node] = {}     # state paths read -> first node
+        self.changed = True
+        self._collect_functions()
+        self._memo: dict[int, Labels] = {}
+        for _ in range(8):                    # to a fixed point (8 is far more than real blocks need)
+            self.changed = False
+            self._memo = {}
+            for script in self.unique:
+                self._propagate(script.flow_nodes)
+            if not self.changed:
+                break
+
+    # -- set-up -----------------------------------------------------------------------
+    def _collect_functions(self) -> None:
+        for script in self.unique:
+            if script.kind.startswith("handler:on") and script.kind[len("handler:on"):] in INPUT_EVENTS:
+                # An event-handler attribute sees its event as `event`.
+                self.vars["event"] = self.vars.get("event", frozenset()) | {(INPUT_EVENT, "input:" + script.kind[10:], "")}
+            for node in script.nodes:
+                if node.type == "method_definition":
+                    name = node.child_by_field_name("name")
+                    if name is not None and any(c.type == "get" for c in node.children):
+                        self.getters.add(text(name))
+                if node.type in ("function_declaration", "generator_function_declaration"):
+                    name = node.child_by_field_name("name")
+                    self.functions.setdefault(text(name), []).append(node)
+                elif node.type == "variable_declarator":
+                    value = node.child_by_field_name("value")
+                    if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                        self.functions.setdefault(text(node.child_by_field_name("name")), []).append(value)
+                    elif value is not None and (_static_value(value) or value.type == "array" and all(
+                            c.type in ("number", "string") for c in value.named_children)):
+                        self.constants.add(text(node.child_by_field_name("name")))
+                    elif value is not None and value.type == "call_expression":
+                        # const g = f.bind(x): g is f
+                        name = callee_name(value.child_by_field_name("function"))
+                        head, _, method = name.rpartition(".")
+                        if method == "bind" and head in self.functions:
+                            self.functions.setdefault(text(node.child_by_field_name("name")), []).extend(self.functions[head])
+
+    # -- the fixed point -----------------------------------------------------------------
+    def _bind(self, name: str, labels: Labels) -> None:
+        if not labels:
+            return
+        old = self.vars.get(name, frozenset())
+        if not labels <= old:
+            self.vars[name] = old | labels
+            self.changed = True
+
+    def _bind_pattern(self, pattern: Node | None, labels: Labels) -> None:
+        if pattern is None:
+            return
+        kind = pattern.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            self._bind(text(pattern), labels)
+        elif kind == "object_pattern":
+            for child in pattern.named_children:
+                if child.type == "shorthand_property_identifier_pattern":
+                    self._bind(text(child), self._member(labels, text(child)))
+                elif child.type == "pair_pattern":
+                    key = child.child_by_field_name("key")
+                    name = string_value(key) if key is not None and key.type == "string" else text(key)
+                    self._bind_pattern(child.child_by_field_name("value"), self._member(labels, name))
+                elif child.type == "object_assignment_pattern":
+                    left = child.child_by_field_name("left")
+                    self._bind_pattern(left, self._member(labels, text(left)) | self.labels(child.child_by_field_name("right")))
+                elif child.type == "rest_pattern":
+                    self._bind_pattern(child.named_children[0] if child.named_children else None, labels)
+        elif kind == "array_pattern":
+            for child in pattern.named_children:
+                self._bind_pattern(child, self._element(labels))
+        elif kind == "assignment_pattern":
+            self._bind_pattern(pattern.child_by_field_name("left"), labels | self.labels(pattern.child_by_field_name("right")))
+        elif kind == "rest_pattern":
+            self._bind_pattern(pattern.named_children[0] if pattern.named_children else None, labels)
+
+    def _params(self, function: Node) -> list[Node]:
+        single = function.child_by_field_name("parameter")
+        if single is not None:
+            return [single]
+        params = function.child_by_field_name("parameters")
+        return list(params.named_children) if params is not None else []
+
+    def _propagate(self, nodes: list[Node]) -> None:
+        for count, node in enumerate(nodes):
+            if not count & 255 and time.monotonic() > self.deadline:
+                raise TooComplex("time")
+            kind = node.type
+            if kind == "variable_declarator":
+                value = node.child_by_field_name("value")
+                if value is not None:
+                    name = node.child_by_field_name("name")
+                    if callee_name(value) in self.aliases and name is not None and name.type == "identifier":
+                        if text(name) not in self.aliases:
+                            self.aliases.add(text(name))
+                            self.changed = True
+                    self._bind_pattern(name, self.labels(value))
+            elif kind in ("assignment_expression", "augmented_assignment_expression"):
+                left = node.child_by_field_name("left")
+                labels = self.labels(node.child_by_field_name("right"))
+                if left is None:
+                    continue
+                if left.type in ("identifier", "object_pattern", "array_pattern"):
+                    self._bind_pattern(left, labels)
+                elif left.type in ("member_expression", "subscript_expression"):
+                    base: Node | None = left
+                    chain = []
+                    while base is not None and base.type in ("member_expression", "subscript_expression"):
+                        if base.type == "member_expression":
+                            chain.append(text(base.child_by_field_name("property")))
+                        base = base.child_by_field_name("object")
+                    if base is None:
+                        continue
+                    flat = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
+                    if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
+                        # An object written taints the whole object (as a value: no path below it).
+                        self._bind(text(base), flat)
+                    if chain and base.type == "this":
+                        self._bind_prop(chain[-1], flat)  # this.p = v: every read of .p may see it
+                    if "dataset" in chain:
+                        self._bind_dom(flat)             # el.dataset.k = v: any dataset read may see it
+                    handler = chain[0] if left.type == "member_expression" else ""
+                    if handler.startswith("on"):
+                        self._listen(handler[2:], node.child_by_field_name("right"), base)
+            elif kind == "call_expression":
+                self._call(node)
+                arguments = node.child_by_field_name("arguments")
+                for arg in arguments.named_children if arguments is not None else ():
+                    self.labels(arg)  # records the reads of arguments no assignment holds
+            elif kind == "expression_statement" and node.named_child_count:
+                self.labels(node.named_children[0])
+            elif kind == "return_statement":
+                function = _enclosing_function(node)
+                if function is not None and node.named_child_count:
+                    named = _function_name(function)
+                    if named:
+                        labels = self.labels(node.named_children[0])
+                        old = self.returns.get(named, frozenset())
+                        if labels and not labels <= old:
+                            self.returns[named] = old | labels
+                            self.changed = True
+            elif kind == "arrow_function":
+                body = node.child_by_field_name("body")
+                named = _function_name(node)
+                if body is not None and body.type != "statement_block" and named:
+                    labels = self.labels(body)
+                    old = self.returns.get(named, frozenset())
+                    if labels and not labels <= old:
+                        self.returns[named] = old | labels
+                        self.changed = True
+            elif kind in ("for_in_statement",):
+                left = node.child_by_field_name("left")
+                right = node.child_by_field_name("right")
+                self._bind_pattern(left, self._element(self.labels(right)))
+            elif kind == "field_definition":
+                prop = node.child_by_field_name("property")
+                value = node.child_by_field_name("value")
+                if prop is not None and value is not None:
+                    self._bind_prop(text(prop), self.labels(value))
+            elif kind == "new_expression":
+                ctor = callee_name(node.child_by_field_name("constructor"))
+                arguments = node.child_by_field_name("arguments")
+                args = list(arguments.named_children) if arguments is not None else []
+                if ctor in ("CustomEvent", "Event", "MessageEvent") and len(args) >= 2:
+                    kind_name = string_value(args[0]) or "?"
+                    labels = self.labels(args[1])
+                    old = self.events.get(kind_name, frozenset())
+                    if labels and not labels <= old:
+                        self.events[kind_name] = old | labels
+                        self.changed = True
+
+    def _bind_prop(self, name: str, labels: Labels) -> None:
+        if not labels:
+            return
+        old = self.props.get(name, frozenset())
+        if not labels <= old:
+            self.props[name] = old | labels
+            self.changed = True
+
+    def _bind_dom(self, labels: Labels) -> None:
+        if labels and not labels <= self.dom:
+            self.dom = self.dom | labels
+            self.changed = True
+
+    def _listen(self, event: str, handler: Node | None, target: Node | None) -> None:
+        """A listener for ``event`` on ``target``: its first parameter is the event."""
+        if handler is None:
+            return
+        if event in INPUT_EVENTS:
+            controls = sorted(label[1] for label in (self.labels(target) if target is not None else ())
+                              if label[0] == CONTROL)
+            labels = frozenset({(INPUT_EVENT, controls[0] if controls else "input:" + event, controls[0] if controls else "")})
+        else:  # a custom event: its detail holds what was dispatched (as a value: no path below it)
+            labels = frozenset((STATE, label[1], False) if label[0] == STATE else label
+                               for label in self.events.get(event, frozenset()) | self.events.get("?", frozenset()))
+        if not labels:
+            return
+        for fn in self._functions_of(handler):
+            params = self._params(fn)
+            if params:
+                self._bind_pattern(params[0], labels)
+    def _call(self, node: Node) -> None:
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        args = list(arguments.named_children) if arguments is not None else []
+        name = callee_name(function)
+        head, _, method = name.rpartition(".")
+        if not name and function is not None and function.type == "member_expression":  # a.b().c(...)
+            method = text(function.child_by_field_name("property"))
+        if method == "onChange" and head in self.aliases:
+            for arg in args[:1]:
+                for fn in self._functions_of(arg):
+                    params = self._params(fn)
+                    if params:
+                        self._bind_pattern(params[0], frozenset({(STATE, "", True)}))
+            return
+        if method == "onTheme" and head in self.aliases:
+            return
+        receiver_node = function.child_by_field_name("object") if function is not None and function.type in (
+            "member_expression", "subscript_expression") else None
+        if method == "addEventListener" and len(args) >= 2:
+            self._listen(string_value(args[0]) or "?", args[1], receiver_node)
+        # A function declared in the scripts: arguments flow into its parameters (also through call/apply).
+        called, passed = name, args
+        if method in ("call", "apply") and head in self.functions:
+            called, passed = head, args[1:]
+            if method == "apply" and passed and passed[0].type == "array":
+                passed = list(passed[0].named_children)
+        for fn in self.functions.get(called, ()):
+            for param, arg in zip(self._params(fn), passed):
+                self._bind_pattern(param, self.labels(arg))
+        arg_labels = frozenset().union(*(self.labels(arg) for arg in args if arg.type not in (
+            "arrow_function", "function_expression", "function"))) if args else frozenset()
+        flat = frozenset((STATE, label[1], False) if label[0] == STATE else label
+                         for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0]))
+        if name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
+            # Object.assign(target, {src: v}): the target holds the values.
+            target: Node | None = args[0]
+            while target is not None and target.type in ("member_expression", "subscript_expression"):
+                target = target.child_by_field_name("object")
+            if target is not None and target.type == "identifier" and text(target) not in _GLOBALS:
+                self._bind(text(target), flat)
+        elif receiver_node is not None and flat:
+            # The conservative rule: an object handed a value (push, set, add, append, a setter method)
+            # holds it; reading it back (join, get, values, spread) gives it again.
+            base: Node | None = receiver_node
+            while base is not None and base.type in ("member_expression", "subscript_expression"):
+                base = base.child_by_field_name("object")
+            if method in ("setAttribute", "setAttributeNS") and args:
+                attr = (string_value(args[-2]) if len(args) >= 2 else "") or ""
+                if attr.lower().startswith("data-") or attr.lower() in ("value", "title", "alt", "aria-label"):
+                    self._bind_dom(flat)
+            if base is not None and base.type == "identifier" and text(base) not in _GLOBALS and text(base) not in _NOT_CONTAINERS \
+                    and text(base) not in self.aliases and method not in ("log", "warn", "error", "info", "debug"):
+                self._bind(text(base), flat)
+        # Callbacks (forEach, map, ...): their parameters get the receiver's labels; a promise of what
+        # the user typed (navigator.clipboard.readText().then) gives it to its callback.
+        if function is not None and function.type == "member_expression" and method != "addEventListener":
+            receiver = self._element(self.labels(receiver_node))
+            if method in ("then", "catch", "finally"):
+                receiver = frozenset(label for label in receiver if label[0] == INPUT)
+            if receiver:
+                for arg in args:
+                    for fn in self._functions_of(arg):
+                        for param in self._params(fn)[:2]:
+                            self._bind_pattern(param, receiver)
+
+    def _functions_of(self, node: Node) -> list[Node]:
+        if node.type in ("arrow_function", "function_expression", "function"):
+            return [node]
+        if node.type == "identifier":
+            return self.functions.get(text(node), [])
+        return []
+
+    # -- labels of an expression -------------------------------------------------------------
+    def _member(self, labels: Labels, prop: str | None) -> Labels:
+        out: set[Label] = set()
+        for label in labels:
+            kind = label[0]
+            if kind == FLOWUI[0]:
+                if prop == "state":
+                    out.add((STATE, "", True))
+                elif prop == "get":
+                    out.add(GETTER)
+                continue
+            if kind == GETTER[0]:
+                if prop in ("bind", "call", "apply", None):
+                    out.add(GETTER)
+                continue
+            if kind == INPUT_EVENT:
+                if prop in _EVENT_TEXT:
+                    out.add((INPUT, label[1]))
+                    self.inputs_used = True
+                elif prop in _EVENT_TARGET:
+                    out.add((CONTROL, label[2] or label[1]))
+                continue
+            if kind == CONTROL:
+                if prop in _CONTROL_TEXT:
+                    out.add((INPUT, label[1]))
+                    self.inputs_used = True
+                elif prop in ("form", "elements", "children", "firstChild", "firstElementChild", "lastChild", "childNodes",
+                              "parentNode", "parentElement", "options", "firstElementChild", "item", "namedItem"):
+                    out.add(label)
+                continue
+            if label[0] == STATE and label[2]:
+                if prop and _SEGMENT.match(prop) and prop not in _NOT_PATH:
+                    out.add((STATE, f"{label[1]}.{prop}" if label[1] else prop, True))
+                else:
+                    out.add((STATE, label[1], False))
+            elif label[0] == ELEMENT:
+                if prop in _TEXT_PROPS:
+                    out.add((STATE, label[1], False))
+                elif prop in ("children", "firstChild", "firstElementChild", "lastChild", "childNodes", "parentNode",
+                              "parentElement", "nextElementSibling", "previousElementSibling", "dataset", "attributes"):
+                    out.add(label)
+            else:
+                out.add(label if label[0] != STATE else (STATE, label[1], False))
+        return frozenset(out)
+
+    def _property(self, prop: str | None) -> Labels:
+        """What a member read may see besides its object's labels: values written through
+        ``this.prop`` or a class field, a getter's return, anything kept in a dataset."""
+        if not prop:
+            return frozenset()
+        out = self.props.get(prop, frozenset())
+        if prop in self.getters:
+            out = out | self.returns.get(prop, frozenset())
+        if prop == "dataset":
+            out = out | self.dom
+        return out
+
+    def _element(self, labels: Labels) -> Labels:
+        """Labels of an element of an array/iterable (paths get no index)."""
+        return labels
+
+    def labels(self, node: Node | None) -> Labels:
+        """Labels of ``node``, memoised for the current pass (the last pass changes nothing,
+        so what it memoises is final)."""
+        if node is None:
+            return frozenset()
+        key = node.id
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        labels = memo[key] = self._labels(node)
+        return labels
+
+    def _read(self, path: str, node: Node) -> None:
+        self.reads.setdefault(path, node)
+
+    def _labels(self, node: Node | None) -> Labels:
+        if node is None:
+            return frozenset()
+        kind = node.type
+        if kind == "identifier":
+            name = text(node)
+            if name == "undefined":
+                return frozenset()
+            if name in self.aliases:
+                return self.vars.get(name, frozenset()) | {FLOWUI}
+            return self.vars.get(name, frozenset())
+        if kind in ("string", "template_string"):
+            out: set[Label] = set()
+            value = string_value(node)
+            if value is not None:
+                if absolute_url(value):
+                    out.add((URL, value))
+                elif _css_loads(value):
+                    out.add(CSS_TEXT)
+                    out.update((URL, u) for u in urls_in_text(value))
+                return frozenset(out)
+            for child in node.named_children:
+                if child.type == "template_substitution":
+                    for inner in child.named_children:
+                        out |= self.labels(inner)
+                elif child.type == "string_fragment":
+                    if absolute_url(text(child)):
+                        out.add((URL, text(child)))
+                    elif _css_loads(text(child)):
+                        out.add(CSS_TEXT)
+                        out.update((URL, u) for u in urls_in_text(text(child)))
+            return frozenset(out)
+        if kind == "member_expression":
+            obj = node.child_by_field_name("object")
+            prop = text(node.child_by_field_name("property"))
+            name = callee_name(obj)
+            if prop == "state" and name in self.aliases:
+                if _outermost(node):
+                    self._read("", node)
+                return frozenset({(STATE, "", True)})
+            if name == "document" and prop == "body" or name == "document" and prop == "documentElement":
+                return frozenset((ELEMENT, p) for p in self.markup_paths)
+            if name == "document" and prop in ("forms", "activeElement"):
+                return frozenset({(CONTROL, "input:form" if prop == "forms" else "input:focused")})
+            if callee_name(node) in self.aliases:
+                return frozenset({FLOWUI})
+            labels = self._member(self._labels(obj), prop) | self._property(prop)
+            if _outermost(node):
+                for label in labels:
+                    if label[0] == STATE:
+                        self._read(label[1], node)
+            return labels
+        if kind == "subscript_expression":
+            held = self._labels(node.child_by_field_name("object"))
+            index = node.child_by_field_name("index")
+            key = string_value(index)
+            if key is not None:
+                labels = self._member(held, key) | self._property(key)
+                for label in labels if _outermost(node) else ():
+                    if label[0] == STATE:
+                        self._read(label[1], node)
+                return labels
+            return self._element(held) | self._labels(index)
+        if kind == "call_expression":
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            args = list(arguments.named_children) if arguments is not None else []
+            name = callee_name(function)
+            head, _, method = name.rpartition(".")
+            getter = method == "get" and head in self.aliases
+            if method == "bind" and function is not None and GETTER in self.labels(function):
+                return frozenset({GETTER})  # flowUi.get.bind(flowUi): still the getter
+            if not getter and function is not None and GETTER in self.labels(function):
+                # flowUi.get through an alias, bind, call or apply: the path is the first argument after `this`.
+                getter = True
+                if method in ("call", "apply") and args:
+                    args = args[1:]
+                    if method == "apply" and args and args[0].type == "array":
+                        args = list(args[0].named_children)
+            if name == "Reflect.apply" and len(args) >= 3 and GETTER in self._labels(args[0]):
+                getter, args = True, list(args[2].named_children) if args[2].type == "array" else []
+            if getter:
+                path = string_value(args[0]) if args else None
+                if path is not None:
+                    self._read(path, node)
+                    return frozenset({(STATE, path, True)})
+                return frozenset({(STATE, "?", False)})
+            if name == "Reflect.get" and len(args) >= 2:
+                key = string_value(args[1])
+                if key in self.aliases and (args[0].type == "identifier" and text(args[0]) in _GLOBALS):
+                    return frozenset({FLOWUI})
+                return self._member(self._labels(args[0]), key) | (self._property(key) if key else frozenset())
+            if method == "getSelection" or name in ("navigator.clipboard.readText", "navigator.clipboard.read"):
+                self.inputs_used = True
+                return frozenset({(INPUT, "input:selection" if method == "getSelection" else "input:clipboard")})
+            if method in ("querySelector", "querySelectorAll", "getElementById", "getElementsByClassName", "closest",
+                          "getElementsByTagName") and args:
+                selector = string_value(args[0])
+                if selector is not None:
+                    if method == "getElementById":
+                        selector = "#" + _css_ident(selector)
+                    elif method == "getElementsByClassName":
+                        selector = "." + ".".join(_css_ident(c) for c in selector.split())
+                    return frozenset([*((ELEMENT, p) for p in self.select(selector)),
+                                      *((CONTROL, c) for c in self.controls(selector))])
+                return frozenset()
+            if method in ("getAttribute", "getAttributeNS") and function is not None and function.type == "member_expression":
+                return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
+            if name in self.returns:
+                return self.returns[name]
+            out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \
+                else set()
+            if function is not None and function.type == "member_expression":
+                out |= self._member(self._labels(function.child_by_field_name("object")), None)
+            for arg in args:
+                if arg.type not in ("arrow_function", "function_expression"):
+                    out |= self.labels(arg)
+            return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out
+                             if label[0] not in (FLOWUI[0], CONTROL, INPUT_EVENT))
+        if kind == "new_expression":
+            ctor = callee_name(node.child_by_field_name("constructor"))
+            arguments = node.child_by_field_name("arguments")
+            given: Labels = frozenset().union(*(self.labels(a) for a in arguments.named_children)) if arguments is not None \
+                and arguments.named_child_count else frozenset()
+            if ctor in ("FormData", "URLSearchParams"):
+                named = {label[1] for label in given if label[0] in (CONTROL, INPUT)}
+                if ctor == "FormData" or named:
+                    self.inputs_used = True
+                    return frozenset((INPUT, n) for n in (named or {"input:form"}))
+            if ctor in _WEBRTC:
+                return given | {RTC}
+            return given
+        if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
+                    "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
+                    "arguments", "as_expression", "non_null_expression"):
+            joined: Labels = frozenset()
+            compare = False
+            if kind == "binary_expression":
+                op = node.child_by_field_name("operator")
+                compare = op is not None and text(op) in ("===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in")
+            condition = node.child_by_field_name("condition") if kind == "ternary_expression" else None
+            for child in node.named_children:
+                labels = self.labels(child)  # always computed: it records the reads
+                if not compare and child != condition:
+                    joined |= labels
+            return joined
+        if kind == "object":
+            values: Labels = frozenset()
+            for child in node.named_children:
+                if child.type == "pair":
+                    values |= self.labels(child.child_by_field_name("value"))
+                elif child.type == "shorthand_property_identifier":
+                    values |= self.vars.get(text(child), frozenset())
+                elif child.type == "spread_element":
+                    values |= self.labels(child)
+            return values
+        if kind in ("assignment_expression", "augmented_assignment_expression"):
+            return self._labels(node.child_by_field_name("right"))
+        return frozenset()
+
+
+def _named(labels) -> list[str]:
+    """The state paths and input names of ``labels``, for a finding's ``paths``."""
+    return sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE and label[1] != "?"}
+                  | {label[1] for label in labels if label[0] == INPUT})

@@ -1,0 +1,610 @@
+"""The rules read off a block's scripts with the labels of a :class:`~.flow.Flow`: sinks
+(exfil.state-to-url, exfil.input-to-url, url.from-state, url.relative, channel.webrtc),
+bridge calls, blocked APIs, obfuscation, busy loops, and exfil.possible-flow where a block
+reads data and can reach another host with no flow proved."""
+
+from __future__ import annotations
+
+import time
+
+from tree_sitter import Node
+
+from .flow import CSS_TEXT, FLOWUI, INPUT, RTC, STATE, URL, Flow, _named
+from .js import (
+    _FUNCTIONS,
+    _GLOBALS,
+    _WEBRTC,
+    Event,
+    Script,
+    TooComplex,
+    _css_loads,
+    _enclosing_with,
+    _starts_with_literal,
+    _static_value,
+    callee_name,
+    literal_fragments,
+    parent_of,
+    string_value,
+    text,
+    urls_in_text,
+    walk,
+)
+from .urls import absolute_url, classify, host_of
+
+#: Properties whose assignment loads (or navigates to) a URL, by element use.
+URL_PROPS = {"src": "img", "srcset": "img", "href": "navigation", "poster": "img", "data": "object",
+             "action": "navigation", "formAction": "navigation", "background": "img", "ping": "connect"}
+#: style properties that may hold url().
+STYLE_PROPS = frozenset(("background", "backgroundImage", "cssText", "listStyle", "listStyleImage", "content",
+                         "borderImage", "borderImageSource", "cursor", "mask", "maskImage", "webkitMaskImage",
+                         "shapeOutside", "filter"))
+URL_ATTRS = {"src": "img", "srcset": "img", "href": "navigation", "xlink:href": "img", "poster": "img",
+             "data": "object", "style": "img", "background": "img", "action": "navigation", "ping": "connect",
+             "formaction": "navigation"}
+HTML_SINK_PROPS = frozenset(("innerHTML", "outerHTML"))
+
+# ------------------------------------------------------------------------ inspection
+
+_STORAGE = frozenset(("localStorage", "sessionStorage", "indexedDB", "caches", "BroadcastChannel", "openDatabase"))
+_DIALOGS = frozenset(("alert", "confirm", "prompt", "print"))
+_NETWORK_CALLS = frozenset(("fetch", "navigator.sendBeacon"))
+_NETWORK_NEW = frozenset(("XMLHttpRequest", "WebSocket", "EventSource", "WebTransport"))
+_WORKERS = frozenset(("Worker", "SharedWorker"))
+_DECODERS = frozenset(("atob", "String.fromCharCode", "String.fromCodePoint", "unescape"))
+_COMPUTED_ROOTS = frozenset(("window", "document", "globalThis", "self", "top", "parent", "frames", "navigator", "location"))
+_TRUE = frozenset(("true", "1", "!0", "!false"))
+_ENCODED_MIN = 80
+#: Namespace names are identifiers, never loaded (createElementNS, setAttributeNS).
+XML_NAMESPACES = frozenset(("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
+                            "http://www.w3.org/1998/Math/MathML", "http://www.w3.org/XML/1998/namespace",
+                            "http://www.w3.org/2000/xmlns"))
+_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+class Inspector:
+    """Reads findings off the parsed scripts, with the labels of a :class:`Flow`."""
+
+    def __init__(self, flow: Flow, fields: list[str]):
+        self.flow = flow
+        self.fields = fields
+        self.events: list[Event] = []
+        self._seen: set[tuple[str, str]] = set()
+        # Names holding the flowUi object (const f = flowUi; const api = Reflect.get(window, 'flowUi')).
+        flow.aliases |= {name for name, labels in flow.vars.items() if FLOWUI in labels}
+        #: Attributes a script writes what the user types into (the CSS keylogger's mirror): attr -> input names.
+        self.mirrors: dict[str, set[str]] = {}
+        #: Where the scripts can reach a host outside the platform (for exfil.possible-flow).
+        self.reach: list[tuple[Script, Node, str]] = []
+        self._rtc: list[tuple[Script, Node]] = []
+        copies: dict[str, list[Script]] = {}
+        for script in flow.scripts:
+            copies.setdefault(script.code, []).append(script)
+        for script in flow.unique:
+            start = len(self.events)
+            self._script(script)
+            # A verbatim copy has the same findings at its own position (once-per-block ones excepted).
+            found = self.events[start:]
+            for other in copies[script.code]:
+                if other is not script:
+                    self.events.extend(Event(e.rule, other, e.node, e.message, e.paths, e.hosts, e.evidence, e.context)
+                                       for e in found if not e.once)
+        self._webrtc()
+        self._possible_flow()
+
+    def _webrtc(self) -> None:
+        """One channel.webrtc per peer connection, naming what its configuration, data channels'
+        labels and sends carry (every call on a peer connection or a channel of it)."""
+        if not self._rtc:
+            return
+        carried: set = set()
+        for script in self.flow.unique:
+            for node in script.nodes:
+                if node.type in ("call_expression", "new_expression"):
+                    holder = node.child_by_field_name("function")
+                    if holder is not None and holder.type == "member_expression":
+                        receiver = self.flow.labels(holder.child_by_field_name("object"))
+                        if RTC not in receiver:
+                            continue
+                    elif node.type != "new_expression" or callee_name(node.child_by_field_name("constructor")) not in _WEBRTC:
+                        continue
+                    arguments = node.child_by_field_name("arguments")
+                    for arg in arguments.named_children if arguments is not None else ():
+                        carried |= self.flow.labels(arg)
+                elif node.type == "variable_declarator" and RTC in self.flow.labels(node.child_by_field_name("name")):
+                    carried |= self.flow.labels(node.child_by_field_name("name"))
+        paths = _named(carried)
+        for script, node in self._rtc:
+            ctor = callee_name(node.child_by_field_name("constructor"))
+            self.emit("channel.webrtc", script, node, f"new {ctor}(): STUN packets leave outside the Content-Security-Policy"
+                      + (f", carrying {', '.join(paths)} (server credentials, channel labels or sends)" if paths else ""),
+                      paths=paths)
+
+    def _possible_flow(self) -> None:
+        """A block that reads state or input and can reach another host, with no flow proved:
+        at least a manual review (the data flow is an approximation; docs/REVIEW.md)."""
+        proved = {"exfil.state-to-url", "exfil.input-to-url", "url.relative", "channel.webrtc"}
+        if not self.reach or any(e.rule in proved and e.paths for e in self.events):
+            return
+        reads = sorted(p or "(the whole state)" for p in self.flow.reads if p != "?")
+        if not reads and not self.flow.inputs_used:
+            return
+        script, node, how = self.reach[0]
+        what = ", ".join(reads[:4]) if reads else "what the user types"
+        self.once("exfil.possible-flow", "block", script, node,
+                  f"reads {what} and can reach another host ({how}); no flow between them is proved: review by hand",
+                  paths=reads if reads else [], evidence={"reach": [r[2] for r in self.reach[:5]]})
+    def emit(self, rule: str, script: Script, node: Node, message: str, **extra) -> None:
+        extra.setdefault("context", text(node)[:200])
+        self.events.append(Event(rule, script, node, message, **extra))
+
+    def once(self, rule: str, key: str, script: Script, node: Node, message: str, **extra) -> None:
+        """At most one finding of ``rule`` per ``key`` per block (storage, cookies: one is enough)."""
+        if (rule, key) in self._seen:
+            return
+        self._seen.add((rule, key))
+        self.emit(rule, script, node, message, once=True, **extra)
+
+    # -- a sink -----------------------------------------------------------------------
+    def sink(self, script: Script, node: Node, value: Node | None, sink: str, kind: str, *, html: bool = False) -> None:
+        if value is None:
+            return
+        labels = self.flow.labels(value)
+        paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
+        inputs = sorted({label[1] for label in labels if label[0] == INPUT})
+        if not paths and not inputs:
+            if kind != "open" and not _static_value(value):
+                self.reach.append((script, node, f"{sink} set at run time"))
+            return
+        if not paths:
+            return self._input_sink(script, node, value, labels, inputs, sink, kind, html=html)
+        if inputs:
+            self._input_sink(script, node, value, labels, inputs, sink, kind, html=html)
+        fragments = literal_fragments(value)
+        has_url = any(label[0] == URL for label in labels)
+        if kind == "csstext":  # text that is CSS only in a <style>: it loads with url(), @import or @font-face in it
+            if CSS_TEXT not in labels and not any(_css_loads(f) for f in fragments):
+                return
+            kind = "css"
+        if html and not has_url and not any(("://" in f or "src" in f.lower() or "url(" in f.lower() or "href" in f.lower())
+                                            for f in fragments):
+            return
+        lowered = [f.lower() for f in fragments]
+        if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
+            return  # a CSS value from the state (a color, a width) loads nothing
+        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
+        if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
+            return  # no request leaves
+        if not has_url and first and not first.startswith("//") and not urls_in_text(first) \
+                and first[:1] in "/.?" + "abcdefghijklmnopqrstuvwxyz0123456789_-" and ":" not in first.split("/")[0]:
+            shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
+            self.emit("url.relative", script, node, f"state {', '.join(shown)} flows into {sink} with the relative URL "
+                      f"{fragments[0].strip()[:40]!r}: requested from the host page's own origin",
+                      paths=shown, evidence={"sink": sink, "kind": kind})
+            return
+        bare = value
+        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+            bare = bare.named_children[0]
+        direct = bare.type in ("member_expression", "subscript_expression") or (
+            bare.type == "call_expression" and callee_name(bare.child_by_field_name("function")).rpartition(".")[::2]
+            in {(alias, "get") for alias in self.flow.aliases})
+        # The value is a state read as it is (no concatenation, no variable that may hold one).
+        if direct and not fragments and not any(label[0] == URL for label in labels) and not html:
+            shown = [p if p != "?" else "(a path computed at run time)" for p in paths]
+            self.emit("url.from-state", script, node, f"{sink} loads the URL held by {', '.join(shown)}: the request goes "
+                      "wherever the state points", paths=shown, evidence={"sink": sink, "kind": kind})
+            return
+        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
+                      | {f.strip() for f in fragments if absolute_url(f.strip())})
+        hosts = sorted({host_of(u.strip()) for u in urls} - {""})
+        paths = [p if p != "?" else "(a path computed at run time)" for p in paths]
+        where = ", ".join(hosts) if hosts else "a host computed at run time, or the host page's own origin"
+        self.emit("exfil.state-to-url", script, node,
+                  f"state {', '.join(paths)} flows into {sink} (to {where})",
+                  paths=paths, hosts=hosts, evidence={"sink": sink, "kind": kind})
+
+    def _input_sink(self, script: Script, node: Node, value: Node, labels: frozenset, inputs: list[str], sink: str,
+                    kind: str, *, html: bool = False) -> None:
+        """What the user typed reaches a URL sink: exfil.input-to-url, unless no request carries it."""
+        fragments = literal_fragments(value)
+        lowered = [f.lower() for f in fragments]
+        has_url = any(label[0] == URL for label in labels)
+        if kind == "csstext":
+            if CSS_TEXT not in labels and not any(_css_loads(f) for f in fragments):
+                return
+            kind = "css"
+        if html and not has_url and not any(("://" in f or "src" in f or "url(" in f or "href" in f) for f in lowered):
+            return
+        if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
+            return
+        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
+        if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
+            return
+        bare = value
+        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+            bare = bare.named_children[0]
+        if not has_url and bare.type in ("member_expression", "subscript_expression", "identifier", "call_expression"):
+            return  # the user's own URL, loaded as typed (a preview): nothing of the block's leaves with it
+        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
+                      | {f.strip() for f in fragments if absolute_url(f.strip())})
+        hosts = sorted({host_of(u.strip()) for u in urls} - {""})
+        where = ", ".join(hosts) if hosts else "a host computed at run time, or the host page's own origin"
+        self.emit("exfil.input-to-url", script, node, f"what the user types ({', '.join(inputs)}) flows into {sink} (to {where})",
+                  paths=inputs, hosts=hosts, evidence={"sink": sink, "kind": kind})
+
+    # -- the walk -------------------------------------------------------------------------
+    def _script(self, script: Script) -> None:
+        if script.tree is None:
+            return
+        root = script.tree.root_node
+        if root.has_error:
+            bad = next((n for n in walk(root) if n.is_error or n.is_missing), root)
+            self.emit("source.script-syntax", script, bad,
+                      f"{'handler ' + script.kind.split(':', 1)[1] if script.kind.startswith('handler') else 'script'}"
+                      f" does not parse near {text(bad)[:40]!r}: the browser drops the whole script",
+                      context=script.code[:200])
+        aliases = self.flow.aliases
+        deadline = self.flow.deadline
+        for count, node in enumerate(script.nodes):
+            if not count & 255 and time.monotonic() > deadline:
+                raise TooComplex("time")
+            kind = node.type
+            if kind == "assignment_expression" or kind == "augmented_assignment_expression":
+                self._assignment(script, node)
+            elif kind == "call_expression":
+                self._call(script, node)
+            elif kind == "new_expression":
+                self._new(script, node)
+            elif kind == "member_expression":
+                name = callee_name(node)
+                if name == "document.cookie":
+                    self.once("blocked.cookie", name, script, node, "document.cookie: the block's origin is opaque, so it throws")
+                elif name.split(".")[0] in _STORAGE and name.count(".") >= 0 and name.split(".")[0] == name.split(".")[0]:
+                    root_name = name.split(".")[0]
+                    self.once("blocked.storage", root_name, script, node, f"{root_name}: the block's origin is opaque; storage throws or holds nothing")
+                elif name.split(".")[0] in ("top", "parent", "opener") and name.count(".") == 1 and name.split(".")[1] not in (
+                        "postMessage",):
+                    self.once("blocked.top-navigation", name, script, node, f"{name}: reaches into the host page; the sandbox blocks it")
+                elif name.startswith("WebAssembly.") and name.count(".") == 1:
+                    self.once("blocked.eval", name, script, node, f"{name}: WebAssembly without 'wasm-unsafe-eval' "
+                              "(refused by Chromium and Firefox; WebKitGTK compiles it)")
+                elif name in ("history.back", "history.go", "history.forward"):
+                    self.once("blocked.top-navigation", name, script, node,
+                              f"{name}(): in Firefox and WebKitGTK this moves the host page's history (navigation.history_back)")
+            elif kind == "identifier":
+                name = text(node)
+                parent = parent_of(node)
+                if name in _STORAGE and not (parent is not None and parent.type == "member_expression"
+                                             and parent.child_by_field_name("property") == node):
+                    self.once("blocked.storage", name, script, node, f"{name}: the block's origin is opaque; storage throws or holds nothing")
+            elif kind == "subscript_expression":
+                obj = node.child_by_field_name("object")
+                index = node.child_by_field_name("index")
+                base = callee_name(obj)
+                if (base in _COMPUTED_ROOTS or base in aliases or obj.type in ("identifier",) and text(obj) in _GLOBALS) \
+                        and string_value(index) is None and index.type != "number":
+                    self.emit("obfuscation.computed-global", script, node,
+                              f"{text(obj)}[{text(index)[:40]}]: a member chosen at run time, hidden from review")
+                    self.reach.append((script, node, "a member of a global chosen at run time"))
+            elif kind in ("string", "template_string"):
+                self._string(script, node)
+            elif kind in ("while_statement", "do_statement", "for_statement"):
+                self._loop(script, node)
+            elif kind == "import" and (up := parent_of(node)) is not None and up.type == "call_expression":
+                self.emit("blocked.eval", script, up, "import(): loads code at run time; script-src refuses it")
+
+    def _assignment(self, script: Script, node: Node) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None:
+            return
+        name = callee_name(left)
+        if left.type == "identifier" and text(left) != "location":
+            within = _enclosing_with(node)
+            if within is not None:  # with (img) { src = ... }
+                prop = text(left)
+                if prop in URL_PROPS:
+                    self.sink(script, node, right, f"with ({_short(within)}) {prop}", URL_PROPS[prop])
+                elif prop in STYLE_PROPS:
+                    self.sink(script, node, right, f"with ({_short(within)}) {prop}", "css")
+            return
+        parts = name.split(".") if name else []
+        if left.type == "identifier" and text(left) == "location" or parts[-2:] in (["document", "location"],) \
+                or name in ("location", "location.href", "document.location.href"):
+            self.emit("navigation.self", script, node, "assigns location: the block navigates itself away (the bridge closes)")
+            self.sink(script, node, right, "location", "navigation")
+            return
+        if parts[:1] in (["top"], ["parent"]) and "location" in parts:
+            self.once("blocked.top-navigation", name, script, node, f"{name} = ...: navigating the host page; the sandbox blocks it")
+            return
+        if left.type == "subscript_expression":
+            key = string_value(left.child_by_field_name("index"))
+            if key is None:
+                obj = left.child_by_field_name("object")
+                if not _static_value(right) and any(label[0] in (URL, STATE, INPUT) for label in self.flow.labels(right)):
+                    self.reach.append((script, node, f"{_short(obj)}[{_short(left.child_by_field_name('index'))}] set at run time"))
+                return
+            prop = key
+        elif left.type != "member_expression":
+            return
+        else:
+            prop = text(left.child_by_field_name("property"))
+        obj = left.child_by_field_name("object")
+        if obj is None:
+            return
+        if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style" \
+                or obj.type == "subscript_expression" and string_value(obj.child_by_field_name("index")) == "style":
+            if prop in STYLE_PROPS:
+                self.sink(script, node, right, f"style.{prop}", "css")
+            return
+        if prop == "defaultValue":  # the value attribute: what CSS attribute selectors see
+            self._mirror(script, node, "value", right)
+        if prop in ("textContent", "innerText", "nodeValue", "data", "text"):
+            self.sink(script, node, right, f"{_short(obj)}.{prop}", "csstext")  # a <style>'s text
+            return
+        if prop == "style":
+            self.sink(script, node, right, "style", "css")
+        elif prop in URL_PROPS:
+            target = "new Image().src" if obj.type == "new_expression" else f"{_short(obj)}.{prop}"
+            self.sink(script, node, right, target, URL_PROPS[prop])
+        elif prop in HTML_SINK_PROPS:
+            self.sink(script, node, right, f"{_short(obj)}.{prop}", "img", html=True)
+        elif prop == "onclick" or prop.startswith("on"):
+            pass
+
+    def _mirror(self, script: Script, node: Node, attr: str, value: Node | None) -> None:
+        """A script writes what the user types into an attribute (CSS attribute selectors see it)."""
+        inputs = {label[1] for label in self.flow.labels(value) if label[0] == INPUT}
+        if inputs and attr:
+            self.mirrors.setdefault(attr, set()).update(inputs)
+
+    def _prop_sink(self, script: Script, node: Node, target: str, prop: str, value: Node | None, how: str) -> None:
+        """A property written by name through Object.assign / Reflect.set / defineProperty."""
+        if value is None:
+            return
+        if target == "style" and prop in STYLE_PROPS:
+            self.sink(script, node, value, f"{how} style.{prop}", "css")
+        elif prop in URL_PROPS:
+            self.sink(script, node, value, f"{how} {prop}", URL_PROPS[prop])
+        elif prop in ("href",) or target == "location" and prop in ("href", ""):
+            self.sink(script, node, value, f"{how} location", "navigation")
+
+    def _call(self, script: Script, node: Node) -> None:
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        args = list(arguments.named_children) if arguments is not None else []
+        name = callee_name(function)
+        head, _, method = name.rpartition(".")
+        if not name and function is not None and function.type == "member_expression":  # a.b().c(...)
+            method = text(function.child_by_field_name("property"))
+        aliases = self.flow.aliases
+        if head in aliases and method in ("send", "setValue", "openUrl"):
+            return self._bridge(script, node, method, args)
+        if method in ("setAttribute", "setAttributeNS") and len(args) >= 2:
+            if method == "setAttributeNS":
+                args = args[1:]
+            attr = (string_value(args[0]) or "").lower() if len(args) >= 2 else ""
+            attr = attr.rpartition(":")[2] if attr.startswith("xlink:") else attr
+            if attr in URL_ATTRS:
+                self.sink(script, node, args[1], f"{method}('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
+            elif len(args) >= 2:
+                self._mirror(script, node, attr, args[1])
+        elif name in ("Object.assign", "Reflect.set", "Object.defineProperty") and len(args) >= 2:
+            target = callee_name(args[0]).rpartition(".")[2]
+            if name == "Object.assign":
+                for source in args[1:]:
+                    for pair in source.named_children if source.type == "object" else ():
+                        key = pair.child_by_field_name("key") if pair.type == "pair" else pair
+                        prop = (string_value(key) if key is not None and key.type == "string" else text(key)) or ""
+                        item = pair.child_by_field_name("value") if pair.type == "pair" else pair
+                        self._prop_sink(script, node, target, prop, item, "Object.assign")
+            elif len(args) >= 3:
+                prop = string_value(args[1]) or ""
+                item = args[2]
+                if name == "Object.defineProperty" and item.type == "object":
+                    item = next((p.child_by_field_name("value") for p in item.named_children if p.type == "pair"
+                                 and text(p.child_by_field_name("key")) == "value"), item)
+                self._prop_sink(script, node, target, prop, item, name)
+        elif method in ("insertRule", "replaceSync", "replace", "appendRule", "createTextNode", "appendData") and args \
+                and function is not None and function.type == "member_expression" and not head.endswith("location"):
+            # CSSOM rules and text that ends up in a <style> (loads only with url()/@import in it).
+            self.sink(script, node, args[0], f"{method}()", "csstext")
+        elif method == "setProperty" and head.endswith("style") and len(args) >= 2:
+            self.sink(script, node, args[1], "style.setProperty", "css")
+        elif method in ("insertAdjacentHTML",) and len(args) >= 2:
+            self.sink(script, node, args[1], "insertAdjacentHTML", "img", html=True)
+        elif name in ("document.write", "document.writeln") and args:
+            self.sink(script, node, args[0], name, "img", html=True)
+        elif name.endswith("location.assign") or name.endswith("location.replace") or name in ("location.reload",):
+            if name.startswith(("top.", "parent.")):
+                self.once("blocked.top-navigation", name, script, node, f"{name}(): navigating the host page; the sandbox blocks it")
+            else:
+                self.emit("navigation.self", script, node, f"{name}(): the block navigates itself away (the bridge closes)")
+                if args:
+                    self.sink(script, node, args[0], name, "navigation")
+        if name in ("open", "window.open"):
+            self.emit("blocked.popup", script, node, f"{name}(): the sandbox has no allow-popups; nothing opens")
+        elif name in _DIALOGS:
+            self.once("blocked.dialog", name, script, node, f"{name}(): the sandbox has no allow-modals; it returns at once and shows nothing")
+        elif name in ("eval", "Function"):
+            self.emit("blocked.eval", script, node, f"{name}(): code from a string; script-src has no 'unsafe-eval'")
+        elif name in ("setTimeout", "setInterval") and args and (
+                args[0].type in ("string", "template_string", "binary_expression")
+                or args[0].type == "identifier" and any(label[0] == URL for label in self.flow.labels(args[0]))):
+            self.emit("blocked.eval", script, node, f"{name} with a string: code from a string; script-src has no 'unsafe-eval'")
+        elif name in _NETWORK_CALLS:
+            self.emit("blocked.network-api", script, node, f"{name}(): connect-src is 'none'; nothing is sent")
+        elif (name in _DECODERS or method in ("fromCharCode", "fromCodePoint") and head == "String") \
+                and _literal_args(args, self.flow.constants):
+            # Decoding literals hides a string from review; decoding data (an entity or code-point
+            # converter, a base64 tool) is the tool's job and is not reported.
+            self.emit("obfuscation.decode", script, node, f"{name}(): builds strings at run time, hidden from review")
+            self.reach.append((script, node, f"{name}() on literals"))
+        elif name == "navigator.serviceWorker.register":
+            self.emit("blocked.worker", script, node, "a service worker: the opaque origin has none")
+        elif method in ("submit", "requestSubmit") and head:
+            self.emit("blocked.form", script, node, f"{name}(): the sandbox has no allow-forms; nothing is submitted")
+        if name == "setInterval" and len(args) >= 2 and args[1].type == "number":
+            try:
+                delay = float(text(args[1]).replace("_", ""))
+            except ValueError:
+                delay = 1000
+            if delay < 50:
+                self.emit("cpu.fast-timer", script, node, f"setInterval every {text(args[1])} ms keeps the CPU busy")
+
+    def _new(self, script: Script, node: Node) -> None:
+        ctor = callee_name(node.child_by_field_name("constructor"))
+        arguments = node.child_by_field_name("arguments")
+        args = list(arguments.named_children) if arguments is not None else []
+        if ctor in _WORKERS:
+            self.emit("blocked.worker", script, node, f"new {ctor}(): the policy loads no worker script")
+        elif ctor in _NETWORK_NEW:
+            self.emit("blocked.network-api", script, node, f"new {ctor}(): connect-src is 'none'; nothing is sent")
+        elif ctor in _WEBRTC:
+            self._rtc.append((script, node))  # emitted by _webrtc, with what it carries
+        elif ctor == "Function":
+            self.emit("blocked.eval", script, node, "new Function(): code from a string; script-src has no 'unsafe-eval'")
+        elif ctor == "Audio" and args:
+            self.sink(script, node, args[0], "new Audio()", "media")
+        elif ctor == "FontFace" and len(args) >= 2:
+            self.sink(script, node, args[1], "new FontFace()", "font")
+
+    def _bridge(self, script: Script, node: Node, method: str, args: list[Node]) -> None:
+        first = args[0] if args else None
+        literal = string_value(first)
+        if method == "send":
+            labels = self.flow.labels(args[1]) if len(args) > 1 else frozenset()
+            paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
+            action = literal if literal is not None else "(computed)"
+            self.emit("bridge.send", script, node, f"sends action {action!r}" + (f" with {', '.join(paths)}" if paths else ""),
+                      paths=paths, evidence={"kind": "send", "target": action, "dynamic": literal is None},
+                      context=f"send {action} {' '.join(paths)}")
+        elif method == "setValue":
+            path = literal if literal is not None else "(computed)"
+            outside = literal is not None and self.fields is not None and literal not in self.fields
+            self.emit("bridge.set-value", script, node, f"writes {path}", paths=[path] if literal else [],
+                      evidence={"kind": "setValue", "target": path, "dynamic": literal is None},
+                      context=f"setValue {path}")
+            if outside:
+                self.emit("bridge.set-value-outside-fields", script, node,
+                          f"setValue('{literal}'): not in fields ({', '.join(self.fields) or 'none'}); the host refuses it",
+                          paths=[literal], context=f"setValue {path}")
+        elif method == "openUrl":
+            labels = self.flow.labels(first) if first is not None else frozenset()
+            state = any(label[0] == STATE for label in labels)
+            if literal is not None:
+                host = host_of(literal)
+                verdict = classify(literal, "open")
+                self.emit("bridge.open-url", script, node, f"asks the host to open {literal}" +
+                          ("" if verdict.status == "external" else " (the host refuses anything but https)"),
+                          hosts=[host] if host else [], evidence={"kind": "openUrl", "target": literal, "dynamic": False},
+                          context=f"openUrl {literal}")
+            else:
+                urls = sorted({label[1] for label in labels if label[0] == URL} | {f for f in literal_fragments(first) if absolute_url(f)})
+                hosts = sorted({host_of(u) for u in urls} - {""})
+                target = ", ".join(hosts) if hosts else "(computed)"
+                if state:
+                    self.sink(script, node, first, "flowUi.openUrl", "open")
+                else:
+                    self.emit("bridge.open-url-dynamic", script, node, f"asks the host to open a URL computed at run time ({target})",
+                              hosts=hosts, evidence={"kind": "openUrl", "target": target, "dynamic": True})
+
+    def _string(self, script: Script, node: Node) -> None:
+        if node.type == "string":
+            value = string_value(node) or ""
+            pieces = [(node, value)]
+        else:
+            pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
+        for piece, value in pieces:
+            found = [u for u in urls_in_text(value) if u.rstrip("/") not in XML_NAMESPACES]
+            if value.strip().startswith("//") and absolute_url(value.strip()):
+                found.insert(0, value.strip())
+            for stripped in found:
+                verdict = classify(stripped, "string")
+                host = host_of(stripped)
+                up = parent_of(node)
+                call = parent_of(up) if up is not None and up.type == "arguments" else None
+                if call is None or not callee_name(call.child_by_field_name("function")).endswith("openUrl"):
+                    self.reach.append((script, piece, f"{host or stripped} in a script string"))
+                if verdict.status == "external":
+                    self.emit("url.external", script, piece, f"{host} in a script string ({_shorten(stripped)})",
+                              hosts=[host], evidence={"url": stripped, "use": "script"})
+                else:
+                    self.emit("url.blocked-scheme", script, piece,
+                              f"{verdict.scheme}: URL in a script string ({_shorten(stripped)}): blocked by the policy; only https leaves",
+                              hosts=[host] if host else [], evidence={"url": stripped, "use": "script"})
+            if not found and len(value) >= _ENCODED_MIN and " " not in value:
+                chars = set(value)
+                raw = text(piece)
+                escapes = raw.count("\\x") + raw.count("\\u")
+                if chars <= _HEX or chars <= _B64 and sum(c.isdigit() for c in value) > len(value) // 20 or escapes * 4 > len(raw) // 2:
+                    self.emit("obfuscation.encoded-string", script, piece,
+                              f"a {len(value)}-character encoded string literal ({_shorten(value)})")
+                    self.reach.append((script, piece, "an encoded string"))
+
+    def _loop(self, script: Script, node: Node) -> None:
+        if node.type == "for_statement":
+            condition = node.child_by_field_name("condition")
+            if condition is not None and condition.type not in ("empty_statement",) and text(condition).strip("; ") not in _TRUE:
+                return
+        else:
+            condition = node.child_by_field_name("condition")
+            inner = condition.named_children[0] if condition is not None and condition.named_child_count else condition
+            if inner is None or text(inner).replace(" ", "") not in _TRUE:
+                return
+        body = node.child_by_field_name("body")
+        if body is None or _has_exit(body, node):
+            return
+        self.emit("cpu.unbounded-loop", script, node, f"{text(node).split('{')[0].strip()[:40]} has no break, return, throw or await:"
+                  " it never ends and freezes the block (and the host page in Firefox and WebKitGTK)",
+                  context=text(node)[:200])
+
+
+def _literal_args(args: list[Node], constants: set[str]) -> bool:
+    """Arguments that are all literals (numbers, strings, an array/spread of them, or a name
+    declared with one)."""
+    if not args:
+        return False
+    for arg in args:
+        node = arg.named_children[0] if arg.type == "spread_element" and arg.named_child_count else arg
+        if node.type == "identifier" and text(node) in constants:
+            continue
+        if node.type == "array":
+            if not all(c.type in ("number", "string") for c in node.named_children):
+                return False
+        elif node.type not in ("number", "string") and not (node.type == "template_string" and _static_value(node)):
+            return False
+    return True
+
+
+def _has_exit(body: Node, loop: Node) -> bool:
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("return_statement", "throw_statement", "await_expression", "yield_expression"):
+            return True
+        if kind == "break_statement":
+            if node.named_child_count or _nearest_breakable(node) == loop:
+                return True
+        if kind in _FUNCTIONS:
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def _nearest_breakable(node: Node) -> Node | None:
+    current = parent_of(node)
+    while current is not None:
+        if current.type in ("while_statement", "do_statement", "for_statement", "for_in_statement", "switch_statement"):
+            return current
+        current = parent_of(current)
+    return None
+
+
+def _short(node: Node | None) -> str:
+    value = text(node)
+    return value if len(value) <= 30 else value[:27] + "..."
+
+
+def _shorten(value: str) -> str:
+    return value if len(value) <= 60 else value[:57] + "..."
