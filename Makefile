@@ -4,9 +4,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup system python demo test test-fast test-js lint bench clean generate editor-bundle
+.PHONY: setup system python sarif-validator demo test test-fast test-js lint bench clean generate editor-bundle
 
-setup: system python
+setup: system python sarif-validator
 
 # Debian packages: the three engines of docs/ENGINES.md, Xvfb for WebKitGTK, Node for the JS tests.
 # Each is installed only when the command it provides is missing.
@@ -26,6 +26,12 @@ system:
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing ca-certificates >/dev/null; \
 	fi
+
+# The SARIF SDK's official validator (a self-contained .NET program on npm), for the review's SARIF test.
+SARIF_VALIDATOR := build/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+sarif-validator: $(SARIF_VALIDATOR)
+$(SARIF_VALIDATOR):
+	npm install --silent --no-audit --no-fund --prefix build/sarif-multitool @microsoft/sarif-multitool-linux@5.7.0
 
 python: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
