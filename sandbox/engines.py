@@ -289,9 +289,15 @@ class Session(ABC):
 # ------------------------------------------------------------------ playwright driver
 
 
-#: Whether ``selector`` matches the top document's only frame element (then it is the page's only child frame).
+#: Whether ``selector`` matches the top document's only frame element (then it is the page's only child frame):
+#: "holder" when that element is a host module's holder frame (see :data:`HOLDER_ATTRIBUTE`), "frame" otherwise.
 _ONLY_FRAME = """(s) => { const all = document.querySelectorAll('iframe, frame, object, embed'), m = document.querySelectorAll(s);
-  return all.length === 1 && m.length === 1 && m[0] === all[0] && m[0].tagName === 'IFRAME'; }"""
+  return all.length === 1 && m.length === 1 && m[0] === all[0] && m[0].tagName === 'IFRAME'
+    ? (m[0].hasAttribute('data-flow-ui-frame') ? 'holder' : 'frame') : ''; }"""
+
+#: The attribute of the frame the host module (bridge/host/mount.js) holds a block's sandboxed frame
+#: in: a ``frame`` selector that names such a frame reaches the block's document, its one child frame.
+HOLDER_ATTRIBUTE = "data-flow-ui-frame"
 
 
 class _PlaywrightPage(Page):
@@ -314,16 +320,32 @@ class _PlaywrightPage(Page):
         if cached is not None and not cached.is_detached():
             return cached
         children = [f for f in self.raw.main_frame.child_frames if not f.is_detached()]
-        if len(children) == 1 and await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout):
+        only = len(children) == 1 and await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout)
+        if only:
             # The top document's one frame, and the selector matches its element: one call, not two.
-            self._frames[selector] = children[0]
-            return children[0]
-        handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
-        content = await handle.content_frame()
-        if content is None:
-            raise EngineError(f"{self.engine.name}: {selector!r} is not a frame")
+            content, holder = children[0], only == "holder"
+        else:
+            handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
+            content = await handle.content_frame()
+            if content is None:
+                raise EngineError(f"{self.engine.name}: {selector!r} is not a frame")
+            holder = await handle.get_attribute(HOLDER_ATTRIBUTE) is not None
+        if holder:
+            content = await self._held_frame(content, selector, timeout)
         self._frames[selector] = content
         return content
+
+    async def _held_frame(self, holder: Any, selector: str, timeout: float):
+        """The block's frame inside a host module's holder frame (its one child frame)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            children = [f for f in holder.child_frames if not f.is_detached()]
+            if children:
+                return children[0]
+            if loop.time() >= deadline:
+                raise EngineError(f"{self.engine.name}: {selector!r} holds no block frame")
+            await asyncio.sleep(0.05)
 
     async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
         for attempt in (1, 2):
@@ -339,13 +361,13 @@ class _PlaywrightPage(Page):
                 self._frames.pop(frame, None)
 
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
-        root = self.raw if frame is None else self.raw.frame_locator(frame)
+        root = self.raw if frame is None else await self.content_frame(frame, timeout)
         await root.locator(selector).first.click(timeout=timeout * 1000)
 
     async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
         # force: Firefox's hit test inside a sandboxed frame timed out now and then on a loaded machine.
-        root = self.raw if frame is None else self.raw.frame_locator(frame)
+        root = self.raw if frame is None else await self.content_frame(frame, timeout)
         await root.locator(selector).first.click(timeout=timeout * 1000, no_wait_after=True, force=True)
 
     def watch(self, watch: Watch | None = None) -> Watch:
@@ -531,11 +553,10 @@ class _WebDriverPage(Page):
         await self._call(self.raw.get, url, timeout=timeout)
 
     def _in_frame(self, frame: str | None, action):
-        from selenium.webdriver.common.by import By
 
         if frame is None:
             return action()
-        self.raw.switch_to.frame(self.raw.find_element(By.CSS_SELECTOR, frame))
+        webdriver_enter_frame(self.raw, frame)
         try:
             return action()
         finally:
@@ -605,6 +626,18 @@ class _WebDriverPage(Page):
                 await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
             except Exception:
                 pass
+
+
+def webdriver_enter_frame(driver: Any, selector: str) -> None:
+    """Switch a WebDriver session into the frame ``selector`` names in the top document; into the
+    block's frame when that is a host module's holder frame (:data:`HOLDER_ATTRIBUTE`)."""
+    from selenium.webdriver.common.by import By
+
+    element = driver.find_element(By.CSS_SELECTOR, selector)
+    holder = element.get_attribute(HOLDER_ATTRIBUTE)
+    driver.switch_to.frame(element)
+    if holder:
+        driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, "iframe"))
 
 
 def kill_tree(pid: int) -> None:
