@@ -295,6 +295,16 @@ _ONLY_FRAME = """(s) => { const all = document.querySelectorAll('iframe, frame, 
   return all.length === 1 && m.length === 1 && m[0] === all[0] && m[0].tagName === 'IFRAME'
     ? (m[0].hasAttribute('data-flow-ui-frame') ? 'holder' : 'frame') : ''; }"""
 
+#: Scroll a holder frame (``selector``) into the top document's view.
+_HOLDER_INTO_VIEW = "(s) => { document.querySelector(s).scrollIntoView({block: 'center'}); return true; }"
+#: Where the block's viewport starts in the top document's: the holder frame's content box plus the block's frame in it.
+_HELD_ORIGIN = """(s) => { const h = document.querySelector(s), i = h.contentDocument.querySelector('iframe');
+  const a = h.getBoundingClientRect(), b = i.getBoundingClientRect();
+  return [a.left + h.clientLeft + b.left + i.clientLeft, a.top + h.clientTop + b.top + i.clientTop]; }"""
+#: An element's centre in its frame's viewport, scrolled into view first.
+_ELEMENT_CENTRE = """(s) => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
+  const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }"""
+
 #: The attribute of the frame the host module (bridge/host/mount.js) holds a block's sandboxed frame
 #: in: a ``frame`` selector that names such a frame reaches the block's document, its one child frame.
 HOLDER_ATTRIBUTE = "data-flow-ui-frame"
@@ -306,6 +316,7 @@ class _PlaywrightPage(Page):
         self._context = context
         self.raw = page  # the Playwright Page, for tests that need events (popups, dialogs, downloads)
         self._frames: dict[str, Any] = {}  # iframe selector -> its Playwright Frame (content_frame)
+        self._held: set[str] = set()  # iframe selectors that name a host module's holder frame
         # A new top document has new frames: forget the kept ones at once (their detach may come later).
         page.on("framenavigated", lambda frame: self._frames.clear() if frame == page.main_frame else None)
 
@@ -332,6 +343,7 @@ class _PlaywrightPage(Page):
             holder = await handle.get_attribute(HOLDER_ATTRIBUTE) is not None
         if holder:
             content = await self._held_frame(content, selector, timeout)
+            self._held.add(selector)
         self._frames[selector] = content
         return content
 
@@ -362,12 +374,30 @@ class _PlaywrightPage(Page):
 
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         root = self.raw if frame is None else await self.content_frame(frame, timeout)
+        if frame is not None and await self._click_held(root, selector, frame, timeout):
+            return
         await root.locator(selector).first.click(timeout=timeout * 1000)
+
+    async def _click_held(self, content: Any, selector: str, frame: str, timeout: float) -> bool:
+        """A click on ``selector`` in the block a holder frame holds, by the mouse at its place in the
+        page; False when ``frame`` is no holder (or the engine is Chromium, whose locators reach
+        into it). Playwright's Firefox over WebDriver BiDi finds no place for an element two frames
+        down ("element is not visible"), while a mouse click at page coordinates is routed there."""
+        if frame not in self._held or self.engine.name == "chromium":
+            return False
+        await content.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
+        await asyncio.wait_for(self.raw.main_frame.evaluate(_HOLDER_INTO_VIEW, frame), timeout)
+        point = await asyncio.wait_for(content.evaluate(_ELEMENT_CENTRE, selector), timeout)
+        origin = await asyncio.wait_for(self.raw.main_frame.evaluate(_HELD_ORIGIN, frame), timeout)
+        await self.raw.mouse.click(origin[0] + point[0], origin[1] + point[1])
+        return True
 
     async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
         # force: Firefox's hit test inside a sandboxed frame timed out now and then on a loaded machine.
         root = self.raw if frame is None else await self.content_frame(frame, timeout)
+        if frame is not None and await self._click_held(root, selector, frame, timeout):
+            return
         await root.locator(selector).first.click(timeout=timeout * 1000, no_wait_after=True, force=True)
 
     def watch(self, watch: Watch | None = None) -> Watch:
@@ -637,7 +667,8 @@ def webdriver_enter_frame(driver: Any, selector: str) -> None:
     holder = element.get_attribute(HOLDER_ATTRIBUTE)
     driver.switch_to.frame(element)
     if holder:
-        driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, "iframe"))
+        # By index: WebKitWebDriver finds no element in a frame's about:blank or srcdoc document.
+        driver.switch_to.frame(0)
 
 
 def kill_tree(pid: int) -> None:

@@ -20,12 +20,9 @@ const FOCUS_INTENT_MS = 1000;
 // the pointer having entered the frame (Chromium routes no pointer event over a frame to the host).
 const FOCUS_POINTER_MARGIN = 48;
 
-// The base URL of the frame that holds a block: the host's origin, no path, query or fragment
-// (relative URLs in the block still reach the host's origin, which ancestorOrigins tells anyway).
-function neutralBase() {
-  const origin = typeof location !== 'undefined' ? location.origin : 'null';
-  return origin && origin !== 'null' ? `${origin}/` : 'about:blank';
-}
+// The base URL of the frame that holds a block: about:blank, nothing of the host page's URL (not
+// even its origin); relative URLs in the block resolve to nothing.
+const NEUTRAL_BASE = 'about:blank';
 
 // The frames of the blocks mounted in this page, each with whether the pointer is on it: a user
 // activation belongs to the block the user aimed at, not to every block (openUrl).
@@ -104,7 +101,7 @@ export function mountHtmlBlock(container, options = {}) {
   let noticeElement = null;
 
   // The block's frame sits in a frame of the host's own (same origin, no author content) whose
-  // document's base URL is the host's origin: a srcdoc document's fallback base URL is its
+  // document's base URL is about:blank: a srcdoc document's fallback base URL is its
   // container document's, so the block never learns the host page's path, query or fragment,
   // whatever it does to its own <base> (PROTOCOL.md, "The block's frame"; docs/THREATS.md).
   const frame = document.createElement('iframe');
@@ -554,14 +551,14 @@ export function mountHtmlBlock(container, options = {}) {
     throw new TypeError('mountHtmlBlock: container must be in a document (the block\'s frame is made inside it)');
   }
   const base = holder.createElement('base');
-  base.href = neutralBase();
+  base.href = NEUTRAL_BASE;
   holder.head.appendChild(base);
   for (const el of [holder.documentElement, holder.body]) {
     el.style.margin = '0';
     el.style.height = '100%';
     el.style.overflow = 'hidden';
   }
-  if (holder.baseURI !== base.href) {
+  if (holder.baseURI !== NEUTRAL_BASE) {
     // A host CSP whose base-uri refuses the origin ('none') leaves the holder on the host's URL.
     log('error', 'host-url-exposed', `the host page's policy refused the neutral <base href="${base.href}"> (its base-uri): the block can read this page's URL through document.baseURI`);
   }
