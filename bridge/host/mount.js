@@ -16,6 +16,8 @@ const NAVIGATED_NOTICE = 'This block left its content and was closed.';
 // A focus move into a block counts as the user's when it follows a Tab within this long, or a
 // pointer on the frame with no typing in the host within this long (PROTOCOL.md, "Focus").
 const FOCUS_INTENT_MS = 1000;
+// How long (ms) the host waits for the focus to reach a block's frame before refusing its openUrl.
+const OPEN_URL_FOCUS_WAIT_MS = 300;
 // How far (CSS px) outside the frame the host's last pointer event may lie and still count as
 // the pointer having entered the frame (Chromium routes no pointer event over a frame to the host).
 const FOCUS_POINTER_MARGIN = 48;
@@ -278,11 +280,18 @@ export function mountHtmlBlock(container, options = {}) {
     return 'opened';
   }
 
-  function handleOpenUrl(m) {
+  // User activation propagates from a clicked frame to its ancestors (HTML's user-activation
+  // model): the host opens a window only while it holds one, and only when it is this block's.
+  // The host may hear of the focus moving into the frame after the block's request (Chromium
+  // tells the host page through another process): it looks again for a short while first.
+  function handleOpenUrl(m, waited = 0) {
+    if (status !== 'connected') return;
     const href = new URL(m.url).href; // validated: an absolute https URL
-    // User activation propagates from a clicked frame to its ancestors (HTML's user-activation
-    // model): the host opens a window only while it holds one, and only when it is this block's.
     const foreign = foreignActivation();
+    if (foreign && waited < OPEN_URL_FOCUS_WAIT_MS) {
+      setTimeout(() => handleOpenUrl(m, waited + 50), 50);
+      return;
+    }
     if (foreign) {
       refuse(m.id, 'no-gesture', `openUrl needs a user gesture in this block: ${foreign}`, { url: href });
       return;
@@ -334,7 +343,7 @@ export function mountHtmlBlock(container, options = {}) {
     handlers: {
       send: (m) => onLogged(handleSend(m)),
       setValue: (m) => onLogged(handleSetValue(m)),
-      openUrl: handleOpenUrl,
+      openUrl: (m) => handleOpenUrl(m),
       height: handleHeight,
       error: (m) => log('error', 'block-error', m.message, { kind: m.kind || 'error', source: m.source || '', line: m.line || 0, column: m.column || 0 }),
       csp: (m) => log('warn', 'csp-violation', `blocked by the block's policy: ${m.directive} ${m.blockedUri || ''}`.trim(),
