@@ -207,6 +207,10 @@ class Page(ABC):
         """A real user click (a user gesture for the page), inside ``frame`` when given."""
 
     @abstractmethod
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        """A real key press ("Tab", "Enter" or one character) into whatever has the focus (a user gesture)."""
+
+    @abstractmethod
     async def close(self) -> None: ...
 
     async def abandon(self) -> None:
@@ -391,6 +395,9 @@ class _PlaywrightPage(Page):
         origin = await asyncio.wait_for(self.raw.main_frame.evaluate(_HELD_ORIGIN, frame), timeout)
         await self.raw.mouse.click(origin[0] + point[0], origin[1] + point[1])
         return True
+
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        await asyncio.wait_for(self.raw.keyboard.press(key), timeout)
 
     async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
@@ -614,6 +621,13 @@ class _WebDriverPage(Page):
             return self._in_frame(frame, lambda: self.raw.find_element(By.CSS_SELECTOR, selector).click())
 
         await self._call(run, timeout=timeout)
+
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+
+        named = {"Tab": Keys.TAB, "Enter": Keys.ENTER, "Escape": Keys.ESCAPE, "Space": Keys.SPACE}
+        await self._call(lambda: ActionChains(self.raw).send_keys(named.get(key, key)).perform(), timeout=timeout)
 
     reports_downloads = False
 
