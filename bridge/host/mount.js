@@ -23,8 +23,13 @@ const OPEN_URL_FOCUS_WAIT_MS = 300;
 const FOCUS_POINTER_MARGIN = 48;
 
 // The base URL of the frame that holds a block: about:blank, nothing of the host page's URL (not
-// even its origin); relative URLs in the block resolve to nothing.
-const NEUTRAL_BASE = 'about:blank';
+// even its origin; relative URLs in the block resolve to nothing). A host page whose CSP base-uri
+// refuses about:blank ('self') gets its origin's root instead; one that refuses that too ('none')
+// leaves the holder on the host page's URL, which the log says (docs/THREATS.md).
+function neutralBases() {
+  const origin = typeof location !== 'undefined' ? location.origin : 'null';
+  return origin && origin !== 'null' ? ['about:blank', `${origin}/`] : ['about:blank'];
+}
 
 // The frames of the blocks mounted in this page, each with whether the pointer is on it: a user
 // activation belongs to the block the user aimed at, not to every block (openUrl).
@@ -559,17 +564,20 @@ export function mountHtmlBlock(container, options = {}) {
     frame.remove();
     throw new TypeError('mountHtmlBlock: container must be in a document (the block\'s frame is made inside it)');
   }
-  const base = holder.createElement('base');
-  base.href = NEUTRAL_BASE;
-  holder.head.appendChild(base);
   for (const el of [holder.documentElement, holder.body]) {
     el.style.margin = '0';
     el.style.height = '100%';
     el.style.overflow = 'hidden';
   }
-  if (holder.baseURI !== NEUTRAL_BASE) {
-    // A host CSP whose base-uri refuses the origin ('none') leaves the holder on the host's URL.
-    log('error', 'host-url-exposed', `the host page's policy refused the neutral <base href="${base.href}"> (its base-uri): the block can read this page's URL through document.baseURI`);
+  const bases = neutralBases();
+  for (const href of bases) {
+    const base = holder.createElement('base');
+    base.setAttribute('href', href);
+    holder.head.replaceChildren(base);
+    if (holder.baseURI === href) break;
+  }
+  if (!bases.includes(holder.baseURI)) {
+    log('error', 'host-url-exposed', `the host page's policy (its CSP base-uri) refused <base href="${bases.join('" and "')}"> in the frame that holds the block: the block can read this page's URL through document.baseURI`);
   }
   const holderWindow = frame.contentWindow;
   holderWindow.addEventListener('message', onWindowMessage);
