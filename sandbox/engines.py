@@ -335,7 +335,9 @@ class _PlaywrightPage(Page):
         if cached is not None and not cached.is_detached():
             return cached
         children = [f for f in self.raw.main_frame.child_frames if not f.is_detached()]
-        only = len(children) == 1 and await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout)
+        only: str = ""
+        if len(children) == 1:
+            only = await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout)
         if only:
             # The top document's one frame, and the selector matches its element: one call, not two.
             content, holder = children[0], only == "holder"
