@@ -380,7 +380,7 @@ export function mountHtmlBlock(container, options = {}) {
     // The frame now shows somebody else's page inside the host's UI: it goes, a notice takes its place.
     iframe.removeEventListener('load', onLoad);
     frame.removeEventListener('load', onHolderLoad);
-    try { holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
+    try { if (holderWindow) holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
     if (notice) {
       noticeElement = document.createElement('p');
       noticeElement.className = 'flow-ui-navigated';
@@ -447,6 +447,7 @@ export function mountHtmlBlock(container, options = {}) {
   // The holder's document is the one made above for as long as the frame stays where it is; a
   // moved or reloaded holder is a new, empty document, and the block in it is gone.
   function onHolderLoad() {
+    if (!holder) { buildHolder(); return; }
     if (frame.contentDocument === holder && iframe.isConnected) return;
     navigated('its frame was moved or reloaded by the host page');
   }
@@ -558,33 +559,39 @@ export function mountHtmlBlock(container, options = {}) {
     document.removeEventListener('focusout', onFocusOut, true);
   }
 
-  container.appendChild(frame);
-  const holder = frame.contentDocument;
-  if (!holder || !holder.body) {
-    frame.remove();
-    throw new TypeError('mountHtmlBlock: container must be in a document (the block\'s frame is made inside it)');
+  // The holder's document exists once the frame is in a document: now, or when the host inserts
+  // a container it filled while detached (the frame's load event then).
+  let holder = null;
+  let holderWindow = null;
+  function buildHolder() {
+    const doc = frame.contentDocument;
+    if (holder || !doc || !doc.head || !doc.body) return;
+    holder = doc;
+    for (const el of [holder.documentElement, holder.body]) {
+      el.style.margin = '0';
+      el.style.height = '100%';
+      el.style.overflow = 'hidden';
+    }
+    const bases = neutralBases();
+    for (const href of bases) {
+      const base = holder.createElement('base');
+      base.setAttribute('href', href);
+      holder.head.replaceChildren(base);
+      if (holder.baseURI === href) break;
+    }
+    if (!bases.includes(holder.baseURI)) {
+      log('error', 'host-url-exposed', `the host page's policy (its CSP base-uri) refused <base href="${bases.join('" and "')}"> in the frame that holds the block: the block can read this page's URL through document.baseURI`);
+    }
+    holderWindow = frame.contentWindow;
+    holderWindow.addEventListener('message', onWindowMessage);
+    holder.body.appendChild(iframe);
   }
-  for (const el of [holder.documentElement, holder.body]) {
-    el.style.margin = '0';
-    el.style.height = '100%';
-    el.style.overflow = 'hidden';
-  }
-  const bases = neutralBases();
-  for (const href of bases) {
-    const base = holder.createElement('base');
-    base.setAttribute('href', href);
-    holder.head.replaceChildren(base);
-    if (holder.baseURI === href) break;
-  }
-  if (!bases.includes(holder.baseURI)) {
-    log('error', 'host-url-exposed', `the host page's policy (its CSP base-uri) refused <base href="${bases.join('" and "')}"> in the frame that holds the block: the block can read this page's URL through document.baseURI`);
-  }
-  const holderWindow = frame.contentWindow;
-  holderWindow.addEventListener('message', onWindowMessage);
+
   iframe.addEventListener('load', onLoad);
   frame.addEventListener('load', onHolderLoad);
   startFocusGuard();
-  holder.body.appendChild(iframe);
+  container.appendChild(frame);
+  buildHolder();
 
   const handle = {
     blockId,
@@ -642,7 +649,7 @@ export function mountHtmlBlock(container, options = {}) {
     destroy() {
       if (status === 'destroyed') return;
       status = 'destroyed';
-      try { holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
+      try { if (holderWindow) holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
       iframe.removeEventListener('load', onLoad);
       frame.removeEventListener('load', onHolderLoad);
       stopFocusGuard();

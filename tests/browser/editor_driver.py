@@ -14,7 +14,19 @@ from typing import Any
 from flowui_sandbox.sandbox.engines import _WD_WRAPPER, EngineError, _PlaywrightPage
 
 PREVIEW_FRAME = ".preview-frame"
-BLOCK_FRAME = ".block:not(.pending) iframe"
+BLOCK_FRAME = ".block:not(.pending) iframe"  # the host module's holder frame; the block's frame is inside it
+
+
+async def _held(holder_frame, timeout: float):
+    """The block's frame: the one child frame of the host module's holder frame."""
+    import asyncio
+
+    for _ in range(int(timeout / 0.05) + 1):
+        children = [f for f in holder_frame.child_frames if not f.is_detached()]
+        if children:
+            return children[0]
+        await asyncio.sleep(0.05)
+    raise EngineError("the holder frame holds no block frame")
 
 
 def _is_playwright(page) -> bool:
@@ -70,7 +82,8 @@ def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> An
         async def run():
             raw = page.async_page.raw
             outer = await (await raw.wait_for_selector(PREVIEW_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
-            inner = await (await outer.wait_for_selector(BLOCK_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
+            holder = await (await outer.wait_for_selector(BLOCK_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
+            inner = await _held(holder, timeout)
             return await inner.evaluate(script, arg)
 
         return _run(page, run, timeout=timeout + 10)
@@ -84,6 +97,7 @@ def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> An
         driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, PREVIEW_FRAME))
         try:
             driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
+            driver.switch_to.frame(0)  # the block's frame in the holder (WebKitWebDriver finds no element there)
             return driver.execute_async_script(_WD_WRAPPER % script, json.dumps(arg))
         finally:
             _back_to_top(driver)
@@ -123,7 +137,22 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
     if _is_playwright(page):
         async def run():
             raw = page.async_page.raw
-            await raw.frame_locator(PREVIEW_FRAME).frame_locator(BLOCK_FRAME).locator(selector).first.click(timeout=timeout * 1000)
+            if page.name == "chromium":
+                await raw.frame_locator(PREVIEW_FRAME).frame_locator(BLOCK_FRAME).frame_locator("iframe").locator(selector).first.click(timeout=timeout * 1000)
+                return
+            # Firefox over BiDi finds no place for an element three frames down: a mouse click at
+            # its place in the page (the preview frame, the holder, the block's frame, the element).
+            outer = await (await raw.wait_for_selector(PREVIEW_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
+            inner = await _held(await (await outer.wait_for_selector(BLOCK_FRAME, state="attached", timeout=timeout * 1000)).content_frame(), timeout)
+            await inner.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
+            x, y = await inner.evaluate("""(s) => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
+              const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }""", selector)
+            hx, hy = await outer.evaluate("""(s) => { const h = document.querySelector(s), i = h.contentDocument.querySelector('iframe');
+              const a = h.getBoundingClientRect(), b = i.getBoundingClientRect();
+              return [a.left + h.clientLeft + b.left + i.clientLeft, a.top + h.clientTop + b.top + i.clientTop]; }""", BLOCK_FRAME)
+            px, py = await raw.main_frame.evaluate("""(s) => { const f = document.querySelector(s), a = f.getBoundingClientRect();
+              return [a.left + f.clientLeft, a.top + f.clientTop]; }""", PREVIEW_FRAME)
+            await raw.mouse.click(px + hx + x, py + hy + y)
 
         _run(page, run, timeout=timeout + 10)
         return
@@ -135,6 +164,7 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
         driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, PREVIEW_FRAME))
         try:
             driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
+            driver.switch_to.frame(0)  # the block's frame in the holder
             driver.find_element(By.CSS_SELECTOR, selector).click()
         finally:
             _back_to_top(driver)

@@ -56,7 +56,7 @@ def open_editor(page, editor) -> None:
 
 def preview_srcdoc(page) -> str:
     return page.evaluate(
-        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block:not(.pending) iframe').getAttribute('srcdoc')"
+        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block:not(.pending) iframe').contentDocument.querySelector('iframe').getAttribute('srcdoc')"
     )
 
 
@@ -241,7 +241,7 @@ def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
     assert results["cookie"] in ("blocked", "reached: ")
     # The block runs in a sandboxed frame of the preview page, never in the editor's origin.
     assert flowui_page.evaluate(
-        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block iframe').getAttribute('sandbox')"
+        "() => document.querySelector('.preview-frame').contentDocument.querySelector('.block iframe').contentDocument.querySelector('iframe').getAttribute('sandbox')"
     ) == "allow-scripts"
 
 
