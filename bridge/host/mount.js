@@ -26,12 +26,9 @@ const FOCUS_POINTER_MARGIN = 48;
 // even its origin; relative URLs in the block resolve to nothing). A host page whose CSP base-uri
 // refuses about:blank ('self') gets its origin's root instead; one that refuses that too ('none')
 // leaves the holder on the host page's URL, which the log says (docs/THREATS.md).
-// `relativeUrls: 'origin'` asks for the origin's root only: the block's relative URLs then reach
-// the host's origin (as in a generator's iframe placed straight in a page), never its path.
-function neutralBases(relativeUrls) {
+function neutralBases() {
   const origin = typeof location !== 'undefined' ? location.origin : 'null';
-  const root = origin && origin !== 'null' ? [`${origin}/`] : [];
-  return relativeUrls === 'origin' ? root : ['about:blank', ...root];
+  return origin && origin !== 'null' ? ['about:blank', `${origin}/`] : ['about:blank'];
 }
 
 // The frames of the blocks mounted in this page, each with whether the pointer is on it: a user
@@ -68,9 +65,6 @@ export function mountHtmlBlock(container, options = {}) {
     site = named;
   }
   const allow = checkAllowList(options.allowOwnSiteUrls);
-  if (options.relativeUrls !== undefined && options.relativeUrls !== 'nowhere' && options.relativeUrls !== 'origin') {
-    throw new TypeError(`mountHtmlBlock: relativeUrls ${describe(options.relativeUrls)} must be 'nowhere' (the default) or 'origin'`);
-  }
   const notice = options.navigatedNotice === undefined ? NAVIGATED_NOTICE : options.navigatedNotice;
   if (notice !== null && typeof notice !== 'string') throw new TypeError('mountHtmlBlock: navigatedNotice must be a string or null');
   let init;
@@ -578,7 +572,7 @@ export function mountHtmlBlock(container, options = {}) {
       el.style.height = '100%';
       el.style.overflow = 'hidden';
     }
-    const bases = neutralBases(options.relativeUrls);
+    const bases = neutralBases();
     for (const href of bases) {
       const base = holder.createElement('base');
       base.setAttribute('href', href);

@@ -43,7 +43,6 @@ window.__reviewMount = (config) => {
   try {
     own.handle = mountHtmlBlock(box, {
       srcdoc: config.srcdoc,
-      relativeUrls: 'origin', // a relative URL reaches the host's origin, as from a generator's iframe placed in a page
       onAction: (a) => { keep(own.actions, copy(a)); return { ok: true }; },
       onValue: (v) => { keep(own.values, copy(v)); return true; },
       onOpenUrl: (u) => { keep(own.urls, copy(u)); return true; },
