@@ -111,26 +111,31 @@ export function mountHtmlBlock(container, options = {}) {
   // document's base URL is about:blank: a srcdoc document's fallback base URL is its
   // container document's, so the block never learns the host page's path, query or fragment,
   // whatever it does to its own <base> (PROTOCOL.md, "The block's frame"; docs/THREATS.md).
-  const frame = document.createElement('iframe');
+  // `holder: false` (harnesses that model a generator's iframe placed straight in a page, e.g.
+  // review's browser layer): no holder, the block's frame is the element, and it reads the page's URL.
+  const useHolder = options.holder !== false;
   const title = typeof options.title === 'string' ? options.title : `html block ${blockId}`;
-  frame.setAttribute('title', title);
-  frame.setAttribute('data-block-id', blockId);
-  frame.setAttribute('data-flow-ui-frame', 'holder');
-  frame.setAttribute('referrerpolicy', REFERRER_POLICY);
-  frame.style.width = '100%';
-  frame.style.border = '0';
-  frame.style.display = 'block';
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', SANDBOX);
   iframe.setAttribute('referrerpolicy', REFERRER_POLICY);
   iframe.setAttribute('title', title);
   iframe.setAttribute('data-block-id', blockId);
-  iframe.name = LIMITS.wrappedFrameName;
+  if (useHolder) iframe.name = LIMITS.wrappedFrameName;
   iframe.style.width = '100%';
-  iframe.style.height = '100%';
+  if (useHolder) iframe.style.height = '100%';
   iframe.style.border = '0';
   iframe.style.display = 'block';
   iframe.srcdoc = srcdoc;
+  const frame = useHolder ? document.createElement('iframe') : iframe;
+  if (useHolder) {
+    frame.setAttribute('title', title);
+    frame.setAttribute('data-block-id', blockId);
+    frame.setAttribute('data-flow-ui-frame', 'holder');
+    frame.setAttribute('referrerpolicy', REFERRER_POLICY);
+    frame.style.width = '100%';
+    frame.style.border = '0';
+    frame.style.display = 'block';
+  }
 
   function log(level, code, message, detail) {
     if (!onLog) return;
@@ -588,10 +593,15 @@ export function mountHtmlBlock(container, options = {}) {
   }
 
   iframe.addEventListener('load', onLoad);
-  frame.addEventListener('load', onHolderLoad);
+  if (useHolder) {
+    frame.addEventListener('load', onHolderLoad);
+  } else {
+    holderWindow = window;
+    window.addEventListener('message', onWindowMessage);
+  }
   startFocusGuard();
   container.appendChild(frame);
-  buildHolder();
+  if (useHolder) buildHolder();
 
   const handle = {
     blockId,
