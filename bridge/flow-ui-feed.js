@@ -35,7 +35,7 @@ export function mountFeed(container, items, options = {}) {
     entry.mounts += 1;
     if (entry.height) {
       // Mounted again: the frame starts at the height the block had, so nothing moves.
-      handle.iframe.style.height = `${entry.height}px`;
+      handle.frame.style.height = `${entry.height}px`;
       entry.slot.style.minHeight = '';
     } else {
       // The placeholder's height holds until the block is connected.
@@ -54,7 +54,7 @@ export function mountFeed(container, items, options = {}) {
     entry.item = { ...entry.item, state: handle.state };
     if (entry.item.srcdoc === undefined) entry.item.theme = handle.theme;
     else entry.theme = handle.theme;
-    const height = handle.iframe.getBoundingClientRect().height;
+    const height = handle.frame.getBoundingClientRect().height;
     if (height > 0) {
       entry.height = height;
       entry.slot.style.minHeight = `${height}px`;

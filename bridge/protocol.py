@@ -34,6 +34,11 @@ from flowui_sandbox.sandbox.paths import path_problem
 #: Version of this protocol; ``hello`` and ``connect`` carry it.
 PROTOCOL_VERSION: Final = 1
 
+#: The name the host module gives a block's frame when it holds it in its own neutral frame (the
+#: block's parent), so that the block's base URL is never the host page's (PROTOCOL.md, "The
+#: block's frame"); the runtime then takes the connect message from that frame's parent.
+WRAPPED_FRAME_NAME: Final = "flow-ui:block"
+
 #: Largest message accepted, as the length of its JSON text in UTF-16 code units
 #: (what ``JSON.stringify(message).length`` gives in JavaScript).
 MAX_MESSAGE_CHARS = 65_536
@@ -126,6 +131,7 @@ def limits() -> dict[str, Any]:
         "heightReportMs": HEIGHT_REPORT_MS,
         "heightResizeWaitMs": HEIGHT_RESIZE_WAIT_MS,
         "uiActionMediaType": UI_ACTION_MEDIA_TYPE,
+        "wrappedFrameName": WRAPPED_FRAME_NAME,
         "reasons": REASONS,
     }
 

@@ -62,7 +62,7 @@ def runtime_constants() -> dict:
         "maxPathSegments": paths.MAX_SEGMENTS,
         **{k: limits[k] for k in ("protocolVersion", "maxMessageChars", "maxMessageDepth", "actionPattern",
                                   "actionMaxLength", "urlMaxLength", "queueLimit", "heightReportMs",
-                                  "heightResizeWaitMs", "reasons")},
+                                  "heightResizeWaitMs", "wrappedFrameName", "reasons")},
         # From the message table: the handshake's types, and the longest text each key of the
         # block's messages may carry (the runtime clips the reports it relays to them).
         "hello": next(t for t, e in table.items() if e["model"] == protocol.Hello.__name__),

@@ -207,6 +207,10 @@ class Page(ABC):
         """A real user click (a user gesture for the page), inside ``frame`` when given."""
 
     @abstractmethod
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        """A real key press ("Tab", "Enter" or one character) into whatever has the focus (a user gesture)."""
+
+    @abstractmethod
     async def close(self) -> None: ...
 
     async def abandon(self) -> None:
@@ -289,9 +293,25 @@ class Session(ABC):
 # ------------------------------------------------------------------ playwright driver
 
 
-#: Whether ``selector`` matches the top document's only frame element (then it is the page's only child frame).
+#: Whether ``selector`` matches the top document's only frame element (then it is the page's only child frame):
+#: "holder" when that element is a host module's holder frame (see :data:`HOLDER_ATTRIBUTE`), "frame" otherwise.
 _ONLY_FRAME = """(s) => { const all = document.querySelectorAll('iframe, frame, object, embed'), m = document.querySelectorAll(s);
-  return all.length === 1 && m.length === 1 && m[0] === all[0] && m[0].tagName === 'IFRAME'; }"""
+  return all.length === 1 && m.length === 1 && m[0] === all[0] && m[0].tagName === 'IFRAME'
+    ? (m[0].hasAttribute('data-flow-ui-frame') ? 'holder' : 'frame') : ''; }"""
+
+#: Scroll a holder frame (``selector``) into the top document's view.
+_HOLDER_INTO_VIEW = "(s) => { document.querySelector(s).scrollIntoView({block: 'center'}); return true; }"
+#: Where the block's viewport starts in the top document's: the holder frame's content box plus the block's frame in it.
+_HELD_ORIGIN = """(s) => { const h = document.querySelector(s), i = h.contentDocument.querySelector('iframe');
+  const a = h.getBoundingClientRect(), b = i.getBoundingClientRect();
+  return [a.left + h.clientLeft + b.left + i.clientLeft, a.top + h.clientTop + b.top + i.clientTop]; }"""
+#: An element's centre in its frame's viewport, scrolled into view first.
+_ELEMENT_CENTRE = """(s) => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
+  const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }"""
+
+#: The attribute of the frame the host module (bridge/host/mount.js) holds a block's sandboxed frame
+#: in: a ``frame`` selector that names such a frame reaches the block's document, its one child frame.
+HOLDER_ATTRIBUTE = "data-flow-ui-frame"
 
 
 class _PlaywrightPage(Page):
@@ -300,6 +320,7 @@ class _PlaywrightPage(Page):
         self._context = context
         self.raw = page  # the Playwright Page, for tests that need events (popups, dialogs, downloads)
         self._frames: dict[str, Any] = {}  # iframe selector -> its Playwright Frame (content_frame)
+        self._held: set[str] = set()  # iframe selectors that name a host module's holder frame
         # A new top document has new frames: forget the kept ones at once (their detach may come later).
         page.on("framenavigated", lambda frame: self._frames.clear() if frame == page.main_frame else None)
 
@@ -314,16 +335,35 @@ class _PlaywrightPage(Page):
         if cached is not None and not cached.is_detached():
             return cached
         children = [f for f in self.raw.main_frame.child_frames if not f.is_detached()]
-        if len(children) == 1 and await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout):
+        only: str = ""
+        if len(children) == 1:
+            only = await asyncio.wait_for(self.raw.main_frame.evaluate(_ONLY_FRAME, selector), timeout)
+        if only:
             # The top document's one frame, and the selector matches its element: one call, not two.
-            self._frames[selector] = children[0]
-            return children[0]
-        handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
-        content = await handle.content_frame()
-        if content is None:
-            raise EngineError(f"{self.engine.name}: {selector!r} is not a frame")
+            content, holder = children[0], only == "holder"
+        else:
+            handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
+            content = await handle.content_frame()
+            if content is None:
+                raise EngineError(f"{self.engine.name}: {selector!r} is not a frame")
+            holder = await handle.get_attribute(HOLDER_ATTRIBUTE) is not None
+        if holder:
+            content = await self._held_frame(content, selector, timeout)
+            self._held.add(selector)
         self._frames[selector] = content
         return content
+
+    async def _held_frame(self, holder: Any, selector: str, timeout: float):
+        """The block's frame inside a host module's holder frame (its one child frame)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            children = [f for f in holder.child_frames if not f.is_detached()]
+            if children:
+                return children[0]
+            if loop.time() >= deadline:
+                raise EngineError(f"{self.engine.name}: {selector!r} holds no block frame")
+            await asyncio.sleep(0.05)
 
     async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
         for attempt in (1, 2):
@@ -339,13 +379,34 @@ class _PlaywrightPage(Page):
                 self._frames.pop(frame, None)
 
     async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
-        root = self.raw if frame is None else self.raw.frame_locator(frame)
+        root = self.raw if frame is None else await self.content_frame(frame, timeout)
+        if frame is not None and await self._click_held(root, selector, frame, timeout):
+            return
         await root.locator(selector).first.click(timeout=timeout * 1000)
+
+    async def _click_held(self, content: Any, selector: str, frame: str, timeout: float) -> bool:
+        """A click on ``selector`` in the block a holder frame holds, by the mouse at its place in the
+        page; False when ``frame`` is no holder (or the engine is Chromium, whose locators reach
+        into it). Playwright's Firefox over WebDriver BiDi finds no place for an element two frames
+        down ("element is not visible"), while a mouse click at page coordinates is routed there."""
+        if frame not in self._held or self.engine.name == "chromium":
+            return False
+        await content.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
+        await asyncio.wait_for(self.raw.main_frame.evaluate(_HOLDER_INTO_VIEW, frame), timeout)
+        point = await asyncio.wait_for(content.evaluate(_ELEMENT_CENTRE, selector), timeout)
+        origin = await asyncio.wait_for(self.raw.main_frame.evaluate(_HELD_ORIGIN, frame), timeout)
+        await self.raw.mouse.click(origin[0] + point[0], origin[1] + point[1])
+        return True
+
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        await asyncio.wait_for(self.raw.keyboard.press(key), timeout)
 
     async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
         # force: Firefox's hit test inside a sandboxed frame timed out now and then on a loaded machine.
-        root = self.raw if frame is None else self.raw.frame_locator(frame)
+        root = self.raw if frame is None else await self.content_frame(frame, timeout)
+        if frame is not None and await self._click_held(root, selector, frame, timeout):
+            return
         await root.locator(selector).first.click(timeout=timeout * 1000, no_wait_after=True, force=True)
 
     def watch(self, watch: Watch | None = None) -> Watch:
@@ -531,11 +592,10 @@ class _WebDriverPage(Page):
         await self._call(self.raw.get, url, timeout=timeout)
 
     def _in_frame(self, frame: str | None, action):
-        from selenium.webdriver.common.by import By
 
         if frame is None:
             return action()
-        self.raw.switch_to.frame(self.raw.find_element(By.CSS_SELECTOR, frame))
+        webdriver_enter_frame(self.raw, frame)
         try:
             return action()
         finally:
@@ -563,6 +623,13 @@ class _WebDriverPage(Page):
             return self._in_frame(frame, lambda: self.raw.find_element(By.CSS_SELECTOR, selector).click())
 
         await self._call(run, timeout=timeout)
+
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+
+        named = {"Tab": Keys.TAB, "Enter": Keys.ENTER, "Escape": Keys.ESCAPE, "Space": Keys.SPACE}
+        await self._call(lambda: ActionChains(self.raw).send_keys(named.get(key, key)).perform(), timeout=timeout)
 
     reports_downloads = False
 
@@ -605,6 +672,19 @@ class _WebDriverPage(Page):
                 await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
             except Exception:
                 pass
+
+
+def webdriver_enter_frame(driver: Any, selector: str) -> None:
+    """Switch a WebDriver session into the frame ``selector`` names in the top document; into the
+    block's frame when that is a host module's holder frame (:data:`HOLDER_ATTRIBUTE`)."""
+    from selenium.webdriver.common.by import By
+
+    element = driver.find_element(By.CSS_SELECTOR, selector)
+    holder = element.get_attribute(HOLDER_ATTRIBUTE)
+    driver.switch_to.frame(element)
+    if holder:
+        # By index: WebKitWebDriver finds no element in a frame's about:blank or srcdoc document.
+        driver.switch_to.frame(0)
 
 
 def kill_tree(pid: int) -> None:

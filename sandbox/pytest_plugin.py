@@ -90,6 +90,9 @@ class SyncPage:
     def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
         self._portal.run(self.async_page.click(selector, frame=frame, timeout=timeout))
 
+    def press(self, key: str, *, timeout: float = 10) -> None:
+        self._portal.run(self.async_page.press(key, timeout=timeout))
+
 
 class Browsers:
     """One running browser per engine, started on first use and closed at the end of the session."""

@@ -16,9 +16,32 @@ const NAVIGATED_NOTICE = 'This block left its content and was closed.';
 // A focus move into a block counts as the user's when it follows a Tab within this long, or a
 // pointer on the frame with no typing in the host within this long (PROTOCOL.md, "Focus").
 const FOCUS_INTENT_MS = 1000;
+// How long (ms) the host waits for the focus to reach a block's frame before refusing its openUrl.
+const OPEN_URL_FOCUS_WAIT_MS = 300;
 // How far (CSS px) outside the frame the host's last pointer event may lie and still count as
 // the pointer having entered the frame (Chromium routes no pointer event over a frame to the host).
 const FOCUS_POINTER_MARGIN = 48;
+
+// The base URL of the frame that holds a block: about:blank, nothing of the host page's URL (not
+// even its origin; relative URLs in the block resolve to nothing). A host page whose CSP base-uri
+// refuses about:blank ('self') gets its origin's root instead; one that refuses that too ('none')
+// leaves the holder on the host page's URL, which the log says (docs/THREATS.md).
+function neutralBases() {
+  const origin = typeof location !== 'undefined' ? location.origin : 'null';
+  return origin && origin !== 'null' ? ['about:blank', `${origin}/`] : ['about:blank'];
+}
+
+// The frames of the blocks mounted in this page, each with whether the pointer is on it: a user
+// activation belongs to the block the user aimed at, not to every block (openUrl).
+const MOUNTED = new Set();
+
+// The distance (CSS px) from a point to an element's box (0 inside it).
+function distanceTo(point, element) {
+  const r = element.getBoundingClientRect();
+  const dx = Math.max(r.left - point.x, 0, point.x - r.right);
+  const dy = Math.max(r.top - point.y, 0, point.y - r.bottom);
+  return Math.hypot(dx, dy);
+}
 
 function randomId() {
   const words = new Uint32Array(2);
@@ -84,15 +107,35 @@ export function mountHtmlBlock(container, options = {}) {
   let aliveLoads = 0; // the load count the last answered ping covered
   let noticeElement = null;
 
+  // The block's frame sits in a frame of the host's own (same origin, no author content) whose
+  // document's base URL is about:blank: a srcdoc document's fallback base URL is its
+  // container document's, so the block never learns the host page's path, query or fragment,
+  // whatever it does to its own <base> (PROTOCOL.md, "The block's frame"; docs/THREATS.md).
+  // `holder: false` (harnesses that model a generator's iframe placed straight in a page, e.g.
+  // review's browser layer): no holder, the block's frame is the element, and it reads the page's URL.
+  const useHolder = options.holder !== false;
+  const title = typeof options.title === 'string' ? options.title : `html block ${blockId}`;
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', SANDBOX);
   iframe.setAttribute('referrerpolicy', REFERRER_POLICY);
-  iframe.setAttribute('title', typeof options.title === 'string' ? options.title : `html block ${blockId}`);
+  iframe.setAttribute('title', title);
   iframe.setAttribute('data-block-id', blockId);
+  if (useHolder) iframe.name = LIMITS.wrappedFrameName;
   iframe.style.width = '100%';
+  if (useHolder) iframe.style.height = '100%';
   iframe.style.border = '0';
   iframe.style.display = 'block';
   iframe.srcdoc = srcdoc;
+  const frame = useHolder ? document.createElement('iframe') : iframe;
+  if (useHolder) {
+    frame.setAttribute('title', title);
+    frame.setAttribute('data-block-id', blockId);
+    frame.setAttribute('data-flow-ui-frame', 'holder');
+    frame.setAttribute('referrerpolicy', REFERRER_POLICY);
+    frame.style.width = '100%';
+    frame.style.border = '0';
+    frame.style.display = 'block';
+  }
 
   function log(level, code, message, detail) {
     if (!onLog) return;
@@ -224,12 +267,6 @@ export function mountHtmlBlock(container, options = {}) {
     reply(m.id, true, null);
   }
 
-  function hostActivation() {
-    // User activation propagates from a clicked frame to its ancestors (HTML's user-activation
-    // model); the host opens a window only while it holds that activation itself.
-    return navigator.userActivation ? navigator.userActivation.isActive : true;
-  }
-
   // Opens `href` in a new window so that the host knows whether it opened: window.open with
   // noopener returns null even on success, so the host opens about:blank (its return value says
   // whether the popup blocker let it), cuts the opener, and navigates it through a
@@ -253,10 +290,20 @@ export function mountHtmlBlock(container, options = {}) {
     return 'opened';
   }
 
-  function handleOpenUrl(m) {
+  // User activation propagates from a clicked frame to its ancestors (HTML's user-activation
+  // model): the host opens a window only while it holds one, and only when it is this block's.
+  // The host may hear of the focus moving into the frame after the block's request (Chromium
+  // tells the host page through another process): it looks again for a short while first.
+  function handleOpenUrl(m, waited = 0) {
+    if (status !== 'connected') return;
     const href = new URL(m.url).href; // validated: an absolute https URL
-    if (!hostActivation()) {
-      refuse(m.id, 'no-gesture', 'openUrl needs a user gesture: the host page holds no user activation now', { url: href });
+    const foreign = foreignActivation();
+    if (foreign && waited < OPEN_URL_FOCUS_WAIT_MS) {
+      setTimeout(() => handleOpenUrl(m, waited + 50), 50);
+      return;
+    }
+    if (foreign) {
+      refuse(m.id, 'no-gesture', `openUrl needs a user gesture in this block: ${foreign}`, { url: href });
       return;
     }
     if (options.onOpenUrl) {
@@ -283,7 +330,7 @@ export function mountHtmlBlock(container, options = {}) {
   function handleHeight(m) {
     if (!autoHeight) return;
     const h = height.report(m.height, m.viewport);
-    if (h !== null) iframe.style.height = `${h}px`;
+    if (h !== null) frame.style.height = `${h}px`;
     if (height.frozen && !heightLoopReported) {
       heightLoopReported = true;
       log('warn', 'height-loop', height.frozen === 'grows-with-frame'
@@ -306,7 +353,7 @@ export function mountHtmlBlock(container, options = {}) {
     handlers: {
       send: (m) => onLogged(handleSend(m)),
       setValue: (m) => onLogged(handleSetValue(m)),
-      openUrl: handleOpenUrl,
+      openUrl: (m) => handleOpenUrl(m),
       height: handleHeight,
       error: (m) => log('error', 'block-error', m.message, { kind: m.kind || 'error', source: m.source || '', line: m.line || 0, column: m.column || 0 }),
       csp: (m) => log('warn', 'csp-violation', `blocked by the block's policy: ${m.directive} ${m.blockedUri || ''}`.trim(),
@@ -337,16 +384,19 @@ export function mountHtmlBlock(container, options = {}) {
     log('error', 'navigated', `the block navigated away from its document (${why}); the bridge is closed and the frame removed`, { loads });
     // The frame now shows somebody else's page inside the host's UI: it goes, a notice takes its place.
     iframe.removeEventListener('load', onLoad);
+    frame.removeEventListener('load', onHolderLoad);
+    try { if (holderWindow) holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
     if (notice) {
       noticeElement = document.createElement('p');
       noticeElement.className = 'flow-ui-navigated';
       noticeElement.setAttribute('role', 'status');
       noticeElement.setAttribute('data-block-id', blockId);
       noticeElement.textContent = notice;
-      iframe.replaceWith(noticeElement);
+      frame.replaceWith(noticeElement);
     } else {
-      iframe.remove();
+      frame.remove();
     }
+    iframe.remove();
     stopFocusGuard();
   }
 
@@ -399,6 +449,14 @@ export function mountHtmlBlock(container, options = {}) {
     }
   }
 
+  // The holder's document is the one made above for as long as the frame stays where it is; a
+  // moved or reloaded holder is a new, empty document, and the block in it is gone.
+  function onHolderLoad() {
+    if (!holder) { buildHolder(); return; }
+    if (frame.contentDocument === holder && iframe.isConnected) return;
+    navigated('its frame was moved or reloaded by the host page');
+  }
+
   function onLoad() {
     loads += 1;
     // A second load: the block navigated away from its document. Its new document gets nothing.
@@ -406,7 +464,8 @@ export function mountHtmlBlock(container, options = {}) {
     checkAlive();
   }
 
-  // ---- focus: a block takes the keyboard only when the user aims at it (PROTOCOL.md, "Focus")
+  // ---- focus: a block takes the keyboard only when the user aims at it (PROTOCOL.md, "Focus");
+  // the same evidence says whether a user activation belongs to this block (openUrl).
 
   const focusGuard = options.focusGuard !== false;
   let lastKey = null;
@@ -419,20 +478,51 @@ export function mountHtmlBlock(container, options = {}) {
   const onPointer = (e) => { if (e.isTrusted) lastPointer = { x: e.clientX, y: e.clientY, at: performance.now() }; };
   const onFrameOver = () => { pointerOnFrame = true; };
   const onFrameOut = () => { pointerOnFrame = false; };
-  const onFocusOut = (e) => { if (e.target && e.target !== iframe && e.target.tagName !== 'IFRAME') lastHostFocus = e.target; };
+  const onFocusOut = (e) => { if (e.target && e.target !== frame && e.target.tagName !== 'IFRAME') lastHostFocus = e.target; };
   const onBlur = () => { setTimeout(judgeFocus, 0); };
+  const mine = {
+    frame,
+    hovered() {
+      if (pointerOnFrame) return true;
+      try { return frame.matches(':hover'); } catch (e) { return false; }
+    },
+  };
 
   function pointerAimsAtFrame() {
-    if (pointerOnFrame) return true;
-    try { if (iframe.matches(':hover')) return true; } catch (e) { /* not in a document */ }
+    if (mine.hovered()) return true;
     if (!lastPointer) return false;
-    const r = iframe.getBoundingClientRect();
+    const r = frame.getBoundingClientRect();
     const m = FOCUS_POINTER_MARGIN;
     return lastPointer.x >= r.left - m && lastPointer.x <= r.right + m && lastPointer.y >= r.top - m && lastPointer.y <= r.bottom + m;
   }
 
+  // Whether the host knows the pointer to be somewhere else than on this block: another block's
+  // frame is hovered (Firefox fires pointerover on frames), or the host's last pointer event lies
+  // outside this frame's margin or nearer another block's frame (Chromium routes no pointer event
+  // over a frame to the host: the last one it saw is where the pointer entered a frame).
+  function pointerElsewhere() {
+    for (const other of MOUNTED) if (other !== mine && other.hovered()) return true;
+    if (mine.hovered() || !lastPointer) return false;
+    if (!pointerAimsAtFrame()) return true;
+    const mineDistance = distanceTo(lastPointer, frame);
+    for (const other of MOUNTED) if (other !== mine && distanceTo(lastPointer, other.frame) < mineDistance) return true;
+    return false;
+  }
+
+  // Why the user activation the host page holds now is not this block's (null: it is). The
+  // block's own `gesture` flag is its word; the host's activation propagates from any click in
+  // the page. The activation belongs to the block when the user's last click or key press went
+  // into it: its frame has the focus (a click on the host page or in another block takes it
+  // there), and the pointer is not known to be elsewhere (PROTOCOL.md, "User gestures and openUrl").
+  function foreignActivation() {
+    if (navigator.userActivation && !navigator.userActivation.isActive) return 'the host page holds no user activation now';
+    if (document.activeElement !== frame) return 'the last click or key press was not in this block (its frame does not have the focus)';
+    if (pointerElsewhere()) return 'the pointer is on another part of the page, not on this block';
+    return null;
+  }
+
   function judgeFocus() {
-    if (status === 'destroyed' || document.activeElement !== iframe) return;
+    if (!focusGuard || status === 'destroyed' || document.activeElement !== frame) return;
     const now = performance.now();
     const recentKey = lastKey && now - lastKey.at < FOCUS_INTENT_MS;
     const tab = recentKey && lastKey.key === 'Tab';
@@ -445,7 +535,7 @@ export function mountHtmlBlock(container, options = {}) {
     focusRefusals += 1;
     const back = lastHostFocus && lastHostFocus.isConnected ? lastHostFocus : null;
     if (back) back.focus({ preventScroll: true });
-    if (document.activeElement === iframe) iframe.blur();
+    if (document.activeElement === frame) frame.blur();
     if (now - lastFocusLog > 1000) {
       lastFocusLog = now;
       log('warn', 'focus-refused', `the block took the keyboard focus without the user aiming at it; it went back to ${back ? `the host's ${back.tagName.toLowerCase()}` : 'the page'}`,
@@ -453,19 +543,20 @@ export function mountHtmlBlock(container, options = {}) {
     }
   }
 
+  // The pointer and key listeners serve openUrl too, so they run with focusGuard: false as well.
   function startFocusGuard() {
-    if (!focusGuard) return;
+    MOUNTED.add(mine);
     window.addEventListener('keydown', onKey, true);
     window.addEventListener('pointermove', onPointer, true);
     window.addEventListener('pointerdown', onPointer, true);
     window.addEventListener('blur', onBlur);
     document.addEventListener('focusout', onFocusOut, true);
-    iframe.addEventListener('pointerover', onFrameOver);
-    iframe.addEventListener('pointerout', onFrameOut);
+    frame.addEventListener('pointerover', onFrameOver);
+    frame.addEventListener('pointerout', onFrameOut);
   }
 
   function stopFocusGuard() {
-    if (!focusGuard) return;
+    MOUNTED.delete(mine);
     window.removeEventListener('keydown', onKey, true);
     window.removeEventListener('pointermove', onPointer, true);
     window.removeEventListener('pointerdown', onPointer, true);
@@ -473,14 +564,49 @@ export function mountHtmlBlock(container, options = {}) {
     document.removeEventListener('focusout', onFocusOut, true);
   }
 
-  window.addEventListener('message', onWindowMessage);
+  // The holder's document exists once the frame is in a document: now, or when the host inserts
+  // a container it filled while detached (the frame's load event then).
+  let holder = null;
+  let holderWindow = null;
+  function buildHolder() {
+    const doc = frame.contentDocument;
+    if (holder || !doc || !doc.head || !doc.body) return;
+    holder = doc;
+    for (const el of [holder.documentElement, holder.body]) {
+      el.style.margin = '0';
+      el.style.height = '100%';
+      el.style.overflow = 'hidden';
+    }
+    const bases = neutralBases();
+    for (const href of bases) {
+      const base = holder.createElement('base');
+      base.setAttribute('href', href);
+      holder.head.replaceChildren(base);
+      if (holder.baseURI === href) break;
+    }
+    if (!bases.includes(holder.baseURI)) {
+      log('error', 'host-url-exposed', `the host page's policy (its CSP base-uri) refused <base href="${bases.join('" and "')}"> in the frame that holds the block: the block can read this page's URL through document.baseURI`);
+    }
+    holderWindow = frame.contentWindow;
+    holderWindow.addEventListener('message', onWindowMessage);
+    holder.body.appendChild(iframe);
+  }
+
   iframe.addEventListener('load', onLoad);
+  if (useHolder) {
+    frame.addEventListener('load', onHolderLoad);
+  } else {
+    holderWindow = window;
+    window.addEventListener('message', onWindowMessage);
+  }
   startFocusGuard();
-  container.appendChild(iframe);
+  container.appendChild(frame);
+  if (useHolder) buildHolder();
 
   const handle = {
     blockId,
-    iframe,
+    iframe, // the block's sandboxed frame (inside `frame`)
+    frame, // the element in the host's document: the frame that holds the block's
     ready,
     get status() { return status; },
     get loads() { return loads; },
@@ -533,12 +659,14 @@ export function mountHtmlBlock(container, options = {}) {
     destroy() {
       if (status === 'destroyed') return;
       status = 'destroyed';
-      window.removeEventListener('message', onWindowMessage);
+      try { if (holderWindow) holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
       iframe.removeEventListener('load', onLoad);
+      frame.removeEventListener('load', onHolderLoad);
       stopFocusGuard();
       if (alive) { clearTimeout(alive.timer); alive = null; }
       if (port) { port.onmessage = null; port.close(); port = null; }
       iframe.remove();
+      frame.remove();
       if (noticeElement) noticeElement.remove();
     },
   };

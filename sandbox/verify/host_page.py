@@ -168,6 +168,8 @@ def make_values(servers: Servers, token: str, taps: Taps, https: bool) -> dict[s
         "secret_dom": f"dom-secret-{token}",
         "secret_title": f"title-secret-{token}",
         "secret_location": f"loc-secret-{token}",
+        "secret_path": f"path-secret-{token}",
+        "secret_fragment": f"frag-secret-{token}",
         "secret_hidden_state": f"hidden-secret-{token}",
         "secret_host_origin": host.base_url,
     }

@@ -52,7 +52,8 @@ MAX_PROBE_DEPTH = MAX_DEPTH + 8
 HELPER_FILE = Path(__file__).resolve().parent / "probe-helper.js"
 
 #: Secrets the host page holds during a run (each unique to the run).
-SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "location", "hidden_state", "host_origin")
+#: (``location`` is the query parameter of the host page's URL, ``path`` a segment of its path, ``fragment`` its fragment.)
+SECRETS = ("cookie", "local_storage", "session_storage", "dom", "title", "location", "path", "fragment", "hidden_state", "host_origin")
 
 #: Names a template may use.
 TEMPLATE_VARS = frozenset(
@@ -188,6 +189,8 @@ class Probe(_Model):
     host_script: str | None = None
     #: A CSS selector inside the block that the harness clicks for real (a user gesture).
     click: str | None = None
+    #: Where ``click`` is: 0 the probe's block, N ``siblings[N-1]``, "host" the host page itself.
+    click_in: Annotated[int, Field(ge=0)] | Literal["host"] = 0
     #: Seconds to watch after the page is up (and after the click).
     wait: float = Field(1.2, gt=0, le=10)
     #: Grant the host page's context these permissions first (Playwright engines), e.g. geolocation.
@@ -220,6 +223,8 @@ class Probe(_Model):
         missing = [e for e in ENGINE_NAMES if e not in self.expect and "default" not in self.expect]
         if missing:
             raise ValueError(f"expect: no outcome for {', '.join(missing)} (give them or a 'default')")
+        if isinstance(self.click_in, int) and self.click_in > len(self.siblings):
+            raise ValueError(f"click_in: {self.click_in} names no sibling (the probe has {len(self.siblings)})")
         return self
 
     def expected(self, engine: str) -> Expect:

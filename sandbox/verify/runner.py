@@ -228,12 +228,12 @@ class Run:
                     iframes = built_iframes
             if probe.mountable:
                 # The URL a loaded host page would have; the kept one takes it (history.replaceState).
-                self.url = f"{host.base_url}/host/{self.token}?loc={values['secret_location']}"
+                self.url = f"{host.base_url}/host/{self.token}/{values['secret_path']}?loc={values['secret_location']}#{values['secret_fragment']}"
                 self.mount = mount_run(probe, values, iframes, blocks, self.url, host.add_cookies(self.token))
             else:
                 headers = {k: render(v, values) for k, v in probe.host_headers.items()}
                 self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
-                self.url += f"?loc={values['secret_location']}"
+                self.url += f"/{values['secret_path']}?loc={values['secret_location']}#{values['secret_fragment']}"
             self.phase("build")
             page = acquired = await self.pages.acquire(fresh=not self.keeps_page, kept=self.mount is not None)
             self.phase("page")
@@ -286,7 +286,8 @@ class Run:
             self.phase("host_script")
         if probe.click:
             try:
-                await page.gesture(probe.click, frame=FRAME.format(i=0), timeout=10)
+                where = None if probe.click_in == "host" else FRAME.format(i=probe.click_in)
+                await page.gesture(probe.click, frame=where, timeout=10)
             except Exception as exc:  # a click that cannot happen leaves the probe invalid
                 self.observed["click_error"] = _first_line(exc)
             self.phase("click")

@@ -61,6 +61,7 @@ class Origin(LocalServer):
         self.label = label
         self.cookie_tokens: set[str] = set()  # host pages (by token) that set the host cookies
         self.app.router.add_get("/host/{id}", self._host_page)
+        self.app.router.add_get("/host/{id}/{tail:.*}", self._host_page)  # a path after the key (a secret)
         self.app.router.add_get("/cookies/{id}", self._cookies)
         self.app.router.add_route("*", "/api/{tail:.*}", self._api)
         self.app.router.add_route("*", "/dl/{tail:.*}", self._download)

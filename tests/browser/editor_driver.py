@@ -14,7 +14,19 @@ from typing import Any
 from flowui_sandbox.sandbox.engines import _WD_WRAPPER, EngineError, _PlaywrightPage
 
 PREVIEW_FRAME = ".preview-frame"
-BLOCK_FRAME = ".block:not(.pending) iframe"
+BLOCK_FRAME = ".block:not(.pending) iframe"  # the host module's holder frame; the block's frame is inside it
+
+
+async def _held(holder_frame, timeout: float):
+    """The block's frame: the one child frame of the host module's holder frame."""
+    import asyncio
+
+    for _ in range(int(timeout / 0.05) + 1):
+        children = [f for f in holder_frame.child_frames if not f.is_detached()]
+        if children:
+            return children[0]
+        await asyncio.sleep(0.05)
+    raise EngineError("the holder frame holds no block frame")
 
 
 def _is_playwright(page) -> bool:
@@ -81,7 +93,8 @@ def _frame_eval(page, script: str, arg: Any, *, timeout: float, block: bool) -> 
             outer = await (await raw.wait_for_selector(PREVIEW_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
             if not block:
                 return await outer.evaluate(script, arg)
-            inner = await (await outer.wait_for_selector(BLOCK_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
+            holder = await (await outer.wait_for_selector(BLOCK_FRAME, state="attached", timeout=timeout * 1000)).content_frame()
+            inner = await _held(holder, timeout)
             return await inner.evaluate(script, arg)
 
         return _run(page, run, timeout=timeout + 10)
@@ -96,6 +109,7 @@ def _frame_eval(page, script: str, arg: Any, *, timeout: float, block: bool) -> 
         try:
             if block:
                 driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
+                driver.switch_to.frame(0)  # the block's frame in the holder (WebKitWebDriver finds no element there)
             return driver.execute_async_script(_WD_WRAPPER % script, json.dumps(arg))
         finally:
             _back_to_top(driver)
@@ -145,7 +159,8 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
     if _is_playwright(page):
         async def run():
             raw = page.async_page.raw
-            await raw.frame_locator(PREVIEW_FRAME).frame_locator(BLOCK_FRAME).locator(selector).first.click(timeout=timeout * 1000)
+            # Chromium (Firefox returned above): the holder's frame, then the block's.
+            await raw.frame_locator(PREVIEW_FRAME).frame_locator(BLOCK_FRAME).frame_locator("iframe").locator(selector).first.click(timeout=timeout * 1000)
 
         _run(page, run, timeout=timeout + 10)
         return
@@ -157,6 +172,7 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
         driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, PREVIEW_FRAME))
         try:
             driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, BLOCK_FRAME))
+            driver.switch_to.frame(0)  # the block's frame in the holder
             driver.find_element(By.CSS_SELECTOR, selector).click()
         finally:
             _back_to_top(driver)

@@ -409,6 +409,48 @@ def test_open_url_needs_a_gesture_and_opens_with_noopener_and_noreferrer(flowui_
         flowui_portal.run(target.stop())
 
 
+KEYS_SOURCE = RAW_PORT + """<p id="lead">a block</p><button id="open" onclick="flowUi.openUrl(flowUi.get('target')).then(
+  function (v) { window.opened = v; }, function (e) { window.opened = e.reason; })">open</button>
+<script>
+  // The issue's attacker: openUrl on the port every 150 ms, claiming a gesture, whoever was clicked.
+  window.spam = function (url) {
+    var n = 0;
+    var t = setInterval(function () {
+      rawPort.postMessage({ type: 'openUrl', id: 9000 + n, url: url, gesture: true });
+      if (++n >= 100) clearInterval(t);
+    }, 150);
+  };
+</script>"""
+
+
+def test_open_url_takes_only_the_activation_of_the_blocks_own_frame(flowui_page, flowui_server):
+    # Keyboard activation in one block opens its URL; the other block, asking all along, gets
+    # nothing: neither the harness's activation of the host page nor the first block's key presses.
+    host = Host(flowui_page, flowui_server)
+    host.mount("keys", KEYS_SOURCE, fields=["target"], state={"target": "https://example.com/keys"})
+    host.mount("other", KEYS_SOURCE, fields=["target"], state={"target": "https://example.com/other"})
+    host.block("other", "(u) => { spam(u); return true; }", "https://example.com/spam")
+    time.sleep(1)
+    assert host.js("() => T.urls.other") == []  # the host holds the harness's activation, not the block's
+    # Tab moves the focus from the page into the first block's button; Enter activates it.
+    # (WebKitGTK moves no focus into a frame with Tab: there a click on the block's text brings
+    # the focus, the button is focused inside, and Enter activates it.)
+    focused = "() => document.activeElement === (T.handles.keys.frame || T.handles.keys.iframe)"
+    if flowui_page.name != "webkit":
+        flowui_page.press("Tab")
+    else:
+        flowui_page.click("#lead", frame=frame("keys"))
+        host.block("keys", "() => { document.getElementById('open').focus(); return document.activeElement.id; }")
+    host.wait(focused)
+    flowui_page.press("Enter")
+    assert host.wait_block("keys", "() => window.opened") == "refused"  # onOpenUrl returned false
+    assert [u["url"] for u in host.js("() => T.urls.keys")] == ["https://example.com/keys"]
+    time.sleep(1)
+    assert host.js("() => T.urls.other") == []
+    assert "no-gesture" in host.codes("other")
+    host.no_host_errors()
+
+
 # -------------------------------------------------------------------------- refusals
 
 RAW_SOURCE = RAW_PORT + "<p data-bind='email'></p>"

@@ -55,8 +55,8 @@ def open_editor(page, editor) -> None:
 
 
 def preview_srcdoc(page) -> str:
-    """The connected block's srcdoc, read in the preview's frame (another origin than the editor's)."""
-    return preview_eval(page, "() => document.querySelector('.block:not(.pending) iframe').getAttribute('srcdoc')")
+    """The connected block's srcdoc, read in the preview's frame, inside its holder frame (another origin than the editor's)."""
+    return preview_eval(page, "() => document.querySelector('.block:not(.pending) iframe').contentDocument.querySelector('iframe').getAttribute('srcdoc')")
 
 
 def ready_generation(page) -> int:
@@ -242,7 +242,7 @@ def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
     # The sandboxed frame has an opaque origin, so document.cookie throws or is empty.
     assert results["cookie"] in ("blocked", "reached: ")
     # The block runs in a sandboxed frame of the preview page, never in the editor's origin.
-    assert preview_eval(flowui_page, "() => document.querySelector('.block iframe').getAttribute('sandbox')") == "allow-scripts"
+    assert preview_eval(flowui_page, "() => document.querySelector('.block iframe').contentDocument.querySelector('iframe').getAttribute('sandbox')") == "allow-scripts"
 
 
 def test_unsaved_text_survives_a_server_restart(flowui_page, editor, flowui_portal):

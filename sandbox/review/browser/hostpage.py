@@ -43,6 +43,7 @@ window.__reviewMount = (config) => {
   try {
     own.handle = mountHtmlBlock(box, {
       srcdoc: config.srcdoc,
+      holder: false, // a generator's iframe placed straight in a page: what a block does there (PROTOCOL.md)
       onAction: (a) => { keep(own.actions, copy(a)); return { ok: true }; },
       onValue: (v) => { keep(own.values, copy(v)); return true; },
       onOpenUrl: (u) => { keep(own.urls, copy(u)); return true; },

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ...engines import Engine, EngineError, Page, Session, launch
+from ...engines import Engine, EngineError, Page, Session, launch, webdriver_enter_frame
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
@@ -517,7 +517,7 @@ class Lane:
                 else:
                     el.click()
 
-            driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, FRAME))
+            webdriver_enter_frame(driver, FRAME)
             try:
                 for kind, i, text, what, _ in plan:
                     try:
