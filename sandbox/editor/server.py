@@ -106,7 +106,8 @@ def preview_csp(editor_origin: str) -> str:
         if tokens[0] in ("script-src", "style-src"):
             tokens.append("'self'")
         directives.append(" ".join(tokens))
-    directives += ["base-uri 'none'", "form-action 'none'", f"frame-ancestors {editor_origin}"]
+    # No base-uri: the host module's holder frame sets <base href="about:blank"> (the block's base URL).
+    directives += ["form-action 'none'", f"frame-ancestors {editor_origin}"]
     return "; ".join(directives)
 
 
