@@ -87,7 +87,8 @@ READ = """() => { const r = window.__review; if (!r) return null;
 ACTIONABLE = "a[href], button, input, select, textarea, summary, [onclick], [role=button]"
 LIST_ACTIONS = """(sel) => [...document.querySelectorAll(sel)].slice(0, 60).map((e, i) => ({
   i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
-  link: e.matches('a[href]'), visible: e.getClientRects().length > 0 && !e.disabled }))"""
+  link: e.matches('a[href]'), name: e.id || e.getAttribute('name') || e.getAttribute('aria-label') || e.getAttribute('placeholder') || '',
+  visible: e.getClientRects().length > 0 && !e.disabled }))"""
 
 #: Inside the block's frame: bring element ``i`` of ``sel`` into view and say where a user would
 #: click it (frame coordinates), or null when it is gone or has no box. ``clear``: empty a text

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import secrets
 import ssl
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from ...engines import Engine, EngineError, Page, Session, launch
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
+from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
 from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
 from .proxy import Seen, Tap
 
@@ -100,14 +102,31 @@ class Observed:
     #: Seconds at the end of each step, for bench/review_browser.py and for a timeout's evidence.
     steps: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    #: The differential review (:mod:`.differential`): runs made, leaks that follow an input, instability.
+    diff: dict[str, Any] = field(default_factory=dict)
+
+    def events(self) -> list[Event]:
+        return events(self.seen, self.tunnels, navigation_target(self.seen, self.watch.navigations), self.host)
+
+    def unexplained(self) -> list[Event]:
+        """What went out with no canary found in it: what the differential review is for."""
+        out = []
+        for e in self.events():
+            if e.kind in OUTSIDE:
+                if not self.canaries.find(e.host, e.text):
+                    out.append(e)
+            elif _has_data(e.text) and not self.canaries.find(e.text):
+                out.append(e)
+        return out
 
 
 class Lane:
     """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue."""
 
     def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
-                 slots: int = SLOTS, on_done=None):
+                 slots: int = SLOTS, on_done=None, differential: bool = True):
         self.engine = engine
+        self.differential = differential
         self.ssl_context = ssl_context
         self.time_limit = time_limit
         self.settle = settle
@@ -156,6 +175,8 @@ class Lane:
                         # Everything of one block, cleanup included, under a bound: a browser that stops
                         # answering (a flood still draining) costs this block its page, not the run.
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
+                        if keep and self.differential and not obs.timed_out and not obs.error and obs.unexplained():
+                            keep = await self.differ(work, page, slot, tap, obs)
                     except TimeoutError:
                         obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
@@ -231,9 +252,80 @@ class Lane:
 
     # ------------------------------------------------------------------ one block
 
-    async def review(self, work: Work, page: Page, slot: Slot, tap: Tap) -> tuple[Observed, bool]:
+    async def differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Observed) -> bool:
+        """The differential review of ``work`` after its first run ``first`` (:mod:`.differential`);
+        the result goes to ``first.diff``. Returns whether the page can be reused."""
+        started = time.monotonic()
+        seed, alt = first.canaries.seed, secrets.token_hex(8)
+        diff: dict[str, Any] = {"runs": 1, "leaks": [], "unstable": []}
+        first.diff = diff
+
+        async def again(canaries: Canaries) -> Observed | None:
+            obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap, canaries, shots=False), self.time_limit + 30)
+            diff["runs"] += 1
+            if not keep or obs.timed_out or obs.error:
+                diff["stopped"] = obs.error or ("timed out" if obs.timed_out else "page lost")
+                return None
+            if obs.actions != first.actions:
+                diff["unstable"].append({"what": "the user's actions went differently", "first": first.actions[:10],
+                                         "then": obs.actions[:10]})
+            return obs
+
+        try:
+            b = await again(Canaries(alt))
+            a2 = await again(Canaries(seed)) if b else None
+            if b is None or a2 is None:
+                return False
+            base = baseline(first.events(), a2.events())
+            diff["unstable"] += [{"what": "sent in one of two runs with the same data", "kind": e.kind, "host": e.host,
+                                  "text": e.text[:200]} for e in base.unstable[:5]]
+            dev = deviation(base, b.events())
+            if not dev:
+                return True
+            b2 = await again(Canaries(alt))
+            if b2 is None:
+                return False
+            keys = confirmed(dev, deviation(base, b2.events()))
+            if not keys or any(u["what"].startswith("the user's") for u in diff["unstable"]):
+                return True
+            examples = {e.key: e for e in dev.new}
+            examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
+            follows: dict[tuple[str, str], list[str]] = {k: [] for k in keys}
+            todo = []
+            for key in keys:  # a leak the fast path names in B's run needs no attribution runs
+                ex = examples.get(key)
+                named = sorted(b.canaries.find(ex.host, ex.text)) if ex is not None else []
+                if named:
+                    follows[key] = named
+                else:
+                    todo.append(key)
+            if todo:
+                inputs = [label for label in first.canaries.labels if "\0" not in label]
+                groups = [[x] for x in inputs[:MAX_ATTRIBUTION]]
+                if inputs[MAX_ATTRIBUTION:]:
+                    groups.append(inputs[MAX_ATTRIBUTION:])
+                for group in groups:
+                    vary = frozenset(group) | {x + "\0cents" for x in group}
+                    c = await again(Canaries(seed, vary=vary, alt_seed=alt))
+                    if c is None:
+                        break
+                    for key in set(todo) & deviation(base, c.events()).keys:
+                        follows[key] += group
+            for key in sorted(keys):
+                ex = examples.get(key)
+                diff["leaks"].append({"kind": key[0], "host": key[1], "inputs": follows[key] or ["(unattributed)"],
+                                      "example": ex.text[:300] if ex else "(the order of requests)"})
+            return True
+        except TimeoutError:
+            diff["stopped"] = "timed out"
+            return False
+        finally:
+            diff["seconds"] = round(time.monotonic() - started, 3)
+
+    async def review(self, work: Work, page: Page, slot: Slot, tap: Tap, canaries: Canaries | None = None,
+                     shots: bool = True) -> tuple[Observed, bool]:
         """Review ``work`` on ``page``; returns what was seen and whether the page can be reused."""
-        canaries = Canaries()
+        canaries = canaries or Canaries()
         obs = Observed(self.engine.name, canaries)
         slot.watch = obs.watch
         mark = tap.mark()
@@ -251,7 +343,8 @@ class Lane:
             return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
         try:
-            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state)), self.time_limit)
+            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state, shots)),
+                                   self.time_limit)
             if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
@@ -353,7 +446,7 @@ class Lane:
                 t.cancel()
 
     async def drive(self, work: Work, page: Page, obs: Observed, url: str, srcdoc: str, canaries: Canaries,
-                    state: dict[str, Any]) -> None:
+                    state: dict[str, Any], shots: bool = True) -> None:
         t0 = time.monotonic()
 
         def step(name: str) -> None:
@@ -374,8 +467,9 @@ class Lane:
         obs.host = await page.evaluate(READ) or {}
         if obs.host.get("status") != "connected":
             return
-        obs.screenshots["light"] = await self.screenshot(page)
-        step("light screenshot")
+        if shots:
+            obs.screenshots["light"] = await self.screenshot(page)
+            step("light screenshot")
         plan = await self.plan(page, obs, canaries)
         # Links last, after the dark screenshot: one navigates the frame away.
         await self.perform(page, [a for a in plan if not a.link], obs)
@@ -393,8 +487,9 @@ class Lane:
         except Exception:
             pass
         await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
-        obs.screenshots["dark"] = await self.screenshot(page)
-        step("dark screenshot")
+        if shots:
+            obs.screenshots["dark"] = await self.screenshot(page)
+            step("dark screenshot")
         links = [a for a in plan if a.link]
         if links:
             await self.perform(page, links, obs)
@@ -435,10 +530,8 @@ class Lane:
             if x["tag"] == "textarea" or (x["tag"] == "input" and x["type"] not in (
                     "checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "date", "time",
                     "datetime-local", "month", "week")):
-                if x["type"] == "number":
-                    text = str(canaries.number(f"(typed into {what})"))
-                else:
-                    text = canaries.string(f"(typed into {what})")
+                text = canaries.typed(f"(typed into {what}{' ' + repr(x['name'][:40]) if x.get('name') else ''})",
+                                      x["type"] if x["type"] in ("number", "email") else "text")
                 plan.append(Action("type", x["i"], text, what, x["link"]))
             elif x["tag"] == "select":
                 plan.append(Action("select", x["i"], "", what, x["link"]))
@@ -547,6 +640,23 @@ def navigation_target(seen: list[Seen], navigations: list[str]) -> str | None:
         return requests[0].url
     return next((n[len("frame: "):] for n in navigations
                  if n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n), None)
+
+
+def _has_data(payload: str) -> bool:
+    """Whether a bridge payload (JSON) holds a string or a number: booleans and null carry no input."""
+    import json
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, dict):
+            return any(walk(x) for x in v.values())
+        if isinstance(v, list):
+            return any(walk(x) for x in v)
+        return isinstance(v, (str, int, float)) and not isinstance(v, bool)
+
+    try:
+        return walk(json.loads(payload))
+    except ValueError:
+        return bool(payload)
 
 
 def _first_line(exc: BaseException) -> str:
