@@ -138,6 +138,8 @@ def judge(work: Work, per_engine: dict[str, Observed]) -> BrowserResult:
                 merged[finding.fingerprint] = finding
         if obs.screenshots:
             result.screenshots[engine] = dict(obs.screenshots)
+        if obs.diff:
+            result.differential.append({"engine": engine, **obs.diff})
         if obs.timed_out:
             result.timed_out.append(engine)
         if obs.error:

@@ -65,7 +65,10 @@ def _like(original: Any, rng: random.Random) -> str:
         return "".join(out)
     if text.replace(".", "", 1).isdigit() and len(text) >= 6:
         return "".join(rng.choice("123456789") if c.isdigit() else c for c in text)
-    return _name(rng)
+    if " " in text.strip():
+        return _name(rng)
+    # One word (or nothing known): a user name, URL-safe as most one-word values are.
+    return f"{rng.choice(_FIRST)}{_word(rng, 2)}{rng.randint(10, 99)}"
 
 
 def _number(original: Any, rng: random.Random) -> int:

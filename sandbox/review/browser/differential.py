@@ -60,20 +60,19 @@ class Event:
         return tuple(_TOKEN.findall(self.text))
 
 
-def events(seen: list[Seen], tunnels: list[str], navigation: str | None, host: dict[str, Any]) -> list[Event]:
+def events(seen: list[Seen], navigation: str | None, host: dict[str, Any]) -> list[Event]:
     """What one run sent out of its frame, in order (the host's own origin is not outside)."""
     out: list[Event] = []
-    requested: set[str] = set()
     for s in seen:
         if s.host == HOST_ORIGIN:
             continue
         if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe"):
             continue  # the navigation, below
         name = s.host.split(":")[0]
-        requested.add(name)
         out.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}"))
-    for target in sorted({t.rsplit(":", 1)[0] for t in tunnels} - requested):
-        out.append(Event("connect", target, target))  # a connection with no request: its name is all it carried
+    # A connection with no request in it (a preconnect, the browser's own services, keep-alive) is
+    # not compared: the browser opens them as it likes. A host name carrying data is compared when a
+    # request follows (the request's host), and found by the fast path either way.
     if navigation:
         out.append(Event("navigate", "", navigation))
     for u in host.get("urls", []):
