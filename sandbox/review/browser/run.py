@@ -26,7 +26,8 @@ from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
-from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
+from .hostpage import (ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT,
+                       UNMOUNT, host_page)
 from .proxy import Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
@@ -52,6 +53,15 @@ _FRAME_STATE = ("(s) => ({frame: !!document.querySelector(s),"
 #: In the host page: resolves once the review's host script has mounted the block and heard from it.
 _READY = """() => new Promise((resolve) => { const poll = () => window.__review && window.__review.ready ? resolve(true)
   : setTimeout(poll, 10); poll(); })"""
+#: Engines whose review moves the block's clock forward (Playwright's clock reaches the frame).
+CLOCK_ENGINES = ("firefox",)
+#: Leaps of the controlled clock at the end of a review (ms): a timer due within each fires once
+#: (6 s, 5 min, an hour, a day), intervals once per leap.
+LEAPS = (6_000, 300_000, 3_600_000, 86_400_000)
+#: Clicks on the block's first button (a block that acts on the 6th click).
+REPEAT_CLICKS = 6
+#: Milliseconds between two keys typed (Playwright), as a quick typist.
+KEY_DELAY = 30
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
@@ -220,6 +230,11 @@ class Lane:
     async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
         assert self.session is not None
         page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url), 60)
+        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright":
+            # A controlled clock (Playwright's), installed before the host page loads: time is then
+            # moved forward at the end of each review (:data:`LEAPS`). It reaches the sandboxed
+            # frame in Firefox only (measured: Chromium runs no init script in a srcdoc frame).
+            await page.raw.clock.install()  # type: ignore[attr-defined]
         return page, Slot(page)
 
     async def _relaunch(self) -> None:
@@ -477,6 +492,7 @@ class Lane:
         plan = await self.plan(page, obs, canaries)
         # Links last, after the dark screenshot: one navigates the frame away.
         await self.perform(page, [a for a in plan if not a.link], obs)
+        await self.leave(page, obs)
         acted = time.monotonic()
         step("actions")
         obs.host = await page.evaluate(READ) or obs.host
@@ -503,6 +519,15 @@ class Lane:
         await asyncio.sleep(max(QUIET, self.settle - (time.monotonic() - acted)))
         obs.host = await page.evaluate(READ) or obs.host
         step("settled")
+        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright" and obs.host.get("status") == "connected":
+            clock = page.raw.clock  # type: ignore[attr-defined]
+            for leap in LEAPS:
+                await clock.fast_forward(leap)
+            await asyncio.sleep(QUIET)
+            before = obs.host
+            obs.host = await page.evaluate(READ) or obs.host
+            obs.host["maxGap"] = before.get("maxGap", 0)  # the leaps are not a stall
+            step("clock leaps")
 
     async def screenshot(self, page: Page) -> str:
         if self.engine.driver == "playwright":
@@ -541,7 +566,35 @@ class Lane:
                 plan.append(Action("select", x["i"], "", what, x["link"]))
             else:
                 plan.append(Action("click", x["i"], "", what, x["link"]))
+        first = next((a for a in plan if a.kind == "click" and not a.link), None)
+        if first is not None:  # the first button clicked until its sixth click
+            plan += [first] * (REPEAT_CLICKS - 1)
         return plan
+
+    async def leave(self, page: Page, obs: Observed) -> None:
+        """What a user does after acting: scroll the page to the block's end (a sentinel comes into
+        view) and back, then click the host page beside the block (the block's window loses focus:
+        ``blur``)."""
+        try:
+            await page.evaluate(SCROLL_END, timeout=3)
+            if self.engine.driver == "playwright":
+                raw = page.raw  # type: ignore[attr-defined]
+                await raw.mouse.move(1000, 40, steps=4)
+                await raw.mouse.click(1000, 40)
+            else:
+                def blur() -> None:
+                    from selenium.webdriver.common.action_chains import ActionChains
+                    from selenium.webdriver.common.by import By
+
+                    driver = page.raw  # type: ignore[attr-defined]
+                    body = driver.find_element(By.TAG_NAME, "body")
+                    size = body.size  # offsets are from the element's centre: its top right corner, beside the block
+                    ActionChains(driver).move_to_element_with_offset(body, size["width"] // 2 - 10, 5 - size["height"] // 2).click().perform()
+
+                await page._call(blur, timeout=ACTION_TIMEOUT)  # type: ignore[attr-defined]
+            obs.actions.append("scroll, blur")
+        except Exception as exc:
+            obs.actions.append(f"scroll, blur failed: {_first_line(exc)[:120]}")
 
     async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
         if not plan:
@@ -572,6 +625,10 @@ class Lane:
             point = await call(raw, TO_VIEWPORT, at)
             if point is None:
                 raise LookupError("the block's frame is gone")
+            # A pointer path to the element, then the click: a block that acts only after a human
+            # pointer path sees one.
+            await asyncio.wait_for(raw.mouse.move(point[0] - 37, point[1] + 23, steps=2), ACTION_TIMEOUT)
+            await asyncio.wait_for(raw.mouse.move(*point, steps=3), ACTION_TIMEOUT)
             await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
 
         for kind, i, text, what, _ in plan:
@@ -581,7 +638,7 @@ class Lane:
                     await call(frame, FOCUS, [ACTIONABLE, i])
                     # Key by key (keydown, keypress, input, keyup), as a user types: a keylogger on
                     # keydown sees the canary as well as one on input.
-                    await asyncio.wait_for(raw.keyboard.type(text + "\n"), ACTION_TIMEOUT * 2)
+                    await asyncio.wait_for(raw.keyboard.type(text + "\n", delay=KEY_DELAY), ACTION_TIMEOUT * 2)
                 elif kind == "select":
                     await call(frame, SELECT_LAST, [ACTIONABLE, i])
                 else:
