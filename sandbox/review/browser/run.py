@@ -53,6 +53,8 @@ _FRAME_STATE = ("(s) => ({frame: !!document.querySelector(s),"
 #: In the host page: resolves once the review's host script has mounted the block and heard from it.
 _READY = """() => new Promise((resolve) => { const poll = () => window.__review && window.__review.ready ? resolve(true)
   : setTimeout(poll, 10); poll(); })"""
+#: An init script: navigator.webdriver reads false, as in a browser no one drives.
+HIDE_WEBDRIVER = "Object.defineProperty(Navigator.prototype, 'webdriver', {get: () => false, configurable: true});"
 #: Engines whose review moves the block's clock forward (Playwright's clock reaches the frame).
 CLOCK_ENGINES = ("firefox",)
 #: Leaps of the controlled clock at the end of a review (ms): a timer due within each fires once
@@ -230,6 +232,10 @@ class Lane:
     async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
         assert self.session is not None
         page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url), 60)
+        if self.engine.driver == "playwright":
+            # navigator.webdriver false in every frame the init script reaches (Firefox's block frame;
+            # Chromium's gets it from its launch flag, CHROMIUM_ARGS).
+            await page.raw.context.add_init_script(HIDE_WEBDRIVER)  # type: ignore[attr-defined]
         if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright":
             # A controlled clock (Playwright's), installed before the host page loads: time is then
             # moved forward at the end of each review (:data:`LEAPS`). It reaches the sandboxed
