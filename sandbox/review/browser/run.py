@@ -26,8 +26,7 @@ from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
-from .hostpage import (ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT,
-                       UNMOUNT, host_page)
+from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
 from .proxy import Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
@@ -121,15 +120,9 @@ class Observed:
         return events(self.seen, navigation_target(self.seen, self.watch.navigations), self.host)
 
     def unexplained(self) -> list[Event]:
-        """What went out with no canary found in it: what the differential review is for."""
-        out = []
-        for e in self.events():
-            if e.kind in OUTSIDE:
-                if not self.canaries.find(e.host, e.text):
-                    out.append(e)
-            elif _has_data(e.text) and not self.canaries.find(e.text):
-                out.append(e)
-        return out
+        """What went out of the frame to another host with no canary found in it: what the
+        differential review is for (bridge calls go to the host: compared, never a reason to run)."""
+        return [e for e in self.events() if e.kind in OUTSIDE and not self.canaries.find(e.host, e.text)]
 
 
 class Lane:
@@ -317,6 +310,7 @@ class Lane:
             examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
             follows: dict[tuple[str, str], list[str]] = {k: [] for k in keys}
             todo = []
+            keys = {k for k in keys if k[0] in OUTSIDE or k[0] == "order"}  # what the host is handed is no leak
             for key in keys:  # a leak the fast path names in B's run needs no attribution runs
                 ex = examples.get(key)
                 named = sorted(b.canaries.find(ex.host, ex.text)) if ex is not None else []
@@ -707,23 +701,6 @@ def navigation_target(seen: list[Seen], navigations: list[str]) -> str | None:
         return requests[0].url
     return next((n[len("frame: "):] for n in navigations
                  if n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n), None)
-
-
-def _has_data(payload: str) -> bool:
-    """Whether a bridge payload (JSON) holds a string or a number: booleans and null carry no input."""
-    import json
-
-    def walk(v: Any) -> bool:
-        if isinstance(v, dict):
-            return any(walk(x) for x in v.values())
-        if isinstance(v, list):
-            return any(walk(x) for x in v)
-        return isinstance(v, (str, int, float)) and not isinstance(v, bool)
-
-    try:
-        return walk(json.loads(payload))
-    except ValueError:
-        return bool(payload)
 
 
 def _first_line(exc: BaseException) -> str:
