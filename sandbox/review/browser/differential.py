@@ -12,7 +12,7 @@ navigations of the frame, ``openUrl`` targets, ``send`` payloads, ``setValue`` v
 into tokens. ``A`` and ``A2`` are paired event by event; the token positions where they differ are
 noise (``Math.random()``, ``Date.now()``: a wildcard in the pair's template), and an event of one
 without a partner in the other is the block behaving differently with the same data
-(``unstable``). ``B`` is matched against the templates: a ``B`` event no template matches, or a
+(``unstable``; such an event sent again as it was is no evidence). ``B`` is matched against the templates: a ``B`` event no template matches, or a
 template no ``B`` event matches, changed with the data and carries it, however it was split or
 encoded (per key, per character, hashed, base64, in the path, the host name, the request count).
 Requests in a different order with the same multiset are data too when ``A`` and ``A2`` agree on
@@ -33,6 +33,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from .proxy import HOST_ORIGIN, Seen
 
@@ -74,9 +75,10 @@ def events(seen: list[Seen], navigation: str | None, host: dict[str, Any]) -> li
     # not compared: the browser opens them as it likes. A host name carrying data is compared when a
     # request follows (the request's host), and found by the fast path either way.
     if navigation:
-        out.append(Event("navigate", "", navigation))
+        out.append(Event("navigate", urlsplit(navigation).hostname or "", navigation))
     for u in host.get("urls", []):
-        out.append(Event("openUrl", "", str(u.get("url", ""))))
+        url = str(u.get("url", ""))
+        out.append(Event("openUrl", urlsplit(url).hostname or "", url))
     for a in host.get("actions", []):
         out.append(Event("send", str(a.get("action")), _json(a.get("payload"))))
     for v in host.get("values", []):

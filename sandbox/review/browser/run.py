@@ -280,9 +280,8 @@ class Lane:
             if not keep or obs.timed_out or obs.error:
                 diff["stopped"] = obs.error or ("timed out" if obs.timed_out else "page lost")
                 return None
-            if obs.actions != first.actions:
-                diff["unstable"].append({"what": "the user's actions went differently", "first": first.actions[:10],
-                                         "then": obs.actions[:10]})
+            if [a.split(" failed")[0] for a in obs.actions] != [a.split(" failed")[0] for a in first.actions]:
+                diff["unsure"] = {"what": "the user's actions went differently", "first": first.actions[:10], "then": obs.actions[:10]}
             return obs
 
         try:
@@ -304,7 +303,7 @@ class Lane:
                 return False
             keys = confirmed(dev, deviation(base, b2.events()))
             diff["confirmed"] = sorted(":".join(k) for k in keys)
-            if not keys or any(u["what"].startswith("the user's") for u in diff["unstable"]):
+            if not keys or "unsure" in diff:  # actions that went differently explain a change as well as data
                 return True
             examples = {e.key: e for e in dev.new}
             examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
@@ -566,12 +565,20 @@ class Lane:
                 plan.append(Action("select", x["i"], "", what, x["link"]))
             else:
                 plan.append(Action("click", x["i"], "", what, x["link"]))
-        first = next((a for a in plan if a.kind == "click" and not a.link), None)
-        if first is not None:  # the first button clicked until its sixth click
+        first = next((a for a in plan if a.kind == "click" and not a.link and a.what.startswith("<button")), None)
+        if first is not None:  # the first button clicked until its sixth click (a toggle, a summary: once)
             plan += [first] * (REPEAT_CLICKS - 1)
         return plan
 
     async def leave(self, page: Page, obs: Observed) -> None:
+        """See :meth:`_leave`."""
+        try:  # the block's window has focus first (a block with nothing to click never got it)
+            await page.evaluate("() => window.focus()", frame=FRAME, timeout=3)
+        except Exception:
+            pass
+        await self._leave(page, obs)
+
+    async def _leave(self, page: Page, obs: Observed) -> None:
         """What a user does after acting: scroll the page to the block's end (a sentinel comes into
         view) and back, then click the host page beside the block (the block's window loses focus:
         ``blur``)."""
@@ -627,7 +634,7 @@ class Lane:
                 raise LookupError("the block's frame is gone")
             # A pointer path to the element, then the click: a block that acts only after a human
             # pointer path sees one.
-            await asyncio.wait_for(raw.mouse.move(point[0] - 37, point[1] + 23, steps=2), ACTION_TIMEOUT)
+            await asyncio.wait_for(raw.mouse.move(max(1, point[0] - 37), max(1, point[1] - 23), steps=2), ACTION_TIMEOUT)
             await asyncio.wait_for(raw.mouse.move(*point, steps=3), ACTION_TIMEOUT)
             await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
 
