@@ -67,7 +67,7 @@ def test_events_leave_out_the_host_origin_and_keep_bridge_calls():
     host = {"urls": [{"url": "https://o.example/x"}], "actions": [{"action": "save", "payload": {"n": 1}}],
             "values": [{"path": "draft.x", "value": "typed"}]}
     got = events(seen, None, host)
-    assert [(e.kind, e.host) for e in got] == [("request", "a.example"), ("request", "b.example"), ("openUrl", ""),
+    assert [(e.kind, e.host) for e in got] == [("request", "a.example"), ("request", "b.example"), ("openUrl", "o.example"),
                                                ("send", "save"), ("setValue", "draft.x")]
     assert got[1].text.endswith('{"k":"v"}')
 
@@ -110,3 +110,10 @@ def test_image_answers_have_plausible_sizes():
     assert image_size("/i.png", "w=30&h=10") == (30, 10)
     png = image(300, 250)
     assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 300
+
+
+def test_a_random_choice_sent_again_as_it_was_is_no_evidence():
+    one, two = Event("openUrl", "one.example", "https://one.example/"), Event("openUrl", "two.example", "https://two.example/")
+    base = baseline([one], [two])
+    assert base.unstable == [one, two]
+    assert not deviation(base, [two]) and not deviation(base, [one])
