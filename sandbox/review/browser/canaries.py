@@ -72,9 +72,11 @@ def _like(original: Any, rng: random.Random) -> str:
 
 
 def _number(original: Any, rng: random.Random) -> int:
-    """An integer of about the original's size, six to nine digits (never one fixed range)."""
+    """An integer of about the original's size: six to nine digits, at most two more than the original's
+    (never one fixed range)."""
     size = len(str(abs(int(original)))) if isinstance(original, (int, float)) and not isinstance(original, bool) else 0
-    digits = rng.randint(max(6, min(size, 9)), 9)
+    low = max(6, min(size, 9))
+    digits = rng.randint(low, min(9, low + 2))
     return rng.randint(10 ** (digits - 1) + 1, 10 ** digits - 1)
 
 

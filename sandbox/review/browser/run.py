@@ -386,6 +386,10 @@ class Lane:
                 keep = False
         if obs.watch.popups or obs.watch.downloads:
             keep = False
+        for _ in range(4):  # a little longer for late requests (a loaded machine) before the page is given up
+            if not keep or tap.quiet_for() >= QUIET:
+                break
+            await asyncio.sleep(QUIET)
         if keep and tap.quiet_for() < QUIET:
             # Still sending at the end (a flood's backlog): what is in flight would be logged after
             # the next block's mark. The page goes, and the slot's next block gets a fresh proxy.
