@@ -638,8 +638,8 @@ class Lane:
                 raise LookupError("the block's frame is gone")
             # A pointer path to the element, then the click: a block that acts only after a human
             # pointer path sees one.
-            await asyncio.wait_for(raw.mouse.move(max(1, point[0] - 37), max(1, point[1] - 23), steps=2), ACTION_TIMEOUT)
-            await asyncio.wait_for(raw.mouse.move(*point, steps=3), ACTION_TIMEOUT)
+            # (the click moves the pointer from there to the element: one round trip more per click).
+            await asyncio.wait_for(raw.mouse.move(max(1, point[0] - 37), max(1, point[1] - 23)), ACTION_TIMEOUT)
             await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
 
         for kind, i, text, what, _ in plan:
