@@ -329,8 +329,15 @@ class Lane:
                         break
                     for key in set(todo) & deviation(base, c.events()).keys:
                         follows[key] += group
+            complete = "stopped" not in diff
             for key in sorted(keys):
                 ex = examples.get(key)
+                if not follows[key] and todo and complete:
+                    # Every input was varied alone and none moved it: a change between runs that follows
+                    # no input is the block's randomness or timing (a random host drawn twice), not data.
+                    diff["unstable"].append({"what": "changed between runs, but with no input", "kind": key[0],
+                                             "host": key[1], "text": ex.text[:200] if ex else ""})
+                    continue
                 diff["leaks"].append({"kind": key[0], "host": key[1], "inputs": follows[key] or ["(unattributed)"],
                                       "example": ex.text[:300] if ex else "(the order of requests)"})
             return True
