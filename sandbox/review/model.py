@@ -85,6 +85,8 @@ class BrowserResult(BaseModel):
     #: Engines where the block hit the per-block time limit.
     timed_out: list[str] = []
     errors: list[dict[str, Any]] = []
+    #: The differential review per engine (docs/REVIEW-BROWSER.md): {"engine", "runs", "seconds", "leaks", "unstable", ...}.
+    differential: list[dict[str, Any]] = []
 
 
 class Leak(BaseModel):

@@ -138,6 +138,8 @@ def judge(work: Work, per_engine: dict[str, Observed]) -> BrowserResult:
                 merged[finding.fingerprint] = finding
         if obs.screenshots:
             result.screenshots[engine] = dict(obs.screenshots)
+        if obs.diff:
+            result.differential.append({"engine": engine, **obs.diff})
         if obs.timed_out:
             result.timed_out.append(engine)
         if obs.error:
@@ -304,6 +306,29 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
     # CSP violations come from the runtime's report, the same in every engine (Chromium's console
     # repeats them in its own words; not used, so the engines' findings compare).
 
+    # ---- the differential review: what changed with the data carries it
+    diff = obs.diff or {}
+    for leak in diff.get("leaks", []):
+        kind, example = leak["kind"], leak["example"]
+        if kind in ("send", "setValue"):
+            continue  # handed to the host over the bridge: the host's, not a leak (bridge.* name the paths)
+        if kind in ("navigate", "openUrl"):
+            where = urlsplit(example).hostname or example[:100]
+            sink = "document request" if kind == "navigate" else "openUrl"
+            url = example
+        elif kind == "order":
+            where, sink, url = "(several hosts)", "the order of requests", ""
+        else:
+            where, sink = leak["host"], f"{kind}s to the host"
+            url = f"https://{leak['host']}/"
+        for label in leak["inputs"]:
+            _leak(make, label, "changes with the data (differential review)", where, url, sink, src,
+                  extra={"differential": {"runs": diff.get("runs"), "example": example[:300]}})
+    if diff.get("unstable"):
+        make.add("browser.inconsistent", "the block behaved differently in two runs with the same data: "
+                 + "; ".join(f"{u['what']}{' (' + u['kind'] + ' ' + u['host'] + ')' if u.get('kind') else ''}" for u in diff["unstable"][:3]),
+                 context="inconsistent", evidence={"unstable": diff["unstable"][:5], "runs": diff.get("runs")})
+
     # ---- CPU, hangs, height
     if obs.timed_out:
         make.add("browser.timeout", "the block hung its page (it stopped answering, or its review did not finish "
@@ -318,15 +343,22 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
     return make.out
 
 
-def _leak(make: _Maker, label: str, how: str, host: str, url: str, sink: str, src: str) -> None:
-    at = locate(src, *_url_needles(url))
+def _leak(make: _Maker, label: str, how: str, host: str, url: str, sink: str, src: str,
+          extra: dict[str, Any] | None = None) -> None:
+    at = locate(src, *_url_needles(url)) if url else None
     if label.startswith("(typed into"):
-        make.add("exfil.input-to-url", f"text typed {label[1:-1]} left to host {host} ({sink}, {how})", at=at,
-                 context=f"typed {label} {host}", hosts=[host], evidence={"url": url[:500], "encoding": how, "sink": sink})
+        make.add("exfil.input-to-url", f"text {label[1:-1]} left to host {host} ({sink}, {how})", at=at,
+                 context=f"typed {label} {host}", hosts=[host],
+                 evidence={"url": url[:500], "encoding": how, "sink": sink, "field": label[len("(typed into "):-1], **(extra or {})})
+        return
+    if label == "(unattributed)":
+        make.add("exfil.state-to-url", f"data left to host {host} ({sink}, {how}); no single input explains it", at=at,
+                 context=f"leak {label} {host}", hosts=[host],
+                 evidence={"url": url[:500], "encoding": how, "sink": sink, "confirmed": True, **(extra or {})})
         return
     make.add("exfil.state-to-url", f"path {label} left to host {host} ({sink}, {how})", at=at,
              context=f"leak {label} {host}", paths=[label], hosts=[host],
-             evidence={"url": url[:500], "encoding": how, "sink": sink, "confirmed": True})
+             evidence={"url": url[:500], "encoding": how, "sink": sink, "confirmed": True, **(extra or {})})
 
 
 def _kind(s: Seen) -> str:

@@ -1,22 +1,27 @@
-"""Canary values: every projected leaf of the state becomes a value that names its path.
+"""Canary values: every projected leaf of the state, and every text the review types, becomes a
+value that names its path (or the field typed into) and looks like real data.
 
-Strings become ``fxq`` + 10 hex digits (lower case, URL-safe, so percent-encoding leaves
-them intact); numbers become unique 9-digit integers (floats: the same plus ``.5``),
-so a block that checks types still runs; booleans and null are kept (one bit
-cannot name a path). :meth:`Canaries.find` looks for them in a request's text as sent,
-percent-decoded (up to three times), and in every base64 (standard or URL-safe) and
-hex token of those forms, decoded.
+A canary has the shape of the value it stands for (an email for an email, a name for words, digits
+for digits, a number of similar size for a number) and changes every run: no fixed marker, no fixed
+range, so a block cannot tell the review's data from production data by its look. Values come from a
+seed (:class:`Canaries` ``seed``): two reviews with the same seed get the same values (the
+differential review's "same data" run, :mod:`.differential`), and ``vary`` gives a few labels the
+values of another seed (which input a leak follows). Booleans and null are kept (one bit cannot name
+a path).
 
-Limits (docs/REVIEW.md): a number is recognised only as a whole run of digits, so a
-block that does arithmetic on it (``total * 100``) or formats it (``1,234``) hides it;
-a string transformed beyond these encodings (reversed, hashed, one character per
-request, encrypted) is not recognised either; booleans are never recognised.
+:meth:`Canaries.find` is the fast path: it looks for every canary in a request's text as sent,
+percent-decoded (up to three times), and in every base64 (standard or URL-safe) and hex token of
+those forms, decoded, case-insensitively. A number is recognised as a whole run of its digits
+(six or more). What this misses (arithmetic, a value split or transformed) is the differential
+review's.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import random
 import re
 import secrets
 from typing import Any
@@ -24,28 +29,106 @@ from urllib.parse import unquote_plus
 
 from ...projection import project
 
-PREFIX = "fxq"
-
 # Data, not code: tokens of a URL or body that may hold an encoded canary.
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
 _HEX_TOKEN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+_DIGITS = re.compile(r"\d{6,}")
+
+_FIRST = ("anna", "marta", "lukas", "sofia", "jonas", "elena", "david", "clara", "tomas", "nina", "oskar", "julia",
+          "felix", "irene", "pavel", "laura", "simon", "hanna", "milan", "vera", "adrian", "greta", "karim", "lena")
+_ONSET = ("b", "br", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "st", "t", "v", "w", "z", "ch", "gr")
+_VOWEL = ("a", "e", "i", "o", "u", "ei", "au", "ia")
+_CODA = ("", "n", "r", "l", "s", "rt", "nd", "m", "k", "th")
+_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "proton.me", "icloud.com", "web.de", "mail.com")
+
+
+def _word(rng: random.Random, syllables: int) -> str:
+    return "".join(rng.choice(_ONSET) + rng.choice(_VOWEL) + rng.choice(_CODA) for _ in range(syllables))
+
+
+def _name(rng: random.Random) -> str:
+    return f"{rng.choice(_FIRST).capitalize()} {_word(rng, 2).capitalize()}{_word(rng, 1)}"
+
+
+def _like(original: Any, rng: random.Random) -> str:
+    """A realistic string of ``original``'s kind (the state's own value, or "" when the state lacks it)."""
+    text = original if isinstance(original, str) else ""
+    if "@" in text:
+        return f"{rng.choice(_FIRST)}.{_word(rng, 2)}{rng.randint(10, 99)}@{rng.choice(_DOMAINS)}"
+    if text and len(text) >= 6 and re.fullmatch(r"[A-Za-z0-9_-]+", text) and any(c.isdigit() for c in text):
+        # An identifier (an order number, a code): the same character classes, at least 8 long.
+        out = []
+        for c in text.ljust(8, text[-1]):
+            out.append(rng.choice("0123456789") if c.isdigit() else
+                       rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") if c.isupper() else
+                       rng.choice("abcdefghijkmnopqrstuvwxyz") if c.islower() else c)
+        return "".join(out)
+    if text.replace(".", "", 1).isdigit() and len(text) >= 6:
+        return "".join(rng.choice("123456789") if c.isdigit() else c for c in text)
+    if " " in text.strip():
+        return _name(rng)
+    # One word (or nothing known): a user name, URL-safe as most one-word values are.
+    return f"{rng.choice(_FIRST)}{_word(rng, 2)}{rng.randint(10, 99)}"
+
+
+def _number(original: Any, rng: random.Random) -> int:
+    """An integer of about the original's size: six to nine digits, at most two more than the original's
+    (never one fixed range)."""
+    size = len(str(abs(int(original)))) if isinstance(original, (int, float)) and not isinstance(original, bool) else 0
+    low = max(6, min(size, 9))
+    digits = rng.randint(low, min(9, low + 2))
+    return rng.randint(10 ** (digits - 1) + 1, 10 ** digits - 1)
 
 
 class Canaries:
-    """The canaries of one block run: value -> the path (or input) it stands for."""
+    """The canaries of one block run: value -> the path (or input) it stands for.
 
-    def __init__(self) -> None:
+    ``seed``: where the values come from (a fresh random seed by default); ``vary``: labels whose
+    values come from ``alt_seed`` instead (the differential review varies one input at a time)."""
+
+    def __init__(self, seed: str | None = None, *, vary: frozenset[str] = frozenset(), alt_seed: str | None = None) -> None:
+        self.seed = seed or secrets.token_hex(8)
+        self.vary = vary
+        self.alt_seed = alt_seed or self.seed
         self.strings: dict[str, str] = {}
         self.numbers: dict[str, str] = {}
+        self.labels: list[str] = []  # every label given a value, in order (state leaves and typed fields)
+        self._uses: dict[str, int] = {}
 
-    def string(self, label: str) -> str:
-        value = PREFIX + secrets.token_hex(5)
-        self.strings[value] = label
-        return value
+    def _rng(self, label: str) -> random.Random:
+        n = self._uses.get(label, 0)
+        self._uses[label] = n + 1
+        if label not in self.labels:
+            self.labels.append(label)
+        seed = self.alt_seed if label in self.vary else self.seed
+        return random.Random(hashlib.sha256(f"{seed}\0{label}\0{n}".encode()).digest())
 
-    def number(self, label: str) -> int:
+    def string(self, label: str, original: Any = "") -> str:
+        rng = self._rng(label)
         while True:
-            value = 100_000_000 + secrets.randbelow(800_000_000)
+            value = _like(original, rng)
+            if value not in self.strings and not any(value.lower() in v.lower() or v.lower() in value.lower() for v in self.strings):
+                self.strings[value] = label
+                return value
+
+    def typed(self, label: str, kind: str = "text") -> str:
+        """Text a user types into a field: words, an email, a number."""
+        if kind == "number":
+            return str(self.number(label))
+        rng = self._rng(label)
+        while True:
+            if kind == "email":
+                value = _like("@", rng)
+            else:
+                value = f"{_word(rng, 2)} {_word(rng, 1)}{rng.randint(2, 99)}"
+            if value not in self.strings:
+                self.strings[value] = label
+                return value
+
+    def number(self, label: str, original: Any = None) -> int:
+        rng = self._rng(label)
+        while True:
+            value = _number(original, rng)
             if str(value) not in self.numbers:
                 self.numbers[str(value)] = label
                 return value
@@ -69,10 +152,12 @@ class Canaries:
         if isinstance(value, bool) or value is None:
             return value
         if isinstance(value, int):
-            return self.number(path)
+            return self.number(path, value)
         if isinstance(value, float):
-            return self.number(path) + 0.5
-        return self.string(path)
+            rng = self._rng(path + "\0cents")
+            return self.number(path, value) + rng.randint(1, 99) / 100
+        # A canary of an earlier run (again()) is a string of this run's making: its label's shape.
+        return self.string(path, value)
 
     def describe(self, text: str) -> str:
         """``text`` with each string canary shown as the path (or input) it stands for, in «»."""
@@ -84,29 +169,18 @@ class Canaries:
     def find(self, *texts: str) -> dict[str, str]:
         """The labels whose canary appears in any of ``texts`` (after decoding): label -> how it was encoded."""
         found: dict[str, str] = {}
+        lowered = [(v.lower(), label) for v, label in self.strings.items()]
         for text in texts:
             for how, form in decoded_forms(text):
                 low = form.lower()
-                if PREFIX in low:
-                    for value, label in self.strings.items():
-                        if value in low:
-                            found.setdefault(label, how)
-                for digits in re.findall(r"\d{9}(?:\.5)?", form):
-                    number_label = self.numbers.get(digits.split(".")[0])
-                    if number_label is not None and _whole_number(form, digits):
+                for value, label in lowered:
+                    if value in low:
+                        found.setdefault(label, how)
+                for digits in _DIGITS.findall(form):
+                    number_label = self.numbers.get(digits)
+                    if number_label is not None:
                         found.setdefault(number_label, how)
         return found
-
-
-def _whole_number(form: str, digits: str) -> bool:
-    start = form.find(digits)
-    while start != -1:
-        before = form[start - 1] if start else ""
-        after = form[start + len(digits)] if start + len(digits) < len(form) else ""
-        if not before.isdigit() and not after.isdigit():
-            return True
-        start = form.find(digits, start + 1)
-    return False
 
 
 def _ensure(node: dict[str, Any], segments: list[str]) -> None:
@@ -160,4 +234,4 @@ def decoded_forms(text: str) -> list[tuple[str, str]]:
     return forms
 
 
-__all__ = ["Canaries", "decoded_forms", "PREFIX"]
+__all__ = ["Canaries", "decoded_forms"]

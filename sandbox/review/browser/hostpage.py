@@ -88,7 +88,8 @@ READ = """() => { const r = window.__review; if (!r) return null;
 ACTIONABLE = "a[href], button, input, select, textarea, summary, [onclick], [role=button]"
 LIST_ACTIONS = """(sel) => [...document.querySelectorAll(sel)].slice(0, 60).map((e, i) => ({
   i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
-  link: e.matches('a[href]'), visible: e.getClientRects().length > 0 && !e.disabled }))"""
+  link: e.matches('a[href]'), name: e.id || e.getAttribute('name') || e.getAttribute('aria-label') || e.getAttribute('placeholder') || '',
+  visible: e.getClientRects().length > 0 && !e.disabled }))"""
 
 #: Inside the block's frame: bring element ``i`` of ``sel`` into view and say where a user would
 #: click it (frame coordinates), or null when it is gone or has no box. ``clear``: empty a text
@@ -118,8 +119,11 @@ TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe')
   if (py < 0 || py >= innerHeight || px < 0 || px >= innerWidth) { scrollBy(px - innerWidth / 2, py - innerHeight / 2); [px, py] = at(); }
   return [px, py]; }"""
 
+#: In the host page: scroll to the end of the block's frame (as a reader does) and wait a frame.
+SCROLL_END = """() => new Promise((r) => { scrollTo(0, document.body.scrollHeight);
+  requestAnimationFrame(() => setTimeout(() => { scrollTo(0, 0); r(true); }, 100)); })"""
 #: In the host page: destroy the block's frame (its pending loads stop), as a host does.
 UNMOUNT = """() => { const r = window.__review; if (r && r.handle) r.handle.destroy();
   const b = document.getElementById('block'); if (b) b.replaceChildren(); return true; }"""
 
-__all__ = ["host_page", "LOADED", "MOUNT", "UNMOUNT", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "TO_VIEWPORT", "MAX_ITEMS"]
+__all__ = ["host_page", "LOADED", "MOUNT", "UNMOUNT", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "SCROLL_END", "TO_VIEWPORT", "MAX_ITEMS"]

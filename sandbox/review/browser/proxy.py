@@ -13,15 +13,22 @@ the same bypass list). The proxy never connects out:
   catch-all server, which reads the absolute form like any request.
 
 The catch-all servers are :class:`flowui_sandbox.sandbox.server.LocalServer` with one route that
-logs every method and path and answers by the path's extension (a 1x1 GIF, empty CSS,
-JS, JSON). One Tap per page slot: a request is attributed to the block that slot runs.
+logs every method and path and answers by the path's extension: an image (:func:`image`) of a
+plausible size, not always 1x1 (a block that checks the size of an image it knows must not learn it
+is reviewed), empty CSS, JS, JSON; never cacheable, so a run of the differential review with the
+same data sends what the first sent. One Tap per page slot: a request is attributed to the block
+that slot runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
 import ssl
+import struct
 import time
+import zlib
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -64,7 +71,7 @@ class _CatchAll(LocalServer):
         body = await request.read()
         host = request.headers.get("Host", request.url.host or "")
         self.tap.add(Seen(self.scheme, host, request.method, request.path, request.query_string, dict(request.headers), body))
-        return await self._log(request)  # LocalServer's answer by extension (and its own record)
+        return _answer(request, await self._log(request))  # LocalServer's answer by extension (and its own record)
 
 
 class HostServer(LocalServer):
@@ -79,7 +86,54 @@ class HostServer(LocalServer):
     async def _catch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
         self.tap.add(Seen("https", HOST_ORIGIN, request.method, request.path, request.query_string, dict(request.headers), body))
-        return await self._log(request)
+        return _answer(request, await self._log(request))
+
+
+_IMAGE = (".gif", ".png", ".jpg", ".jpeg", ".webp", ".avif", ".bmp", ".ico", ".svg")
+#: Sizes an image answer takes when its URL names none (a pixel, icons, logos, banners, photos).
+_SIZES = ((1, 1), (16, 16), (32, 32), (88, 31), (120, 40), (200, 60), (300, 250), (640, 360), (800, 600))
+# Data, not code: a size named in a URL (w=200&h=50, /200x50/).
+_SIZE_IN_URL = re.compile(r"(?:\b|_)(\d{1,4})x(\d{1,4})(?:\b|_)")
+_W = re.compile(r"(?:^|[?&])(?:w|width)=(\d{1,4})")
+_H = re.compile(r"(?:^|[?&])(?:h|height)=(\d{1,4})")
+
+
+def image_size(path: str, query: str) -> tuple[int, int]:
+    """The size an image answer has: the one the URL names, else one of :data:`_SIZES` chosen by the path."""
+    m = _SIZE_IN_URL.search(path)
+    if m:
+        return max(1, min(int(m[1]), 2000)), max(1, min(int(m[2]), 2000))
+    w, h = _W.search(query), _H.search(query)
+    if w or h:
+        width = int(w[1]) if w else int(h[1])  # type: ignore[index]
+        height = int(h[1]) if h else width
+        return max(1, min(width, 2000)), max(1, min(height, 2000))
+    pick = hashlib.sha256(path.encode()).digest()[0] % (len(_SIZES) - 1)
+    return _SIZES[pick + 1]  # a path alone is an asset: not a pixel
+
+
+def image(width: int, height: int, seed: bytes = b"") -> bytes:
+    """A PNG of one colour, ``width`` x ``height``."""
+    colour = bytes(hashlib.sha256(seed).digest()[:3])
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\0" + colour * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+
+
+def _answer(request: web.Request, answer: web.StreamResponse) -> web.StreamResponse:
+    """An image of a plausible size for an image request; nothing the browser may cache."""
+    path = request.path.lower()
+    wants_image = request.headers.get("Sec-Fetch-Dest") == "image" or request.headers.get("Accept", "").startswith("image/")
+    if (path.endswith(_IMAGE) and not path.endswith(".svg")) or (wants_image and not path.endswith(".svg")):
+        width, height = image_size(request.path, request.query_string)
+        answer = web.Response(body=image(width, height, request.path.encode()), content_type="image/png",
+                              headers={"Access-Control-Allow-Origin": "*"})
+    answer.headers["Cache-Control"] = "no-store"
+    return answer
 
 
 #: How the host's own origin is named in findings (its port changes every run).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import secrets
 import ssl
 import time
 from collections.abc import Callable
@@ -24,7 +25,8 @@ from ...engines import Engine, EngineError, Page, Session, launch, webdriver_ent
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
-from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
+from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
+from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
 from .proxy import Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
@@ -50,6 +52,17 @@ _FRAME_STATE = ("(s) => ({frame: !!document.querySelector(s),"
 #: In the host page: resolves once the review's host script has mounted the block and heard from it.
 _READY = """() => new Promise((resolve) => { const poll = () => window.__review && window.__review.ready ? resolve(true)
   : setTimeout(poll, 10); poll(); })"""
+#: An init script: navigator.webdriver reads false, as in a browser no one drives.
+HIDE_WEBDRIVER = "Object.defineProperty(Navigator.prototype, 'webdriver', {get: () => false, configurable: true});"
+#: Engines whose review moves the block's clock forward (Playwright's clock reaches the frame).
+CLOCK_ENGINES = ("firefox",)
+#: Leaps of the controlled clock at the end of a review (ms): a timer due within each fires once
+#: (6 s, 5 min, an hour, a day), intervals once per leap.
+LEAPS = (6_000, 300_000, 3_600_000, 86_400_000)
+#: Clicks on the block's first button (a block that acts on the 6th click).
+REPEAT_CLICKS = 6
+#: Milliseconds between two keys typed (Playwright), as a quick typist.
+KEY_DELAY = 30
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
@@ -100,14 +113,25 @@ class Observed:
     #: Seconds at the end of each step, for bench/review_browser.py and for a timeout's evidence.
     steps: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    #: The differential review (:mod:`.differential`): runs made, leaks that follow an input, instability.
+    diff: dict[str, Any] = field(default_factory=dict)
+
+    def events(self) -> list[Event]:
+        return events(self.seen, navigation_target(self.seen, self.watch.navigations), self.host)
+
+    def unexplained(self) -> list[Event]:
+        """What went out of the frame to another host with no canary found in it: what the
+        differential review is for (bridge calls go to the host: compared, never a reason to run)."""
+        return [e for e in self.events() if e.kind in OUTSIDE and not self.canaries.find(e.host, e.text)]
 
 
 class Lane:
     """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue."""
 
     def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
-                 slots: int = SLOTS, on_done=None):
+                 slots: int = SLOTS, on_done=None, differential: bool = True):
         self.engine = engine
+        self.differential = differential
         self.ssl_context = ssl_context
         self.time_limit = time_limit
         self.settle = settle
@@ -156,6 +180,8 @@ class Lane:
                         # Everything of one block, cleanup included, under a bound: a browser that stops
                         # answering (a flood still draining) costs this block its page, not the run.
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
+                        if keep and self.differential and not obs.timed_out and not obs.error and obs.unexplained():
+                            keep = await self.differ(work, page, slot, tap, obs)
                     except TimeoutError:
                         obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
@@ -199,6 +225,15 @@ class Lane:
     async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
         assert self.session is not None
         page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url), 60)
+        if self.engine.driver == "playwright":
+            # navigator.webdriver false in every frame the init script reaches (Firefox's block frame;
+            # Chromium's gets it from its launch flag, CHROMIUM_ARGS).
+            await page.raw.context.add_init_script(HIDE_WEBDRIVER)  # type: ignore[attr-defined]
+        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright":
+            # A controlled clock (Playwright's), installed before the host page loads: time is then
+            # moved forward at the end of each review (:data:`LEAPS`). It reaches the sandboxed
+            # frame in Firefox only (measured: Chromium runs no init script in a srcdoc frame).
+            await page.raw.clock.install()  # type: ignore[attr-defined]
         return page, Slot(page)
 
     async def _relaunch(self) -> None:
@@ -231,9 +266,91 @@ class Lane:
 
     # ------------------------------------------------------------------ one block
 
-    async def review(self, work: Work, page: Page, slot: Slot, tap: Tap) -> tuple[Observed, bool]:
+    async def differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Observed) -> bool:
+        """The differential review of ``work`` after its first run ``first`` (:mod:`.differential`);
+        the result goes to ``first.diff``. Returns whether the page can be reused."""
+        started = time.monotonic()
+        seed, alt = first.canaries.seed, secrets.token_hex(8)
+        diff: dict[str, Any] = {"runs": 1, "leaks": [], "unstable": []}
+        first.diff = diff
+
+        async def again(canaries: Canaries) -> Observed | None:
+            obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap, canaries, shots=False), self.time_limit + 30)
+            diff["runs"] += 1
+            if not keep or obs.timed_out or obs.error:
+                diff["stopped"] = obs.error or ("timed out" if obs.timed_out else "page lost")
+                return None
+            if [a.split(" failed")[0] for a in obs.actions] != [a.split(" failed")[0] for a in first.actions]:
+                diff["unsure"] = {"what": "the user's actions went differently", "first": first.actions[:10], "then": obs.actions[:10]}
+            return obs
+
+        try:
+            b = await again(Canaries(alt))
+            a2 = await again(Canaries(seed)) if b else None
+            if b is None or a2 is None:
+                return False
+            base = baseline(first.events(), a2.events())
+            # A connection alone is the browser's business as much as the block's (keep-alive, its own
+            # services: Chromium's autofill): one in one run only is no instability.
+            diff["unstable"] += [{"what": "sent in one of two runs with the same data", "kind": e.kind, "host": e.host,
+                                  "text": e.text[:200]} for e in base.unstable if e.kind != "connect"][:5]
+            dev = deviation(base, b.events())
+            diff["deviation"] = sorted(":".join(k) for k in dev.keys)
+            if not dev:
+                return True
+            b2 = await again(Canaries(alt))
+            if b2 is None:
+                return False
+            keys = confirmed(dev, deviation(base, b2.events()))
+            diff["confirmed"] = sorted(":".join(k) for k in keys)
+            if not keys or "unsure" in diff:  # actions that went differently explain a change as well as data
+                return True
+            examples = {e.key: e for e in dev.new}
+            examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
+            follows: dict[tuple[str, str], list[str]] = {k: [] for k in keys}
+            todo = []
+            keys = {k for k in keys if k[0] in OUTSIDE or k[0] == "order"}  # what the host is handed is no leak
+            for key in keys:  # a leak the fast path names in B's run needs no attribution runs
+                ex = examples.get(key)
+                named = sorted(b.canaries.find(ex.host, ex.text)) if ex is not None else []
+                if named:
+                    follows[key] = named
+                else:
+                    todo.append(key)
+            if todo:
+                inputs = [label for label in first.canaries.labels if "\0" not in label]
+                groups = [[x] for x in inputs[:MAX_ATTRIBUTION]]
+                if inputs[MAX_ATTRIBUTION:]:
+                    groups.append(inputs[MAX_ATTRIBUTION:])
+                for group in groups:
+                    vary = frozenset(group) | {x + "\0cents" for x in group}
+                    c = await again(Canaries(seed, vary=vary, alt_seed=alt))
+                    if c is None:
+                        break
+                    for key in set(todo) & deviation(base, c.events()).keys:
+                        follows[key] += group
+            complete = "stopped" not in diff
+            for key in sorted(keys):
+                ex = examples.get(key)
+                if not follows[key] and todo and complete:
+                    # Every input was varied alone and none moved it: a change between runs that follows
+                    # no input is the block's randomness or timing (a random host drawn twice), not data.
+                    diff["unstable"].append({"what": "changed between runs, but with no input", "kind": key[0],
+                                             "host": key[1], "text": ex.text[:200] if ex else ""})
+                    continue
+                diff["leaks"].append({"kind": key[0], "host": key[1], "inputs": follows[key] or ["(unattributed)"],
+                                      "example": ex.text[:300] if ex else "(the order of requests)"})
+            return True
+        except TimeoutError:
+            diff["stopped"] = "timed out"
+            return False
+        finally:
+            diff["seconds"] = round(time.monotonic() - started, 3)
+
+    async def review(self, work: Work, page: Page, slot: Slot, tap: Tap, canaries: Canaries | None = None,
+                     shots: bool = True) -> tuple[Observed, bool]:
         """Review ``work`` on ``page``; returns what was seen and whether the page can be reused."""
-        canaries = Canaries()
+        canaries = canaries or Canaries()
         obs = Observed(self.engine.name, canaries)
         slot.watch = obs.watch
         mark = tap.mark()
@@ -251,7 +368,8 @@ class Lane:
             return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
         try:
-            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state)), self.time_limit)
+            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state, shots)),
+                                   self.time_limit)
             if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
@@ -275,6 +393,10 @@ class Lane:
                 keep = False
         if obs.watch.popups or obs.watch.downloads:
             keep = False
+        for _ in range(4):  # a little longer for late requests (a loaded machine) before the page is given up
+            if not keep or tap.quiet_for() >= QUIET:
+                break
+            await asyncio.sleep(QUIET)
         if keep and tap.quiet_for() < QUIET:
             # Still sending at the end (a flood's backlog): what is in flight would be logged after
             # the next block's mark. The page goes, and the slot's next block gets a fresh proxy.
@@ -353,7 +475,7 @@ class Lane:
                 t.cancel()
 
     async def drive(self, work: Work, page: Page, obs: Observed, url: str, srcdoc: str, canaries: Canaries,
-                    state: dict[str, Any]) -> None:
+                    state: dict[str, Any], shots: bool = True) -> None:
         t0 = time.monotonic()
 
         def step(name: str) -> None:
@@ -374,11 +496,13 @@ class Lane:
         obs.host = await page.evaluate(READ) or {}
         if obs.host.get("status") != "connected":
             return
-        obs.screenshots["light"] = await self.screenshot(page)
-        step("light screenshot")
+        if shots:
+            obs.screenshots["light"] = await self.screenshot(page)
+            step("light screenshot")
         plan = await self.plan(page, obs, canaries)
         # Links last, after the dark screenshot: one navigates the frame away.
         await self.perform(page, [a for a in plan if not a.link], obs)
+        await self.leave(page, obs)
         acted = time.monotonic()
         step("actions")
         obs.host = await page.evaluate(READ) or obs.host
@@ -393,8 +517,9 @@ class Lane:
         except Exception:
             pass
         await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
-        obs.screenshots["dark"] = await self.screenshot(page)
-        step("dark screenshot")
+        if shots:
+            obs.screenshots["dark"] = await self.screenshot(page)
+            step("dark screenshot")
         links = [a for a in plan if a.link]
         if links:
             await self.perform(page, links, obs)
@@ -404,6 +529,15 @@ class Lane:
         await asyncio.sleep(max(QUIET, self.settle - (time.monotonic() - acted)))
         obs.host = await page.evaluate(READ) or obs.host
         step("settled")
+        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright" and obs.host.get("status") == "connected":
+            clock = page.raw.clock  # type: ignore[attr-defined]
+            for leap in LEAPS:
+                await clock.fast_forward(leap)
+            await asyncio.sleep(QUIET)
+            before = obs.host
+            obs.host = await page.evaluate(READ) or obs.host
+            obs.host["maxGap"] = before.get("maxGap", 0)  # the leaps are not a stall
+            step("clock leaps")
 
     async def screenshot(self, page: Page) -> str:
         if self.engine.driver == "playwright":
@@ -435,16 +569,50 @@ class Lane:
             if x["tag"] == "textarea" or (x["tag"] == "input" and x["type"] not in (
                     "checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "date", "time",
                     "datetime-local", "month", "week")):
-                if x["type"] == "number":
-                    text = str(canaries.number(f"(typed into {what})"))
-                else:
-                    text = canaries.string(f"(typed into {what})")
+                text = canaries.typed(f"(typed into {what}{' ' + repr(x['name'][:40]) if x.get('name') else ''})",
+                                      x["type"] if x["type"] in ("number", "email") else "text")
                 plan.append(Action("type", x["i"], text, what, x["link"]))
             elif x["tag"] == "select":
                 plan.append(Action("select", x["i"], "", what, x["link"]))
             else:
                 plan.append(Action("click", x["i"], "", what, x["link"]))
+        first = next((a for a in plan if a.kind == "click" and not a.link and a.what.startswith("<button")), None)
+        if first is not None:  # the first button clicked until its sixth click (a toggle, a summary: once)
+            plan += [first] * (REPEAT_CLICKS - 1)
         return plan
+
+    async def leave(self, page: Page, obs: Observed) -> None:
+        """See :meth:`_leave`."""
+        try:  # the block's window has focus first (a block with nothing to click never got it)
+            await page.evaluate("() => window.focus()", frame=FRAME, timeout=3)
+        except Exception:
+            pass
+        await self._leave(page, obs)
+
+    async def _leave(self, page: Page, obs: Observed) -> None:
+        """What a user does after acting: scroll the page to the block's end (a sentinel comes into
+        view) and back, then click the host page beside the block (the block's window loses focus:
+        ``blur``)."""
+        try:
+            await page.evaluate(SCROLL_END, timeout=3)
+            if self.engine.driver == "playwright":
+                raw = page.raw  # type: ignore[attr-defined]
+                await raw.mouse.move(1000, 40, steps=4)
+                await raw.mouse.click(1000, 40)
+            else:
+                def blur() -> None:
+                    from selenium.webdriver.common.action_chains import ActionChains
+                    from selenium.webdriver.common.by import By
+
+                    driver = page.raw  # type: ignore[attr-defined]
+                    body = driver.find_element(By.TAG_NAME, "body")
+                    size = body.size  # offsets are from the element's centre: its top right corner, beside the block
+                    ActionChains(driver).move_to_element_with_offset(body, size["width"] // 2 - 10, 5 - size["height"] // 2).click().perform()
+
+                await page._call(blur, timeout=ACTION_TIMEOUT)  # type: ignore[attr-defined]
+            obs.actions.append("scroll, blur")
+        except Exception as exc:
+            obs.actions.append(f"scroll, blur failed: {_first_line(exc)[:120]}")
 
     async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
         if not plan:
@@ -475,6 +643,10 @@ class Lane:
             point = await call(raw, TO_VIEWPORT, at)
             if point is None:
                 raise LookupError("the block's frame is gone")
+            # A pointer path to the element, then the click: a block that acts only after a human
+            # pointer path sees one.
+            # (the click moves the pointer from there to the element: one round trip more per click).
+            await asyncio.wait_for(raw.mouse.move(max(1, point[0] - 37), max(1, point[1] - 23)), ACTION_TIMEOUT)
             await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
 
         for kind, i, text, what, _ in plan:
@@ -484,7 +656,7 @@ class Lane:
                     await call(frame, FOCUS, [ACTIONABLE, i])
                     # Key by key (keydown, keypress, input, keyup), as a user types: a keylogger on
                     # keydown sees the canary as well as one on input.
-                    await asyncio.wait_for(raw.keyboard.type(text + "\n"), ACTION_TIMEOUT * 2)
+                    await asyncio.wait_for(raw.keyboard.type(text + "\n", delay=KEY_DELAY), ACTION_TIMEOUT * 2)
                 elif kind == "select":
                     await call(frame, SELECT_LAST, [ACTIONABLE, i])
                 else:

@@ -1,0 +1,193 @@
+"""Differential leak detection: what leaves the frame, compared between runs with different data.
+
+A block is reviewed once (run ``A``). When what it sent out of its frame is not all explained by
+the fast path (a canary found in it, :meth:`.canaries.Canaries.find`), it is reviewed again, on the
+same page, with the same actions:
+
+* ``B``: every input different (other state values and other typed text, of the same shapes);
+* ``A2``: the same data as ``A`` again (the same seed), after ``B``.
+
+Each run's outbound events (:func:`events`: requests to outside hosts, host names connected to,
+navigations of the frame, ``openUrl`` targets, ``send`` payloads, ``setValue`` values) are split
+into tokens. ``A`` and ``A2`` are paired event by event; the token positions where they differ are
+noise (``Math.random()``, ``Date.now()``: a wildcard in the pair's template), and an event of one
+without a partner in the other is the block behaving differently with the same data
+(``unstable``; such an event sent again as it was is no evidence). ``B`` is matched against the templates: a ``B`` event no template matches, or a
+template no ``B`` event matches, changed with the data and carries it, however it was split or
+encoded (per key, per character, hashed, base64, in the path, the host name, the request count).
+Requests in a different order with the same multiset are data too when ``A`` and ``A2`` agree on
+their order. ``B2`` (``B``'s data again) confirms a deviation: it must deviate from ``A``'s
+templates on the same (kind, host) as ``B`` did, so a one-off race is not a leak.
+
+Which input it follows: runs ``C[x]`` with ``A``'s data except input ``x`` (a state path or a
+typed field), which takes ``B``'s value; ``x`` carries the leak when ``C[x]`` deviates on the same
+(kind, host). :data:`MAX_ATTRIBUTION` inputs are tried one by one; the rest together.
+
+Time runs between ``A``, ``B`` and ``A2`` in that order, so a coarse timestamp equal in ``A`` and
+``A2`` is equal in ``B`` too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from .proxy import HOST_ORIGIN, Seen
+
+#: Inputs tried one at a time to say which one a leak follows; the rest are tried together.
+MAX_ATTRIBUTION = 6
+#: Events compared per run (a flood is the flood rule's).
+MAX_EVENTS = 300
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]")
+
+OUTSIDE = ("request", "connect", "navigate", "openUrl")
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # request | connect | navigate | openUrl | send | setValue
+    host: str  # the outside host, the action's name, the setValue path
+    text: str  # what it carried: method, path, query, body; the URL; the payload
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.kind, self.host
+
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(_TOKEN.findall(self.text))
+
+
+def events(seen: list[Seen], navigation: str | None, host: dict[str, Any]) -> list[Event]:
+    """What one run sent out of its frame, in order (the host's own origin is not outside)."""
+    out: list[Event] = []
+    for s in seen:
+        if s.host == HOST_ORIGIN:
+            continue
+        if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe"):
+            continue  # the navigation, below
+        name = s.host.split(":")[0]
+        out.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}"))
+    # A connection with no request in it (a preconnect, the browser's own services, keep-alive) is
+    # not compared: the browser opens them as it likes. A host name carrying data is compared when a
+    # request follows (the request's host), and found by the fast path either way.
+    if navigation:
+        out.append(Event("navigate", urlsplit(navigation).hostname or "", navigation))
+    for u in host.get("urls", []):
+        url = str(u.get("url", ""))
+        out.append(Event("openUrl", urlsplit(url).hostname or "", url))
+    for a in host.get("actions", []):
+        out.append(Event("send", str(a.get("action")), _json(a.get("payload"))))
+    for v in host.get("values", []):
+        out.append(Event("setValue", str(v.get("path")), _json(v.get("value"))))
+    return out[:MAX_EVENTS]
+
+
+@dataclass
+class Template:
+    key: tuple[str, str]
+    tokens: tuple[str | None, ...]  # None: a position that varies with the same data (noise)
+    example: Event
+
+    def matches(self, event: Event) -> bool:
+        if event.key != self.key:
+            return False
+        tokens = event.tokens()
+        return len(tokens) == len(self.tokens) and all(t is None or t == u for t, u in zip(self.tokens, tokens))
+
+
+@dataclass
+class Baseline:
+    """``A`` and ``A2`` paired: templates of what the block sends with the same data."""
+
+    templates: list[Template] = field(default_factory=list)
+    unstable: list[Event] = field(default_factory=list)  # sent in one of A, A2 only
+    ordered: bool = True  # A2 sent the paired events in A's order
+
+
+def baseline(a: list[Event], a2: list[Event]) -> Baseline:
+    out = Baseline()
+    left = list(range(len(a2)))
+    order: list[int] = []
+    for event in a:
+        tokens = event.tokens()
+        best, best_diff = None, None
+        for j in left:
+            other = a2[j]
+            if other.key != event.key:
+                continue
+            o = other.tokens()
+            if len(o) != len(tokens):
+                continue
+            diff = sum(1 for x, y in zip(tokens, o) if x != y)
+            if best_diff is None or diff < best_diff:
+                best, best_diff = j, diff
+                if diff == 0:
+                    break
+        if best is None:
+            out.unstable.append(event)
+            continue
+        left.remove(best)
+        order.append(best)
+        o = a2[best].tokens()
+        out.templates.append(Template(event.key, tuple(x if x == y else None for x, y in zip(tokens, o)), event))
+    out.unstable += [a2[j] for j in left]
+    out.ordered = order == sorted(order)
+    return out
+
+
+@dataclass
+class Deviation:
+    """How one run differed from the baseline's templates."""
+
+    new: list[Event] = field(default_factory=list)  # sent here, by no template
+    missing: list[Template] = field(default_factory=list)  # in A and A2, not here
+    reordered: bool = False
+
+    @property
+    def keys(self) -> set[tuple[str, str]]:
+        keys = {e.key for e in self.new} | {t.key for t in self.missing}
+        if self.reordered and not keys:
+            keys.add(("order", ""))
+        return keys
+
+    def __bool__(self) -> bool:
+        return bool(self.new or self.missing or self.reordered)
+
+
+def deviation(base: Baseline, run: list[Event]) -> Deviation:
+    out = Deviation()
+    used: list[int] = []
+    optional = list(base.unstable)
+    for event in run:
+        hit = next((i for i, t in enumerate(base.templates) if i not in used and t.matches(event)), None)
+        if hit is not None:
+            used.append(hit)
+            continue
+        same = next((o for o in optional if o == event), None)
+        if same is not None:
+            optional.remove(same)
+            continue
+        out.new.append(event)
+    out.missing = [t for i, t in enumerate(base.templates) if i not in used]
+    # The same events in another order: data, when A and A2 agreed on theirs.
+    out.reordered = not out.new and not out.missing and base.ordered and used != sorted(used)
+    return out
+
+
+def confirmed(first: Deviation, second: Deviation) -> set[tuple[str, str]]:
+    """The (kind, host) pairs on which two runs with the same (other) data both deviated."""
+    return first.keys & second.keys
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+__all__ = ["Event", "events", "baseline", "deviation", "confirmed", "Baseline", "Deviation", "MAX_ATTRIBUTION", "OUTSIDE"]

@@ -1,0 +1,119 @@
+"""The differential review's comparison and the canaries it varies (no browser: the engines'
+side is tests/browser/test_review_browser.py's corpus cases)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import urllib.parse
+
+from flowui_sandbox.sandbox.review.browser.canaries import Canaries
+from flowui_sandbox.sandbox.review.browser.differential import Event, baseline, confirmed, deviation, events
+from flowui_sandbox.sandbox.review.browser.proxy import HOST_ORIGIN, Seen, image, image_size
+
+
+def req(host: str, path: str, query: str = "") -> Event:
+    return Event("request", host, f"GET {path}?{query} ")
+
+
+def test_a_cache_buster_is_noise_and_the_data_is_not():
+    a = [req("x.example", "/p.gif", "v=anna&r=0.1234")]
+    a2 = [req("x.example", "/p.gif", "v=anna&r=0.9876")]
+    base = baseline(a, a2)
+    assert not base.unstable
+    assert not deviation(base, [req("x.example", "/p.gif", "v=anna&r=0.5555")])
+    changed = deviation(base, [req("x.example", "/p.gif", "v=lena&r=0.5555")])
+    assert changed and changed.keys == {("request", "x.example")}
+
+
+def test_one_character_per_request_changes_the_count_and_the_urls():
+    def run(name: str) -> list[Event]:
+        return [req("c.example", f"/s/{i}/{ord(ch)}.gif") for i, ch in enumerate(name)]
+
+    base = baseline(run("anna"), run("anna"))
+    assert not deviation(base, run("anna"))
+    assert deviation(base, run("marta")).keys == {("request", "c.example")}
+    assert deviation(base, run("bnna")).keys == {("request", "c.example")}
+
+
+def test_the_order_of_requests_carries_data_when_same_data_keeps_it():
+    a = [req("o.example", "/1"), req("o.example", "/2"), req("o.example", "/3")]
+    base = baseline(a, list(a))
+    assert base.ordered
+    swapped = deviation(base, [a[2], a[0], a[1]])
+    assert swapped.reordered and swapped.keys == {("order", "")}
+    # Same data, another order: the order is noise, and B's order is not evidence.
+    assert not deviation(baseline(a, [a[1], a[0], a[2]]), [a[2], a[0], a[1]])
+
+
+def test_an_event_in_one_same_data_run_only_is_unstable():
+    base = baseline([req("r.example", "/a")], [req("r.example", "/a"), req("r.example", "/b")])
+    assert base.unstable == [req("r.example", "/b")]
+    # B may send it or not: no deviation either way.
+    assert not deviation(base, [req("r.example", "/a"), req("r.example", "/b")])
+    assert not deviation(base, [req("r.example", "/a")])
+
+
+def test_a_change_is_confirmed_only_on_the_same_kind_and_host():
+    base = baseline([req("h.example", "/x")], [req("h.example", "/x")])
+    first = deviation(base, [req("h.example", "/y")])
+    assert confirmed(first, deviation(base, [req("h.example", "/z")])) == {("request", "h.example")}
+    assert confirmed(first, deviation(base, [req("h.example", "/x"), req("other.example", "/race")])) == set()
+
+
+def test_events_leave_out_the_host_origin_and_keep_bridge_calls():
+    seen = [Seen("https", "a.example", "GET", "/p", "q=1", {}), Seen("https", HOST_ORIGIN, "GET", "/rel", "", {}),
+            Seen("https", "b.example:443", "POST", "/c", "", {}, b'{"k":"v"}')]
+    host = {"urls": [{"url": "https://o.example/x"}], "actions": [{"action": "save", "payload": {"n": 1}}],
+            "values": [{"path": "draft.x", "value": "typed"}]}
+    got = events(seen, None, host)
+    assert [(e.kind, e.host) for e in got] == [("request", "a.example"), ("request", "b.example"), ("openUrl", "o.example"),
+                                               ("send", "save"), ("setValue", "draft.x")]
+    assert got[1].text.endswith('{"k":"v"}')
+
+
+def test_canaries_look_like_data_vary_per_seed_and_repeat_with_it():
+    state = {"customer": {"name": "Ann Lee", "email": "ann@example.com", "age": 41}, "order": {"id": "A-10442"}}
+    paths = ["customer", "order.id", "order.total"]
+    one, two, again = Canaries("seed-1"), Canaries("seed-2"), Canaries("seed-1")
+    s1, s2, s3 = one.state(state, paths), two.state(state, paths), again.state(state, paths)
+    assert s1 == s3 and s1 != s2
+    for s in (s1, s2):
+        assert "@" in s["customer"]["email"] and " " in s["customer"]["name"]
+        assert isinstance(s["customer"]["age"], int) and 6 <= len(str(s["customer"]["age"])) <= 9
+        assert s["order"]["id"][1] == "-" and s["order"]["id"][0].isupper() and len(s["order"]["id"]) >= 8
+        assert not any(str(v).startswith("fxq") for v in (s["customer"]["name"], s["order"]["total"]))
+    # Over many seeds the numbers are not confined to the old 9-digit range.
+    sizes = {len(str(Canaries(f"s{i}").state(state, paths)["customer"]["age"])) for i in range(40)}
+    assert len(sizes) >= 3
+    # One input varied: only it takes the other seed's value.
+    varied = Canaries("seed-1", vary=frozenset({"order.id"}), alt_seed="seed-2").state(state, paths)
+    assert varied["order"]["id"] == s2["order"]["id"] and varied["customer"] == s1["customer"]
+
+
+def test_realistic_canaries_are_found_after_encoding():
+    canaries = Canaries()
+    state = canaries.state({"customer": {"name": "Ann Lee", "age": 41}}, ["customer", "order.total"])
+    encoded = base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
+    found = canaries.find("https://x.example/?d=" + urllib.parse.quote(encoded))
+    assert set(found) == {"customer.name", "customer.age", "order.total"}
+    assert canaries.find("https://x.example/?u=" + urllib.parse.quote_plus(state["customer"]["name"].upper())) == {
+        "customer.name": "percent-encoded"}
+    assert canaries.find(f"https://x.example/?n=1{state['customer']['age']}") == {}  # a whole run of digits only
+    typed = canaries.typed("(typed into <input> #0 'q')")
+    assert canaries.find("https://k.example/?" + typed.encode().hex()) == {"(typed into <input> #0 'q')": "hex"}
+
+
+def test_image_answers_have_plausible_sizes():
+    assert image_size("/brand/logo.png", "") != (1, 1)
+    assert image_size("/i/200x50/banner.png", "") == (200, 50)
+    assert image_size("/i.png", "w=30&h=10") == (30, 10)
+    png = image(300, 250)
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 300
+
+
+def test_a_random_choice_sent_again_as_it_was_is_no_evidence():
+    one, two = Event("openUrl", "one.example", "https://one.example/"), Event("openUrl", "two.example", "https://two.example/")
+    base = baseline([one], [two])
+    assert base.unstable == [one, two]
+    assert not deviation(base, [two]) and not deviation(base, [one])
