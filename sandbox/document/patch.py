@@ -27,7 +27,9 @@ the same results): all or nothing, own keys only, array indexes without leading 
 
 :func:`fan_out` turns one patch of the document's projection into each html
 block's own patch (only what lies under its paths, nothing for a block whose
-paths did not change), equal to diffing each block's projection separately.
+paths did not change) that turns its old projection into its new one: the same
+state as diffing each block's projection separately, not always the same
+operations (docs/DOCUMENT.md §5 says what a client may rely on).
 """
 
 from __future__ import annotations
@@ -392,8 +394,8 @@ def fan_out(old: Mapping[str, Any], ops: list[dict[str, Any]], blocks: Mapping[s
     """Each block's own patch from one patch of the projection ``old``.
 
     ``blocks`` maps a block id to its projection paths. A block is in the result only
-    when its projection changed; its patch equals ``diff(project(old, paths),
-    project(new, paths))``. Operations strictly inside a path the block carries whole
+    when its projection changed; its patch turns ``project(old, paths)`` into
+    ``project(new, paths)`` (equal as JSON). Operations strictly inside a path the block carries whole
     are forwarded as they are; a block touched in any other way (a container of one
     of its paths replaced or removed, an array it indexes into shifted) gets the diff
     of its two projections, so it never sees a value outside its paths.

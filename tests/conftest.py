@@ -1,0 +1,24 @@
+"""Hypothesis profiles for every property test of the suite.
+
+* ``ci`` (the default, what ``make test`` and CI run): ``derandomize=True`` and no example
+  database, so each test draws the same examples on every machine and every run; a red run is
+  reproduced by running the same command again, and a green one stays green until the code
+  changes. Each test keeps its own example count (``max(N, settings.default.max_examples)``).
+* ``random``: the same tests with a fresh seed each run (``--hypothesis-seed=N`` picks one;
+  a failure prints the seed and the example), still without a database, so one machine's
+  history does not change what it runs.
+* ``long``: ``random`` with 3,000 examples for every test (``--hypothesis-profile=long``):
+  the deeper search to run now and then, not in CI.
+
+``--hypothesis-profile=NAME`` chooses one (the hypothesis pytest plugin loads it after this
+file registers them), as does the environment variable ``FLOWUI_HYPOTHESIS_PROFILE``.
+"""
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("random", database=None, deadline=None, print_blob=True)
+settings.register_profile("long", settings.get_profile("random"), max_examples=3000)
+settings.load_profile(os.environ.get("FLOWUI_HYPOTHESIS_PROFILE", "ci"))
