@@ -176,6 +176,16 @@ def bench_diff() -> None:
     print(f"   one order inserted at the front: ours {len(ours_ops)} op / {size(ours_ops)} bytes, "
           f"jsonpatch {len(theirs_ops)} ops / {size(theirs_ops)} bytes")
 
+    flags = {"flags": [i % 3 == 0 for i in range(5000)]}
+    fewer = {"flags": [f for i, f in enumerate(flags["flags"]) if i % 250 != 7]}
+    ours_ops = diff(flags, fewer)
+    theirs_ops = jsonpatch.make_patch(flags, fewer).patch
+    assert jsonpatch.apply_patch(flags, theirs_ops) == fewer and jsonpatch.apply_patch(flags, ours_ops) == fewer
+    ours = best(lambda: diff(flags, fewer))
+    theirs = best(lambda: jsonpatch.make_patch(flags, fewer), rounds=max(1, ROUNDS // 2))
+    print(f"   20 of 5,000 booleans removed ({size(fewer)} bytes): ours {len(ours_ops)} op / {size(ours_ops)} bytes "
+          f"{ours * 1000:.1f} ms, jsonpatch {len(theirs_ops)} ops / {size(theirs_ops)} bytes {theirs * 1000:.1f} ms")
+
 
 # ------------------------------------------------------------------------ 3. bad input
 

@@ -188,6 +188,17 @@ def test_diff_command(tmp_path, capsys):
     assert json.loads(out) == [{"op": "add", "path": "/a/0", "value": 0}, {"op": "replace", "path": "/b/c~1d", "value": 2}]
 
 
+def test_diff_command_refuses_a_state_that_is_not_an_object(tmp_path, capsys):
+    """Issue 21 item 13: exit 2 with a located line, never a patch apply_patch refuses."""
+    (tmp_path / "a.json").write_text('{"a": 1}')
+    (tmp_path / "b.json").write_text('\n  [1, 2]\n')
+    status, out, err = run(capsys, "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert status == 2 and out == ""
+    assert err.strip() == f"{tmp_path / 'b.json'}:2:3: a state is a JSON object, not an array"
+    status, out, err = run(capsys, "diff", str(tmp_path / "b.json"), str(tmp_path / "a.json"))
+    assert status == 2 and err.strip() == f"{tmp_path / 'b.json'}:2:3: a state is a JSON object, not an array"
+
+
 def _cli(*argv, stdin=None):
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], capture_output=True, text=True, input=stdin, timeout=30)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flowui_sandbox.sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal
+from flowui_sandbox.sandbox.document import patch as patch_module
+from flowui_sandbox.sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal, op_size
 from flowui_sandbox.sandbox.projection import project
 
 ROOT = Path(__file__).parent.parent / "fixtures"
@@ -84,6 +85,42 @@ def test_one_changed_leaf_is_one_operation():
         node[path[-1]] = value
         ops = diff(old, new)
         assert ops == [{"op": "replace", "path": "/" + "/".join(map(str, path)), "value": value}]
+
+
+def size(ops) -> int:
+    return sum(op_size(op) for op in ops)
+
+
+def test_many_operations_become_one_replace_of_a_smaller_value():
+    """Issue 21 item 11: 20 of 5,000 booleans removed were 2,035 operations (108 KB) for a
+    32 KB value; now one replace of the list, the patch as large as the value."""
+    flags = [i % 3 == 0 for i in range(5000)]
+    old = {"flags": flags, "name": "x"}
+    new = {"flags": [f for i, f in enumerate(flags) if i % 250 != 7], "name": "x"}
+    ops = diff(old, new)
+    assert ops == [{"op": "replace", "path": "/flags", "value": new["flags"]}]
+    assert size(ops) < len(json.dumps(new["flags"], separators=(",", ":"))) + 50
+    assert same(jsonpatch.apply_patch(old, ops), new)
+    # a few removals stay removals: the fallback only takes what is larger than the replace
+    fewer = {"flags": flags[:10] + flags[11:], "name": "x"}
+    assert [op["op"] for op in diff(old, fewer)] == ["remove"]
+
+
+def test_small_patches_keep_their_operations():
+    """The fallback needs FALLBACK_CHARS more than the replace: a small state whose every
+    leaf changed still gets one operation per change (the seed's example)."""
+    old = {"status": "new", "customer": {"phone": "+1", "name": "A"}, "items": [1]}
+    new = {"status": "sent", "customer": {"name": "A", "email": "a@b.c"}, "items": [1, 2, 3]}
+    assert len(diff(old, new)) == 5
+    assert size(diff(old, new)) > 2 * op_size({"op": "replace", "path": "", "value": new})
+
+
+def test_a_state_is_an_object():
+    """Issue 21 item 13: a patch can replace the root only by an object, so diff takes states
+    (objects) only, rather than give a patch apply_patch refuses."""
+    for old, new in [([1], [2]), ({}, [1]), (1, {}), ({"a": 1}, "x")]:
+        with pytest.raises(PatchError, match="a state is a JSON object"):
+            diff(old, new)
 
 
 def test_deep_and_non_json_values_are_clear_errors():
@@ -221,3 +258,24 @@ def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
         per_block = fan_out(a, ops, blocks)
         for block_id, block_paths in blocks.items():
             assert_block_patch(a, b, block_paths, per_block.get(block_id))
+
+
+@settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data(), st.sampled_from([0, 20, 100]))
+def test_the_patch_is_never_much_larger_than_the_new_state(a, data, slack):
+    """With the fallback's slack lowered (random states are small), the patch still gives the
+    new state (jsonpatch as the oracle), and two or more operations never take more than
+    replacing the whole state plus the slack; the size diff accounts is the size of its JSON."""
+    from unittest import mock
+
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    with mock.patch.object(patch_module, "FALLBACK_CHARS", slack):
+        ops = diff(a, b)
+        counted: list = []
+        assert patch_module._diff(a, b, "", counted) == size(counted)
+    assert counted == ops
+    assert same(jsonpatch.apply_patch(a, ops), b), ops
+    assert same(apply_patch(a, ops), b)
+    assert len(ops) <= 1 or size(ops) <= op_size({"op": "replace", "path": "", "value": b}) + slack

@@ -80,7 +80,13 @@ def diff_files(old: str, new: str) -> int:
     """Print the JSON Patch from the state in ``old`` to the one in ``new``, as one JSON array."""
     states = []
     for name in (old, new):
-        states.append(load_json(read_text(name, limit=MAX_STATE_BYTES), name))
+        text = read_text(name, limit=MAX_STATE_BYTES)
+        state = load_json(text, name)
+        if type(state) is not dict:  # what diff refuses, located at the value in its file
+            line, column = locate(text, ()) or (1, 1)
+            kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(state), "null")
+            raise UsageError(f"{name}:{line}:{column}: a state is a JSON object, not {kind}")
+        states.append(state)
     try:
         ops = diff(*states)
     except PatchError as exc:
