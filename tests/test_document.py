@@ -23,7 +23,7 @@ from flowui_sandbox.sandbox.document import (
     projection_paths,
     rendered_paths,
 )
-from flowui_sandbox.sandbox.document.jsontext import load_json, locate
+from flowui_sandbox.sandbox.document.jsontext import load_json, locate, locate_all
 from flowui_sandbox.sandbox.errors import UsageError
 from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
 from flowui_sandbox.sandbox.projection import project
@@ -178,6 +178,44 @@ def test_document_command_reports_every_problem_located(tmp_path, capsys):
     line_no = int(source.split(f"{doc}:")[1].split(":")[0])
     assert '"source"' in text.splitlines()[line_no - 1]
     assert "pages[0].blocks[2].source:2:34: <i data-show=\"Bad\">" in source
+
+
+def test_many_problems_are_located_in_one_pass(tmp_path, capsys, monkeypatch):
+    """Issue 21 item 12: each problem was located by its own read of the file from the start
+    (4,000 problems: 27.7 s). Now the values skipped while locating them all add up to at most
+    twice the file (before: about half the file per problem)."""
+    from flowui_sandbox.sandbox.document import jsontext
+
+    n = 2000
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": f"t{i}", "type": "text", "markdown": "{Bad}"} for i in range(n)]}]}
+    path = tmp_path / "many.json"
+    text = json.dumps(doc, indent=1)
+    path.write_text(text, encoding="utf-8")
+    skipped = []
+    end_of_value = jsontext._end_of_value
+
+    def counting(text, i):
+        end = end_of_value(text, i)
+        skipped.append(end - i)
+        return end
+
+    monkeypatch.setattr(jsontext, "_end_of_value", counting)
+    status, _, err = run(capsys, "document", str(path))
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == n
+    markdown_lines = [number + 1 for number, line in enumerate(text.splitlines()) if '"markdown"' in line]
+    assert [int(line.split(":")[1]) for line in lines] == markdown_lines  # each at its own value
+    # a value is skipped where it is not entered, and an array element entered on the way is
+    # skipped once more to reach the next: twice the file here; before, 2,000 half-file reads
+    assert sum(skipped) <= 2 * len(text)
+
+
+def test_locate_all_agrees_with_locate():
+    text = json.dumps({"a": [], "b": [1, [2, {"c": "x"}]], "d": {}, "e": "s"}, indent=1)
+    locations = [(), ("a",), ("a", 0), ("b", 1, 1, "c"), ("b", 1, 1, "z"), ("b", 5), ("b", "k"), ("d", "x", 1), ("e", 0), ("zz",)]
+    assert locate_all(text, locations) == [locate(text, loc) for loc in locations]
+    assert locate_all(text, locations) == [(1, 1), (2, 7), (2, 8), (8, 10), (9, 3), (11, 2), (3, 7), (12, 7), (13, 7), (13, 10)]
 
 
 def test_diff_command(tmp_path, capsys):

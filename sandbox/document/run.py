@@ -13,7 +13,7 @@ import json
 
 from ..errors import OptionError, UsageError
 from ..files import read_text
-from .jsontext import load_json, locate
+from .jsontext import load_json, locate, locate_all
 from .model import document_schema
 from .patch import PatchError, diff
 from .validate import check_document
@@ -46,8 +46,8 @@ def check_document_file(file: str | None, *, as_json: bool = False, frozen: str 
     data = load_json(text, name)
     report = check_document(data, frozen=frozen_fields)
     errors = []
-    for problem in report.problems:
-        position = locate(text, problem.loc)
+    positions = locate_all(text, [problem.loc for problem in report.problems])  # one pass for all
+    for problem, position in zip(report.problems, positions):
         line, column = position if position else (None, None)
         errors.append((line or 0, column or 0, problem, line, column))
     errors.sort(key=lambda e: (e[0], e[1]))
