@@ -9,6 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.document import (
@@ -218,6 +220,36 @@ def test_locate_all_agrees_with_locate():
     assert locate_all(text, locations) == [(1, 1), (2, 7), (2, 8), (8, 10), (9, 3), (11, 2), (3, 7), (12, 7), (13, 7), (13, 10)]
 
 
+@pytest.mark.parametrize("frozen", ["Bad..x", "a.b", "run_id,,x", "Run"])
+def test_document_frozen_names_are_checked_as_paths_checks_them(tmp_path, capsys, frozen):
+    """Issue 21 item 13: the same grammar and the same error line as ``paths --frozen``."""
+    doc = tmp_path / "seed.json"
+    doc.write_text(json.dumps(SEED["document"]), encoding="utf-8")
+    source = tmp_path / "ok.html"
+    source.write_text("<b data-bind='a'></b>", encoding="utf-8")
+    status, _, expected = run(capsys, "paths", "--frozen", frozen, str(source))
+    assert status == 2 and "--frozen: item" in expected
+    for argv in (["document", "--frozen", frozen, str(doc)], ["document", "--schema", "--frozen", frozen]):
+        status, out, err = run(capsys, *argv)
+        assert (status, out, err) == (2, "", expected.replace("flowui-sandbox paths:", "flowui-sandbox document:"))
+
+
+def test_html_paths_do_not_depend_on_the_order_of_keys():
+    """Issue 21 item 13: an html block's fields come before its markup's paths, and the
+    document's paths keep their order, whatever order the JSON's keys are in."""
+    block = {"block_id": "h", "type": "html", "fields": ["draft.email"], "source": "<b data-bind='order.total'></b>",
+             "visible_when": {"path": "flag"}}
+    shown = {"block_id": "t", "type": "text", "markdown": "{customer.name}", "visible_when": {"path": "signed_in"}}
+    reports = []
+    for order in (list(block), list(reversed(block))):
+        doc = as_document({k: block[k] for k in order}, {k: shown[k] for k in (reversed(shown) if order[0] != "block_id" else shown)})
+        reports.append(check_document(doc))
+    for report in reports:
+        assert report.html == {"h": ["draft.email", "order.total"]}
+        assert report.paths == ["flag", "draft.email", "order.total", "signed_in", "customer.name"]
+    assert reports[0].refs == reports[1].refs
+
+
 def test_diff_command(tmp_path, capsys):
     (tmp_path / "a.json").write_text('{"a": [1, 2], "b": {"c/d": 1}}')
     (tmp_path / "b.json").write_text('{"a": [0, 1, 2], "b": {"c/d": 2}}')
@@ -289,3 +321,127 @@ def test_html_sources_share_one_budget_in_bytes(monkeypatch):
     problems = [str(p) for p in check_document(doc).problems]
     assert problems == ["pages[0].blocks[2].source: not checked: with this source's 39 bytes the document's html sources "
                         "would hold more than 100 bytes of UTF-8 together; make them smaller"]
+
+
+# ------------------------------------------------------------------------ the models and the schema agree
+
+SCHEMA = jsonschema.Draft202012Validator(document_schema())
+_REQUIRED = {"text": "x", "markdown": "x", "label": "x", "value": "x", "title": "x", "url": "https://x.example/", "code": "x",
+             "source": "<b data-bind='a'></b>", "field": "a", "path": "a", "min": 0, "max": 10, "action": {"name": "go"},
+             "options": [{"value": 1, "label": "one"}], "columns": [{"blocks": []}], "tabs": [{"label": "t", "blocks": []}],
+             "prompts": ["p"], "name": "x"}
+
+
+def minimal_block(kind: str) -> dict:
+    model = BLOCK_TYPES[kind]
+    block = {"block_id": "b", "type": kind}
+    for name, info in model.model_fields.items():
+        if info.is_required() and name not in block:
+            block[name] = _REQUIRED[name]
+    if kind == "link":
+        block["page_id"] = "p"
+    return block
+
+
+def as_document(*blocks) -> dict:
+    return {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": list(blocks)}]}
+
+
+def models_accept(doc) -> bool:
+    from pydantic import ValidationError
+
+    from flowui_sandbox.sandbox.document.model import Document
+
+    try:
+        Document.model_validate(doc)
+    except ValidationError:
+        return False
+    return True
+
+
+def test_every_minimal_block_is_valid():
+    for kind in BLOCK_TYPES:
+        assert models_accept(as_document(minimal_block(kind))) and SCHEMA.is_valid(as_document(minimal_block(kind))), kind
+
+
+@pytest.mark.parametrize("change, valid", [
+    ({"type": "link", "label": "x", "page_id": "p", "url": "http://x.example/"}, False),  # both: the schema accepted it
+    ({"type": "link", "label": "x", "page_id": "p", "url": "https://x.example/"}, False),
+    ({"type": "link", "label": "x", "page_id": None, "url": "http://x.example/"}, False),
+    ({"type": "link", "label": "x", "page_id": None, "url": "HTTPS://x.example/"}, True),
+    ({"type": "link", "label": "x", "page_id": "p", "url": None}, True),
+    ({"type": "link", "label": "x", "page_id": None, "url": None}, False),
+    ({"type": "heading", "text": "x", "level": 2.0}, True),  # the models refused it
+    ({"type": "heading", "text": "x", "level": 2.5}, False),
+    ({"type": "heading", "text": "x", "level": True}, False),
+    ({"type": "text_input", "field": "a", "max_length": 10.0}, True),
+    ({"type": "progress", "value": "x", "max": -1}, False),  # the schema said the bound as an unknown keyword
+    ({"type": "slider", "field": "a", "min": 0, "max": 1, "step": 0}, False),  # (one problem, not one per arm of int | float)
+    ({"type": "slider", "field": "a", "min": 0, "max": 1, "step": 0.5}, True),
+    ({"type": "slider", "field": "a", "min": 5, "max": 1}, True),  # the schema cannot refuse it: check_document does
+    ({"type": "number_input", "field": "a", "min": 5, "max": 1}, True),
+    ({"type": "text_input", "field": "a", "min_length": 5, "max_length": 1}, True),
+])
+def test_the_models_and_the_schema_agree(change, valid):
+    """Issue 21 item 8: jsonschema with document_schema() and the models accept the same
+    documents; what a schema cannot say (min above max) is check_document's."""
+    doc = as_document({"block_id": "b", **change})
+    assert models_accept(doc) is valid and SCHEMA.is_valid(doc) is valid
+    if any(low in change and change[low] > change[high] for low, high in (("min", "max"), ("min_length", "max_length"))):
+        assert [p.message for p in check_document(doc).problems] in (["min 5 is above max 1"], ["min_length 5 is above max_length 1"])
+
+
+@pytest.mark.parametrize("case", DOCUMENTS, ids=[c["name"] for c in DOCUMENTS])
+def test_the_models_and_the_schema_agree_on_the_fixture_documents(case):
+    assert models_accept(case["document"]) == SCHEMA.is_valid(case["document"])
+
+
+def test_a_round_trip_through_the_models_keeps_the_meaning():
+    """visible_when without equals (shown when not empty) is not visible_when equals null."""
+    from flowui_sandbox.sandbox.document.model import Document
+
+    for case in DOCUMENTS:
+        if case["errors"]:
+            continue
+        dumped = Document.model_validate(case["document"]).model_dump(mode="json")
+        again = check_document(dumped, frozen=case["frozen"])
+        assert again.problems == [] and again.paths == case["paths"] and again.html == case["blocks"]
+        assert [r.to_json() for r in again.refs] == case["refs"]
+        assert Document.model_validate(dumped).model_dump(mode="json") == dumped
+    doc = as_document({"block_id": "a", "type": "text", "markdown": "x", "visible_when": {"path": "flag"}},
+                      {"block_id": "b", "type": "text", "markdown": "x", "visible_when": {"path": "flag", "equals": None}})
+    blocks = Document.model_validate(doc).model_dump(mode="json")["pages"][0]["blocks"]
+    assert blocks[0]["visible_when"] == {"path": "flag"} and blocks[1]["visible_when"] == {"path": "flag", "equals": None}
+
+
+_VALUES = st.sampled_from([
+    None, True, False, 0, 1, 2, 2.0, 2.5, -1, 7, 10_001, 1e300, "", "a", "x.y", "Bad", "https://x.example/", "http://x.example/",
+    "HTTPS://X", "info", "line", "image/*", "2024-01-01", "2024-02-30T10:00", "ab\n", [], {}, ["a"], [1, 1],
+    [{"value": 1, "label": "x"}], [{"value": 1, "label": "x"}, {"value": 1.0, "label": "y"}], [{"key": "id", "label": "Id"}],
+    [{"blocks": []}], [{"label": "t", "blocks": []}], {"path": "a"}, {"path": "a", "equals": None}, {"name": "go"},
+    {"name": "go", "payload": {"x": 1}}, {"name": "Go"},
+])
+
+
+@st.composite
+def documents(draw):
+    blocks = []
+    for index in range(draw(st.integers(1, 3))):
+        kind = draw(st.one_of(st.sampled_from(sorted(BLOCK_TYPES)),  # and more often the ones with constraints
+                              st.sampled_from(["link", "heading", "slider", "text_input", "number_input", "select", "date_input"])))
+        block = {**minimal_block(kind), "block_id": f"b{index}"}
+        names = sorted({*BLOCK_TYPES[kind].model_fields, "extra", "type", "block_id"})
+        for _ in range(draw(st.integers(0, 2))):
+            name = draw(st.sampled_from(names))
+            if draw(st.booleans()) and name in block:
+                del block[name]
+            else:
+                block[name] = draw(_VALUES)
+        blocks.append(block)
+    return as_document(*blocks)
+
+
+@settings(max_examples=max(500, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_the_models_and_the_schema_accept_the_same_documents(doc):
+    assert models_accept(doc) == SCHEMA.is_valid(doc), doc

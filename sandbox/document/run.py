@@ -13,6 +13,7 @@ import json
 
 from ..errors import OptionError, UsageError
 from ..files import read_text
+from ..paths import parse_path_list
 from .jsontext import load_json, locate, locate_all
 from .model import document_schema
 from .patch import PatchError, diff
@@ -27,7 +28,11 @@ MAX_STATE_BYTES = 16 * 1024 * 1024
 
 
 def _frozen(text: str) -> list[str]:
-    return [f.strip() for f in text.split(",") if f.strip()]
+    """The ``--frozen`` names, checked as ``paths --frozen`` checks them (one grammar, one error line)."""
+    fields, problems = parse_path_list(text, "--frozen", top_level=True)
+    if problems:
+        raise OptionError("\n".join(problems))
+    return fields
 
 
 def check_document_file(file: str | None, *, as_json: bool = False, frozen: str = "", schema: bool = False) -> int:

@@ -168,7 +168,9 @@ def _from_pydantic(exc: ValidationError, data: Any, base: Loc) -> list[Problem]:
     problems = []
     for error in exc.errors(include_url=False):
         loc, node, parent = _real_loc(data, error["loc"])
-        problems.append(Problem((*base, *loc), _message(error, node, parent)))
+        problem = Problem((*base, *loc), _message(error, node, parent))
+        if problem not in problems:  # (a union's arms can say the same thing)
+            problems.append(problem)
     return problems
 
 
@@ -182,6 +184,8 @@ def _real_loc(data: Any, loc: tuple) -> tuple[Loc, Any, Any]:
         if isinstance(node, dict) and previous_index and node.get("type") == step and step in BLOCK_TYPES:
             previous_index = False
             continue  # the discriminated union's tag
+        if isinstance(step, str) and not isinstance(node, dict) and out:
+            continue  # a union arm's tag ("int", "constrained-float") below a value that has no keys
         out.append(step)
         parent = node
         if isinstance(node, dict) and isinstance(step, str):
@@ -256,6 +260,9 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
     block_ids: dict[str, Loc] = {}
     links: list[tuple[Loc, str]] = []
     writes: dict[int | None, list[tuple[str, Loc]]] = {}  # page -> written paths
+    html_fields: dict[str, list[str]] = {}  # html block_id -> its fields, then its markup's paths
+    html_markup: dict[str, list[str]] = {}
+    html_blocks: dict[str, None] = {}  # in the order of the blocks
 
     def path_ok(path: str, loc: Loc, line: int | None = None, column: int | None = None) -> bool:
         why = path_problem(path, frozen)
@@ -299,7 +306,8 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
                 elif item.role == "field":
                     writes.setdefault(item.page, []).append((value, loc))
             if item.role == "fields" and isinstance(block.get("block_id"), str):
-                _html_paths(report, block["block_id"]).append(value)
+                html_fields.setdefault(block["block_id"], []).append(value)
+                html_blocks.setdefault(block["block_id"])
         elif kind == "source":
             block_id = (item.block or {}).get("block_id")
             size = len(value.encode("utf-8", "surrogatepass"))
@@ -320,8 +328,8 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             for path in paths:
                 report.refs.append(PathRef(path, where(loc), "markup"))
             if isinstance(block_id, str):
-                own = _html_paths(report, block_id)
-                own.extend(p for p in paths if p not in own)
+                html_markup.setdefault(block_id, []).extend(paths)
+                html_blocks.setdefault(block_id)
 
     if check_pages:
         start = data.get("start_page_id")
@@ -332,12 +340,9 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             problems.append(Problem(loc, f"page_id {target!r} is not a page of the document ({_list(page_ids)})"))
     for written in writes.values():
         _overlaps(written, problems)
-    for block_id in report.html:  # fields first, markup after, each once (as the generator orders them)
-        report.html[block_id] = list(dict.fromkeys(report.html[block_id]))
-
-
-def _html_paths(report: Report, block_id: str) -> list[str]:
-    return report.html.setdefault(block_id, [])
+    for block_id in html_blocks:
+        # fields first, markup after, each once (as the generator orders them)
+        report.html[block_id] = list(dict.fromkeys([*html_fields.get(block_id, ()), *html_markup.get(block_id, ())]))
 
 
 def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: list[Problem]) -> None:
@@ -359,12 +364,28 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
                 if any(type(v) is type(value) and v == value for v in seen):
                     problems.append(Problem((*loc, "options", i, "value"), f"the option value {value!r} appears twice"))
                 seen.append(value)
-    elif kind == "text_input" and isinstance(block.get("pattern"), str):
+    if kind in _RANGES:  # cross-property checks a JSON Schema cannot say (the models leave them here)
+        low_name, high_name = _RANGES[kind]
+        low, high = block.get(low_name), block.get(high_name)
+        if kind in ("date_input", "datetime_input"):
+            if isinstance(low, str) and isinstance(high, str) and low > high:
+                problems.append(Problem(loc, f"{low_name} {low} is above {high_name} {high}"))
+        elif type(low) in (int, float) and type(high) in (int, float) and low > high:
+            problems.append(Problem(loc, f"{low_name} {_number(low)} is above {high_name} {_number(high)}"))
+    if kind == "text_input" and isinstance(block.get("pattern"), str):
         try:
             re.compile(block["pattern"])
         except re.error as exc:
             column = (exc.pos or 0) + 1
             problems.append(Problem((*loc, "pattern"), f"the pattern does not compile: {exc.msg}", 1, column))
+
+
+_RANGES = {"text_input": ("min_length", "max_length"), "number_input": ("min", "max"), "slider": ("min", "max"),
+           "date_input": ("min", "max"), "datetime_input": ("min", "max")}
+
+
+def _number(value: int | float) -> str:
+    return str(int(value)) if type(value) is float and value.is_integer() and abs(value) < 2**53 else str(value)
 
 
 def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:
