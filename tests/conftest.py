@@ -7,8 +7,9 @@
 * ``random``: the same tests with a fresh seed each run (``--hypothesis-seed=N`` picks one;
   a failure prints the seed and the example), still without a database, so one machine's
   history does not change what it runs.
-* ``long``: ``random`` with 3,000 examples for every test (``--hypothesis-profile=long``):
-  the deeper search to run now and then, not in CI.
+* ``long``: ``random`` with 3,000 examples for every test (``--hypothesis-profile=long
+  --timeout=0``: pytest-timeout's 300 s a test is too short for it under load): the deeper
+  search to run now and then, not in CI.
 
 ``--hypothesis-profile=NAME`` chooses one (the hypothesis pytest plugin loads it after this
 file registers them), as does the environment variable ``FLOWUI_HYPOTHESIS_PROFILE``.
