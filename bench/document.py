@@ -12,6 +12,8 @@
 3. Bad input, answered or refused, in process and through the command (the command's
    time includes starting Python): a 100,000-deep state, a 10 MB document, a
    document whose html source is over the limit.
+4. A document with 4,000 problems: the document command (every problem located in the
+   file) against ``check_document`` alone.
 
 CPU time of this process, best of several rounds, so that other work on the machine
 hardly moves the ratios, which are the result; the command rows are wall time.
@@ -176,6 +178,16 @@ def bench_diff() -> None:
     print(f"   one order inserted at the front: ours {len(ours_ops)} op / {size(ours_ops)} bytes, "
           f"jsonpatch {len(theirs_ops)} ops / {size(theirs_ops)} bytes")
 
+    flags = {"flags": [i % 3 == 0 for i in range(5000)]}
+    fewer = {"flags": [f for i, f in enumerate(flags["flags"]) if i % 250 != 7]}
+    ours_ops = diff(flags, fewer)
+    theirs_ops = jsonpatch.make_patch(flags, fewer).patch
+    assert jsonpatch.apply_patch(flags, theirs_ops) == fewer and jsonpatch.apply_patch(flags, ours_ops) == fewer
+    ours = best(lambda: diff(flags, fewer))
+    theirs = best(lambda: jsonpatch.make_patch(flags, fewer), rounds=max(1, ROUNDS // 2))
+    print(f"   20 of 5,000 booleans removed ({size(fewer)} bytes): ours {len(ours_ops)} op / {size(ours_ops)} bytes "
+          f"{ours * 1000:.1f} ms, jsonpatch {len(theirs_ops)} ops / {size(theirs_ops)} bytes {theirs * 1000:.1f} ms")
+
 
 # ------------------------------------------------------------------------ 3. bad input
 
@@ -221,7 +233,31 @@ def bench_bad_input() -> None:
         print(f"   (peer: the command's start-up alone, --help)  {time.monotonic() - start:6.3f} s")
 
 
+def bench_many_problems() -> None:
+    """The document command on a document with 4,000 problems, against check_document alone."""
+    import contextlib
+    import io
+
+    from flowui_sandbox.sandbox.cli import main
+
+    n = 4000
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": f"t{i}", "type": "text", "markdown": "{Bad}"} for i in range(n)]}]}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "many.json"
+        path.write_text(json.dumps(doc, indent=1))
+
+        def command() -> None:
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+                assert main(["document", str(path)]) == 2
+
+        whole = best(command, rounds=max(1, ROUNDS // 2))
+        alone = best(lambda: check_document(doc), rounds=max(1, ROUNDS // 2))
+    print(f"4. {n:,} problems: the document command (in process) {whole * 1000:.0f} ms, check_document alone {alone * 1000:.0f} ms")
+
+
 if __name__ == "__main__":
     bench_paths()
     bench_diff()
     bench_bad_input()
+    bench_many_problems()

@@ -2,6 +2,7 @@
 (fixtures/document/documents.json is shared with tests/js/document.test.mjs)."""
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.document import (
@@ -23,7 +26,7 @@ from flowui_sandbox.sandbox.document import (
     projection_paths,
     rendered_paths,
 )
-from flowui_sandbox.sandbox.document.jsontext import load_json, locate
+from flowui_sandbox.sandbox.document.jsontext import load_json, locate, locate_all
 from flowui_sandbox.sandbox.errors import UsageError
 from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
 from flowui_sandbox.sandbox.projection import project
@@ -180,12 +183,91 @@ def test_document_command_reports_every_problem_located(tmp_path, capsys):
     assert "pages[0].blocks[2].source:2:34: <i data-show=\"Bad\">" in source
 
 
+def test_many_problems_are_located_in_one_pass(tmp_path, capsys, monkeypatch):
+    """Issue 21 item 12: each problem was located by its own read of the file from the start
+    (4,000 problems: 27.7 s). Now the values skipped while locating them all add up to at most
+    twice the file (before: about half the file per problem)."""
+    from flowui_sandbox.sandbox.document import jsontext
+
+    n = 2000
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": f"t{i}", "type": "text", "markdown": "{Bad}"} for i in range(n)]}]}
+    path = tmp_path / "many.json"
+    text = json.dumps(doc, indent=1)
+    path.write_text(text, encoding="utf-8")
+    skipped = []
+    end_of_value = jsontext._end_of_value
+
+    def counting(text, i):
+        end = end_of_value(text, i)
+        skipped.append(end - i)
+        return end
+
+    monkeypatch.setattr(jsontext, "_end_of_value", counting)
+    status, _, err = run(capsys, "document", str(path))
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == n
+    markdown_lines = [number + 1 for number, line in enumerate(text.splitlines()) if '"markdown"' in line]
+    assert [int(line.split(":")[1]) for line in lines] == markdown_lines  # each at its own value
+    # a value is skipped where it is not entered, and an array element entered on the way is
+    # skipped once more to reach the next: twice the file here; before, 2,000 half-file reads
+    assert sum(skipped) <= 2 * len(text)
+
+
+def test_locate_all_agrees_with_locate():
+    text = json.dumps({"a": [], "b": [1, [2, {"c": "x"}]], "d": {}, "e": "s"}, indent=1)
+    locations = [(), ("a",), ("a", 0), ("b", 1, 1, "c"), ("b", 1, 1, "z"), ("b", 5), ("b", "k"), ("d", "x", 1), ("e", 0), ("zz",)]
+    assert locate_all(text, locations) == [locate(text, loc) for loc in locations]
+    assert locate_all(text, locations) == [(1, 1), (2, 7), (2, 8), (8, 10), (9, 3), (11, 2), (3, 7), (12, 7), (13, 7), (13, 10)]
+
+
+@pytest.mark.parametrize("frozen", ["Bad..x", "a.b", "run_id,,x", "Run"])
+def test_document_frozen_names_are_checked_as_paths_checks_them(tmp_path, capsys, frozen):
+    """Issue 21 item 13: the same grammar and the same error line as ``paths --frozen``."""
+    doc = tmp_path / "seed.json"
+    doc.write_text(json.dumps(SEED["document"]), encoding="utf-8")
+    source = tmp_path / "ok.html"
+    source.write_text("<b data-bind='a'></b>", encoding="utf-8")
+    status, _, expected = run(capsys, "paths", "--frozen", frozen, str(source))
+    assert status == 2 and "--frozen: item" in expected
+    for argv in (["document", "--frozen", frozen, str(doc)], ["document", "--schema", "--frozen", frozen]):
+        status, out, err = run(capsys, *argv)
+        assert (status, out, err) == (2, "", expected.replace("flowui-sandbox paths:", "flowui-sandbox document:"))
+
+
+def test_html_paths_do_not_depend_on_the_order_of_keys():
+    """Issue 21 item 13: an html block's fields come before its markup's paths, and the
+    document's paths keep their order, whatever order the JSON's keys are in."""
+    block = {"block_id": "h", "type": "html", "fields": ["draft.email"], "source": "<b data-bind='order.total'></b>",
+             "visible_when": {"path": "flag"}}
+    shown = {"block_id": "t", "type": "text", "markdown": "{customer.name}", "visible_when": {"path": "signed_in"}}
+    reports = []
+    for order in (list(block), list(reversed(block))):
+        doc = as_document({k: block[k] for k in order}, {k: shown[k] for k in (reversed(shown) if order[0] != "block_id" else shown)})
+        reports.append(check_document(doc))
+    for report in reports:
+        assert report.html == {"h": ["draft.email", "order.total"]}
+        assert report.paths == ["flag", "draft.email", "order.total", "signed_in", "customer.name"]
+    assert reports[0].refs == reports[1].refs
+
+
 def test_diff_command(tmp_path, capsys):
     (tmp_path / "a.json").write_text('{"a": [1, 2], "b": {"c/d": 1}}')
     (tmp_path / "b.json").write_text('{"a": [0, 1, 2], "b": {"c/d": 2}}')
     status, out, err = run(capsys, "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
     assert status == 0 and err == ""
     assert json.loads(out) == [{"op": "add", "path": "/a/0", "value": 0}, {"op": "replace", "path": "/b/c~1d", "value": 2}]
+
+
+def test_diff_command_refuses_a_state_that_is_not_an_object(tmp_path, capsys):
+    """Issue 21 item 13: exit 2 with a located line, never a patch apply_patch refuses."""
+    (tmp_path / "a.json").write_text('{"a": 1}')
+    (tmp_path / "b.json").write_text('\n  [1, 2]\n')
+    status, out, err = run(capsys, "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert status == 2 and out == ""
+    assert err.strip() == f"{tmp_path / 'b.json'}:2:3: a state is a JSON object, not an array"
+    status, out, err = run(capsys, "diff", str(tmp_path / "b.json"), str(tmp_path / "a.json"))
+    assert status == 2 and err.strip() == f"{tmp_path / 'b.json'}:2:3: a state is a JSON object, not an array"
 
 
 def _cli(*argv, stdin=None):
@@ -217,12 +299,159 @@ def test_bad_input_is_answered_quickly_with_one_line(tmp_path):
         print(argv[0], Path(argv[1]).name, f"{seconds:.2f}s")
 
 
-def test_html_sources_share_one_time_budget(monkeypatch):
+def test_html_sources_share_one_budget_in_bytes(monkeypatch):
+    """Issue 21 item 10: the sources shared 1 s of wall time, so a loaded machine refused what
+    a quiet one accepted. Now the budget is bytes: a clock that races (one second per reading)
+    changes nothing, and the sources past SOURCES_BYTES are the ones reported, every time."""
+    import time as time_module
+
     from flowui_sandbox.sandbox.document import validate
 
-    monkeypatch.setattr(validate, "SOURCES_SECONDS", -1)
+    clock = iter(range(10**6))
+    monkeypatch.setattr(time_module, "monotonic", lambda: float(next(clock)))
+    small = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": f"h{i}", "type": "html", "source": f"<b data-bind='a{i}'></b>"} for i in range(3)]}]}
+    report = check_document(small)
+    assert report.problems == [] and report.html == {f"h{i}": [f"a{i}"] for i in range(3)}
+
+    monkeypatch.setattr(validate, "SOURCES_BYTES", 100)
+    source = "<b data-bind='a'></b>" + "x" * 18  # 39 bytes: two fit in 100, the third does not, the last (21) does
     doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
-        {"block_id": f"h{i}", "type": "html", "source": "<b data-bind='a'></b>"} for i in range(3)]}]}
+        {"block_id": f"h{i}", "type": "html", "source": source} for i in range(3)]
+        + [{"block_id": "tiny", "type": "html", "source": "<i data-show='b'></i>"}]}]}
     problems = [str(p) for p in check_document(doc).problems]
-    assert problems == [f"pages[0].blocks[{i}].source: not checked: the document's html sources took more than -1 s to parse; "
-                        "make them smaller or shallower" for i in range(3)]
+    assert problems == ["pages[0].blocks[2].source: not checked: with this source's 39 bytes the document's html sources "
+                        "would hold more than 100 bytes of UTF-8 together; make them smaller"]
+
+
+# ------------------------------------------------------------------------ the models and the schema agree
+
+def _ecma_pattern(validator, pattern, instance, schema):
+    """``pattern`` as JSON Schema means it (ECMA-262): ``$`` is the end of the string. The
+    jsonschema package runs Python's ``re``, where ``$`` also matches before a final newline
+    (so it accepted the block id "ab\\n" the models refuse: found by a random-seed run)."""
+    if validator.is_type(instance, "string") and not re.search(re.sub(r"(?<!\\)\$", r"\\Z", pattern), instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+SCHEMA = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})(document_schema())
+_REQUIRED = {"text": "x", "markdown": "x", "label": "x", "value": "x", "title": "x", "url": "https://x.example/", "code": "x",
+             "source": "<b data-bind='a'></b>", "field": "a", "path": "a", "min": 0, "max": 10, "action": {"name": "go"},
+             "options": [{"value": 1, "label": "one"}], "columns": [{"blocks": []}], "tabs": [{"label": "t", "blocks": []}],
+             "prompts": ["p"], "name": "x"}
+
+
+def minimal_block(kind: str) -> dict:
+    model = BLOCK_TYPES[kind]
+    block = {"block_id": "b", "type": kind}
+    for name, info in model.model_fields.items():
+        if info.is_required() and name not in block:
+            block[name] = _REQUIRED[name]
+    if kind == "link":
+        block["page_id"] = "p"
+    return block
+
+
+def as_document(*blocks) -> dict:
+    return {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": list(blocks)}]}
+
+
+def models_accept(doc) -> bool:
+    from pydantic import ValidationError
+
+    from flowui_sandbox.sandbox.document.model import Document
+
+    try:
+        Document.model_validate(doc)
+    except ValidationError:
+        return False
+    return True
+
+
+def test_every_minimal_block_is_valid():
+    for kind in BLOCK_TYPES:
+        assert models_accept(as_document(minimal_block(kind))) and SCHEMA.is_valid(as_document(minimal_block(kind))), kind
+
+
+@pytest.mark.parametrize("change, valid", [
+    ({"type": "link", "label": "x", "page_id": "p", "url": "http://x.example/"}, False),  # both: the schema accepted it
+    ({"type": "link", "label": "x", "page_id": "p", "url": "https://x.example/"}, False),
+    ({"type": "link", "label": "x", "page_id": None, "url": "http://x.example/"}, False),
+    ({"type": "link", "label": "x", "page_id": None, "url": "HTTPS://x.example/"}, True),
+    ({"type": "link", "label": "x", "page_id": "p", "url": None}, True),
+    ({"type": "link", "label": "x", "page_id": None, "url": None}, False),
+    ({"type": "heading", "text": "x", "level": 2.0}, True),  # the models refused it
+    ({"type": "divider", "block_id": "ab\n"}, False),
+    ({"type": "heading", "text": "x", "level": 2.5}, False),
+    ({"type": "heading", "text": "x", "level": True}, False),
+    ({"type": "text_input", "field": "a", "max_length": 10.0}, True),
+    ({"type": "progress", "value": "x", "max": -1}, False),  # the schema said the bound as an unknown keyword
+    ({"type": "slider", "field": "a", "min": 0, "max": 1, "step": 0}, False),  # (one problem, not one per arm of int | float)
+    ({"type": "slider", "field": "a", "min": 0, "max": 1, "step": 0.5}, True),
+    ({"type": "slider", "field": "a", "min": 5, "max": 1}, True),  # the schema cannot refuse it: check_document does
+    ({"type": "number_input", "field": "a", "min": 5, "max": 1}, True),
+    ({"type": "text_input", "field": "a", "min_length": 5, "max_length": 1}, True),
+])
+def test_the_models_and_the_schema_agree(change, valid):
+    """Issue 21 item 8: jsonschema with document_schema() and the models accept the same
+    documents; what a schema cannot say (min above max) is check_document's."""
+    doc = as_document({"block_id": "b", **change})
+    assert models_accept(doc) is valid and SCHEMA.is_valid(doc) is valid
+    if any(low in change and change[low] > change[high] for low, high in (("min", "max"), ("min_length", "max_length"))):
+        assert [p.message for p in check_document(doc).problems] in (["min 5 is above max 1"], ["min_length 5 is above max_length 1"])
+
+
+@pytest.mark.parametrize("case", DOCUMENTS, ids=[c["name"] for c in DOCUMENTS])
+def test_the_models_and_the_schema_agree_on_the_fixture_documents(case):
+    assert models_accept(case["document"]) == SCHEMA.is_valid(case["document"])
+
+
+def test_a_round_trip_through_the_models_keeps_the_meaning():
+    """visible_when without equals (shown when not empty) is not visible_when equals null."""
+    from flowui_sandbox.sandbox.document.model import Document
+
+    for case in DOCUMENTS:
+        if case["errors"]:
+            continue
+        dumped = Document.model_validate(case["document"]).model_dump(mode="json")
+        again = check_document(dumped, frozen=case["frozen"])
+        assert again.problems == [] and again.paths == case["paths"] and again.html == case["blocks"]
+        assert [r.to_json() for r in again.refs] == case["refs"]
+        assert Document.model_validate(dumped).model_dump(mode="json") == dumped
+    doc = as_document({"block_id": "a", "type": "text", "markdown": "x", "visible_when": {"path": "flag"}},
+                      {"block_id": "b", "type": "text", "markdown": "x", "visible_when": {"path": "flag", "equals": None}})
+    blocks = Document.model_validate(doc).model_dump(mode="json")["pages"][0]["blocks"]
+    assert blocks[0]["visible_when"] == {"path": "flag"} and blocks[1]["visible_when"] == {"path": "flag", "equals": None}
+
+
+_VALUES = st.sampled_from([
+    None, True, False, 0, 1, 2, 2.0, 2.5, -1, 7, 10_001, 1e300, "", "a", "x.y", "Bad", "https://x.example/", "http://x.example/",
+    "HTTPS://X", "info", "line", "image/*", "2024-01-01", "2024-02-30T10:00", "ab\n", [], {}, ["a"], [1, 1],
+    [{"value": 1, "label": "x"}], [{"value": 1, "label": "x"}, {"value": 1.0, "label": "y"}], [{"key": "id", "label": "Id"}],
+    [{"blocks": []}], [{"label": "t", "blocks": []}], {"path": "a"}, {"path": "a", "equals": None}, {"name": "go"},
+    {"name": "go", "payload": {"x": 1}}, {"name": "Go"},
+])
+
+
+@st.composite
+def documents(draw):
+    blocks = []
+    for index in range(draw(st.integers(1, 3))):
+        kind = draw(st.one_of(st.sampled_from(sorted(BLOCK_TYPES)),  # and more often the ones with constraints
+                              st.sampled_from(["link", "heading", "slider", "text_input", "number_input", "select", "date_input"])))
+        block = {**minimal_block(kind), "block_id": f"b{index}"}
+        names = sorted({*BLOCK_TYPES[kind].model_fields, "extra", "type", "block_id"})
+        for _ in range(draw(st.integers(0, 2))):
+            name = draw(st.sampled_from(names))
+            if draw(st.booleans()) and name in block:
+                del block[name]
+            else:
+                block[name] = draw(_VALUES)
+        blocks.append(block)
+    return as_document(*blocks)
+
+
+@settings(max_examples=max(500, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_the_models_and_the_schema_accept_the_same_documents(doc):
+    assert models_accept(doc) == SCHEMA.is_valid(doc), doc

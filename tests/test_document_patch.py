@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flowui_sandbox.sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal
+from flowui_sandbox.sandbox.document import patch as patch_module
+from flowui_sandbox.sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal, op_size
 from flowui_sandbox.sandbox.projection import project
 
 ROOT = Path(__file__).parent.parent / "fixtures"
@@ -52,9 +53,26 @@ def test_fan_out_fixture(case):
     per_block = fan_out(case["old"], ops, case["blocks"])
     assert per_block == case["patches"]
     for block_id, paths in case["blocks"].items():
-        separately = diff(project(case["old"], paths), project(case["new"], paths))
-        assert per_block.get(block_id, []) == separately
-        assert (block_id in per_block) == bool(separately)  # nothing at all when nothing changed
+        assert_block_patch(case["old"], case["new"], paths, per_block.get(block_id))
+
+
+def assert_block_patch(old, new, paths, block_ops):
+    """What fan_out promises a block: its patch turns its old projection into its new one (the
+    same state as JSON: object key order is not part of it), never holds a value outside its
+    paths on the way, and is absent exactly when its projection did not change."""
+    before, after = project(old, paths), project(new, paths)
+    if block_ops is None:
+        assert same(before, after), "a block whose projection changed got nothing"
+        return
+    assert block_ops, "an empty patch is sent as no patch at all"
+    assert not same(before, after), "a block whose projection did not change got a patch"
+    assert {op["op"] for op in block_ops} <= {"add", "replace", "remove"}
+    held = before
+    for op in block_ops:
+        held = apply_patch(held, [op])
+        assert same(project(held, paths), held), (op, held)  # nothing outside its paths, at any step
+    assert same(held, after)
+    assert same(jsonpatch.apply_patch(before, block_ops), after)  # the oracle agrees
 
 
 def test_one_changed_leaf_is_one_operation():
@@ -67,6 +85,42 @@ def test_one_changed_leaf_is_one_operation():
         node[path[-1]] = value
         ops = diff(old, new)
         assert ops == [{"op": "replace", "path": "/" + "/".join(map(str, path)), "value": value}]
+
+
+def size(ops) -> int:
+    return sum(op_size(op) for op in ops)
+
+
+def test_many_operations_become_one_replace_of_a_smaller_value():
+    """Issue 21 item 11: 20 of 5,000 booleans removed were 2,035 operations (108 KB) for a
+    32 KB value; now one replace of the list, the patch as large as the value."""
+    flags = [i % 3 == 0 for i in range(5000)]
+    old = {"flags": flags, "name": "x"}
+    new = {"flags": [f for i, f in enumerate(flags) if i % 250 != 7], "name": "x"}
+    ops = diff(old, new)
+    assert ops == [{"op": "replace", "path": "/flags", "value": new["flags"]}]
+    assert size(ops) < len(json.dumps(new["flags"], separators=(",", ":"))) + 50
+    assert same(jsonpatch.apply_patch(old, ops), new)
+    # a few removals stay removals: the fallback only takes what is larger than the replace
+    fewer = {"flags": flags[:10] + flags[11:], "name": "x"}
+    assert [op["op"] for op in diff(old, fewer)] == ["remove"]
+
+
+def test_small_patches_keep_their_operations():
+    """The fallback needs FALLBACK_CHARS more than the replace: a small state whose every
+    leaf changed still gets one operation per change (the seed's example)."""
+    old = {"status": "new", "customer": {"phone": "+1", "name": "A"}, "items": [1]}
+    new = {"status": "sent", "customer": {"name": "A", "email": "a@b.c"}, "items": [1, 2, 3]}
+    assert len(diff(old, new)) == 5
+    assert size(diff(old, new)) > 2 * op_size({"op": "replace", "path": "", "value": new})
+
+
+def test_a_state_is_an_object():
+    """Issue 21 item 13: a patch can replace the root only by an object, so diff takes states
+    (objects) only, rather than give a patch apply_patch refuses."""
+    for old, new in [([1], [2]), ({}, [1]), (1, {}), ({"a": 1}, "x")]:
+        with pytest.raises(PatchError, match="a state is a JSON object"):
+            diff(old, new)
 
 
 def test_deep_and_non_json_values_are_clear_errors():
@@ -96,7 +150,9 @@ def test_json_equality_tells_booleans_from_numbers():
 keys = st.one_of(st.sampled_from(["a", "b", "c", "a/b", "~", "~1", "", "0", "1"]), st.text(max_size=4))
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 3), st.integers(-(2**53) + 1, 2**53 - 1),
-    st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: not x.is_integer()),
+    # non-integral floats (1.0 is the number 1 in JSON): made so rather than filtered, since a
+    # filter of floats(...) threw away most examples (the long run's statistics)
+    st.floats(min_value=-(2.0**48), max_value=2.0**48, allow_nan=False).map(lambda x: x + 0.25 if x.is_integer() else x),
     st.text(max_size=5),
 )
 values = st.recursive(scalars, lambda inner: st.one_of(
@@ -128,7 +184,7 @@ def _near(value):
 _DROP = object()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(states, st.data())
 def test_apply_of_diff_is_the_new_state(a, data):
     b = mutate(a, data)
@@ -145,21 +201,49 @@ def test_apply_of_diff_is_the_new_state(a, data):
 paths = st.lists(st.sampled_from(["a", "b", "a.b", "a.0", "a.1", "a.1.c", "b.a", "c.0.a", "c", "c.1", "0", "a.a"]), min_size=1, max_size=3)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y", "z"]), paths, max_size=3))
-def test_fan_out_equals_diffing_each_projection(a, data, blocks):
+def test_fan_out_gives_each_block_its_new_projection(a, data, blocks):
     b = mutate(a, data)
     if not isinstance(b, dict):
         b = {"x": b}
     per_block = fan_out(a, diff(a, b), blocks)
+    assert set(per_block) <= set(blocks)
     for block_id, block_paths in blocks.items():
-        separately = diff(project(a, block_paths), project(b, block_paths))
-        assert per_block.get(block_id, []) == separately, (block_id, block_paths)
-        if block_id in per_block:
-            assert same(apply_patch(project(a, block_paths), per_block[block_id]), project(b, block_paths))
+        assert_block_patch(a, b, block_paths, per_block.get(block_id))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_fan_out_applies_to_the_same_state_not_always_the_same_operations():
+    """Issue 23's example: a re-diffed block's patch is diffed against the old projection with
+    the patch applied, where an added key comes last; ``diff`` of the true new state has it
+    first. Both give the same state; the order of operations on different keys is not promised."""
+    a, b, blocks = {"b": None}, {"a": None, "b": []}, {"x": ["a", "b"]}
+    ops = diff(a, b)
+    assert ops == [{"op": "add", "path": "/a", "value": None}, {"op": "replace", "path": "/b", "value": []}]
+    per_block = fan_out(a, ops, blocks)
+    assert per_block == {"x": [{"op": "replace", "path": "/b", "value": []}, {"op": "add", "path": "/a", "value": None}]}
+    assert per_block["x"] != diff(project(a, ["a", "b"]), project(b, ["a", "b"]))
+    assert_block_patch(a, b, ["a", "b"], per_block["x"])
+
+
+def test_fan_out_keeps_the_order_clients_rely_on():
+    """What a client may rely on: its patch applies operation after operation, array indexes as
+    they are at that point; operations forwarded into a path the block carries whole come in the
+    document patch's order, untouched."""
+    old = {"list": ["a", "b", "c", "d", "e", "f"], "other": 1}
+    new = {"list": ["z", "a", "b", "c", "e", "f", "g"], "other": 2}
+    ops = diff(old, new)
+    assert ops == [{"op": "add", "path": "/list/0", "value": "z"}, {"op": "remove", "path": "/list/4"},
+                   {"op": "add", "path": "/list/6", "value": "g"}, {"op": "replace", "path": "/other", "value": 2}]
+    per_block = fan_out(old, ops, {"whole": ["list"], "indexed": ["list.1"], "apart": ["nothing"]})
+    assert per_block["whole"] == ops[:3]  # forwarded, in order: applied in another order they give another list
+    assert apply_patch({"list": old["list"]}, per_block["whole"]) == {"list": new["list"]}
+    assert apply_patch({"list": old["list"]}, per_block["whole"][::-1]) != {"list": new["list"]}
+    assert per_block["indexed"] == [{"op": "replace", "path": "/list/1", "value": "a"}]  # re-diffed: b became a
+    assert "apart" not in per_block
+
+
+@settings(max_examples=max(200, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y"]), paths, max_size=2))
 def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
     """The same properties on the path long arrays take (matching up, not the edit script)."""
@@ -175,4 +259,25 @@ def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
         assert same(jsonpatch.apply_patch(a, ops), b), ops
         per_block = fan_out(a, ops, blocks)
         for block_id, block_paths in blocks.items():
-            assert per_block.get(block_id, []) == diff(project(a, block_paths), project(b, block_paths))
+            assert_block_patch(a, b, block_paths, per_block.get(block_id))
+
+
+@settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data(), st.sampled_from([0, 20, 100]))
+def test_the_patch_is_never_much_larger_than_the_new_state(a, data, slack):
+    """With the fallback's slack lowered (random states are small), the patch still gives the
+    new state (jsonpatch as the oracle), and two or more operations never take more than
+    replacing the whole state plus the slack; the size diff accounts is the size of its JSON."""
+    from unittest import mock
+
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    with mock.patch.object(patch_module, "FALLBACK_CHARS", slack):
+        ops = diff(a, b)
+        counted: list = []
+        assert patch_module._diff(a, b, "", counted) == size(counted)
+    assert counted == ops
+    assert same(jsonpatch.apply_patch(a, ops), b), ops
+    assert same(apply_patch(a, ops), b)
+    assert len(ops) <= 1 or size(ops) <= op_size({"op": "replace", "path": "", "value": b}) + slack

@@ -92,7 +92,7 @@ def as_js(value):
     return value
 
 
-@settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=max(1200, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(
     source=SOURCE, state=STATE, fields=PATHS, paths=PATHS, theme=THEME, title=TITLE,
     block_id=st.from_regex(rf"\A{BLOCK_ID_PATTERN}\Z"),
@@ -156,7 +156,7 @@ def _at(value, segments):
     return value
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=max(1000, settings.default.max_examples), deadline=None)
 @given(state=st.dictionaries(st.sampled_from(NAMES + ["x", "", "x y", "</script>", "\ud800"]), JSON_VALUES, max_size=5), paths=PATHS)
 def test_the_projection_holds_exactly_the_paths(state, paths):
     projected = project(state, paths)

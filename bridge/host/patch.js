@@ -2,7 +2,7 @@
 // The Python twin is sandbox/document/patch.py (fixtures/bridge/patch.json holds both to it).
 
 import { GENERATOR, core } from '../contract.js';
-import { structuredCloneJson } from './projection.js';
+import { copyObject, setOwn, structuredCloneJson } from './projection.js';
 
 const { describe, jsonProblem } = core;
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -62,14 +62,15 @@ function patchAt(node, tokens, i, op, where) {
     else copy.splice(index, 1);
     return copy;
   }
-  const copy = Object.assign({}, node);
+  // "__proto__" is an ordinary key of JSON: copyObject and setOwn keep it an own property
+  const copy = copyObject(node);
   const present = hasOwn.call(copy, token);
   if (!last) {
     if (!present) throw new PatchError(`${where}: ${at} does not exist`);
-    copy[token] = patchAt(copy[token], tokens, i + 1, op, where);
-  } else if (op.op === 'add') copy[token] = structuredCloneJson(op.value);
+    setOwn(copy, token, patchAt(copy[token], tokens, i + 1, op, where));
+  } else if (op.op === 'add') setOwn(copy, token, structuredCloneJson(op.value));
   else if (!present) throw new PatchError(`${where}: ${at} does not exist (${op.op} needs an existing value)`);
-  else if (op.op === 'replace') copy[token] = structuredCloneJson(op.value);
+  else if (op.op === 'replace') setOwn(copy, token, structuredCloneJson(op.value));
   else delete copy[token];
   return copy;
 }

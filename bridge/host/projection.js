@@ -56,7 +56,7 @@ function projectBy(state, paths, keysOf) {
     let any = false;
     for (const key of keysOf(value, node)) {
       const v = pick(value[key], node.get(key));
-      if (v !== MISSING) { out[key] = v; any = true; }
+      if (v !== MISSING) { setOwn(out, key, v); any = true; }
     }
     return any ? out : MISSING;
   }
@@ -66,12 +66,27 @@ function projectBy(state, paths, keysOf) {
 }
 const MISSING = Symbol('missing');
 
+// Sets an own data property, whatever the key: `object[key] = value` would set the prototype
+// for "__proto__", an ordinary key of JSON (JSON.parse makes it an own property).
+export function setOwn(object, key, value) {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+  return object;
+}
+
+// A shallow copy of an object, own keys only ("__proto__" included); Object.assign would drop it.
+export function copyObject(object) {
+  const out = {};
+  for (const key of Object.keys(object)) setOwn(out, key, object[key]);
+  return out;
+}
+
 // A deep copy of a JSON value (already checked to be JSON).
 export function structuredCloneJson(value) {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(structuredCloneJson);
   const out = {};
-  for (const key of Object.keys(value)) out[key] = structuredCloneJson(value[key]);
+  for (const key of Object.keys(value)) setOwn(out, key, structuredCloneJson(value[key]));
   return out;
 }
 
@@ -84,7 +99,7 @@ export function diffProjection(held, next, paths) {
     const keys = new Set([...Object.keys(held), ...Object.keys(next)]);
     for (const key of keys) {
       if (!hasOwn.call(next, key)) unset.push(key);
-      else if (!hasOwn.call(held, key) || !deepEqual(held[key], next[key])) set[key] = next[key];
+      else if (!hasOwn.call(held, key) || !deepEqual(held[key], next[key])) setOwn(set, key, next[key]);
     }
   }
   return { changed, set, unset };

@@ -23,7 +23,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
 
 from flowui_sandbox.bridge.protocol import ACTION_MAX_LENGTH, ACTION_PATTERN
 from flowui_sandbox.sandbox.generator import BLOCK_ID_PATTERN
@@ -51,6 +61,23 @@ Template = Annotated[str, Field(json_schema_extra={"x-flow-ui-template": True})]
 StatePath = Annotated[str, Field(json_schema_extra={"x-flow-ui-path": True})]
 Tone = Literal["neutral", "info", "success", "warning", "danger"]
 Number = int | float
+#: A number above 0 (each arm of the union bounded, so the schema says it as exclusiveMinimum).
+PositiveNumber = Annotated[int, Field(gt=0)] | Annotated[float, Field(gt=0)]
+
+
+def _integral(value: Any) -> Any:
+    """``2.0`` is the integer 2: JSON has one kind of number (JavaScript, and the JSON
+    Schema's ``integer``, agree); ``2.5`` and ``true`` stay refused."""
+    return int(value) if type(value) is float and value.is_integer() and abs(value) < 2**53 else value
+
+
+def integer(**bounds: int) -> Any:
+    """An integer as JSON has it (the models are strict, but 2.0 is 2), within ``bounds``
+    (``ge``, ``le``). The bounds come before the validator so that the schema says them as
+    ``minimum``/``maximum``."""
+    return Annotated[int, Field(**bounds), BeforeValidator(_integral)]  # type: ignore[call-overload]
+#: A link's url: https only (the check is the model's; the schema says it with this pattern).
+HTTPS_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]://"
 
 
 class _Model(BaseModel):
@@ -67,11 +94,19 @@ class _Model(BaseModel):
 
 class VisibleWhen(_Model):
     """Shown when the value at ``path`` equals ``equals``; without ``equals``, when it is not
-    empty (not null, "", false, 0 or an empty array)."""
+    empty (not null, "", false, 0 or an empty array). ``equals: null`` and no ``equals`` mean
+    different things, so a dump leaves ``equals`` out unless it was given."""
 
     PATHS = ("path",)
     path: StatePath
     equals: JsonValue = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_equals(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if "equals" not in self.model_fields_set:
+            data.pop("equals", None)
+        return data
 
 
 class Action(_Model):
@@ -128,7 +163,7 @@ class Heading(_Block):
     TEMPLATES = ("text",)
     type: Literal["heading"]
     text: Template
-    level: Annotated[int, Field(ge=1, le=6)] = 2
+    level: integer(ge=1, le=6) = 2  # type: ignore[valid-type]
 
 
 class Text(_Block):
@@ -195,7 +230,7 @@ class Progress(_Block):
     type: Literal["progress"]
     label: Template | None = None
     value: Template
-    max: Annotated[Number, Field(gt=0)] = 100
+    max: PositiveNumber = 100
 
 
 class Status(_Block):
@@ -237,31 +272,21 @@ class TextInput(_Input):
     type: Literal["text_input"]
     placeholder: Template | None = None
     pattern: Annotated[str, Field(max_length=PATTERN_MAX_LENGTH)] | None = None
-    min_length: Annotated[int, Field(ge=0)] | None = None
-    max_length: Annotated[int, Field(ge=1, le=TEXT_MAX_LENGTH)] | None = None
+    min_length: integer(ge=0) | None = None  # type: ignore[valid-type]
+    max_length: integer(ge=1, le=TEXT_MAX_LENGTH) | None = None  # type: ignore[valid-type]
     multiline: bool = False
-
-    @model_validator(mode="after")
-    def _lengths(self) -> TextInput:
-        if self.min_length is not None and self.max_length is not None and self.min_length > self.max_length:
-            raise ValueError(f"min_length {self.min_length} is above max_length {self.max_length}")
-        return self
 
 
 class _Range(_Input):
-    @model_validator(mode="after")
-    def _range(self):
-        low, high = self.min, self.max
-        if low is not None and high is not None and low > high:
-            raise ValueError(f"min {low} is above max {high}")
-        return self
+    """An input with ``min`` and ``max``; ``min`` above ``max`` is refused by check_document
+    (a JSON Schema cannot compare two properties, and the models say what the schema says)."""
 
 
 class NumberInput(_Range):
     type: Literal["number_input"]
     min: Number | None = None
     max: Number | None = None
-    step: Annotated[Number, Field(gt=0)] | None = None
+    step: PositiveNumber | None = None
     integer: bool = False
 
 
@@ -290,7 +315,7 @@ class Slider(_Range):
     type: Literal["slider"]
     min: Number
     max: Number
-    step: Annotated[Number, Field(gt=0)] | None = None
+    step: PositiveNumber | None = None
 
 
 DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
@@ -317,7 +342,7 @@ class FileUpload(_Input):
     type: Literal["file_upload"]
     accept: list[Annotated[str, Field(min_length=1, max_length=100)]] | None = None
     multiple: bool = False
-    max_bytes: Annotated[int, Field(ge=1)] | None = None
+    max_bytes: integer(ge=1) | None = None  # type: ignore[valid-type]
 
 
 class VoiceInput(_Input):
@@ -341,9 +366,18 @@ class Button(_Block):
     novalidate: bool = False
 
 
+def _link_schema(schema: dict[str, Any]) -> None:
+    """What the model's check says, in the schema: exactly one of page_id and url, url https."""
+    schema["oneOf"] = [
+        {"required": ["page_id"], "properties": {"page_id": {"type": "string"}, "url": {"type": "null"}}},
+        {"required": ["url"], "properties": {"url": {"type": "string", "pattern": HTTPS_PATTERN}, "page_id": {"type": "null"}}},
+    ]
+
+
 class Link(_Block):
     """Goes to a page of the document (``page_id``) or opens an https ``url``: exactly one."""
 
+    model_config = ConfigDict(json_schema_extra=_link_schema)
     TEMPLATES = ("label", "url")
     type: Literal["link"]
     label: Template
@@ -495,8 +529,8 @@ class Html(_Block):
     PATH_LISTS = ("fields",)
     ACTS = "any"
     type: Literal["html"]
+    fields: list[StatePath] = []  # before source: the walk (document order) follows this order
     source: str
-    fields: list[StatePath] = []
 
 
 BLOCK_CLASSES: tuple[type[_Block], ...] = (

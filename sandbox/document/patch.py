@@ -17,6 +17,11 @@ The patches use only ``add``, ``replace`` and ``remove`` (seed: "Патч state 
   (or, when that is cheaper or would be quadratic, all compared by position);
 * a value that changes kind (object, array, scalar) is one ``replace``, and so is a
   container of two or more entries that becomes empty;
+* the size fallback: two or more operations under one object or array that take more
+  than :data:`FALLBACK_CHARS` characters of compact JSON beyond one ``replace`` of it
+  are that ``replace`` (so a patch is never more than that larger than replacing the
+  state: 20 of 5,000 booleans removed is one replace of the list, not 2,000 operations);
+* both values are states, JSON objects: the root can only be replaced by an object;
 * equality is JSON equality: ``true`` is not ``1``; ``1`` and ``1.0`` are one
   number (as in JavaScript).
 
@@ -27,7 +32,9 @@ the same results): all or nothing, own keys only, array indexes without leading 
 
 :func:`fan_out` turns one patch of the document's projection into each html
 block's own patch (only what lies under its paths, nothing for a block whose
-paths did not change), equal to diffing each block's projection separately.
+paths did not change) that turns its old projection into its new one: the same
+state as diffing each block's projection separately, not always the same
+operations (docs/DOCUMENT.md §5 says what a client may rely on).
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ from ..projection import project
 
 #: Largest old x new middle of an array aligned by the minimal edit script.
 ALIGN_CELLS = 4096
+#: Two or more operations under one object or array that take more than this many characters
+#: (compact JSON) beyond one ``replace`` of it are that ``replace`` instead.
+FALLBACK_CHARS = 1024
 #: Longer middles are matched up by SequenceMatcher unless that would compare more than
 #: this many pairs of equal elements (then position by position).
 MATCH_COMPARISONS = 1_000_000
@@ -158,9 +168,14 @@ _DEEP = frozenset((dict, list, bool, int, float))
 
 
 def diff(old: Any, new: Any) -> list[dict[str, Any]]:
-    """The JSON Patch that turns ``old`` into ``new`` (see the module's rules)."""
+    """The JSON Patch that turns the state ``old`` into ``new`` (see the module's rules).
+    Both are states: JSON objects (:class:`PatchError` otherwise: the root of a state can only
+    be replaced by an object, so no patch could turn an object into anything else)."""
     check_json(old, "old")
     check_json(new, "new")
+    for name, value in (("old", old), ("new", new)):
+        if type(value) is not dict:
+            raise PatchError(f"{name}: a state is a JSON object, not {_describe(value)}")
     ops: list[dict[str, Any]] = []
     _diff(old, new, "", ops)
     return ops
@@ -171,31 +186,88 @@ def _kind(value: Any) -> int:
     return 1 if kind is dict else 2 if kind is list else 0
 
 
-def _diff(old: Any, new: Any, at: str, ops: list) -> None:
+def _diff(old: Any, new: Any, at: str, ops: list) -> int:
+    """Appends the operations turning ``old`` into ``new`` at pointer ``at``; returns their size
+    (characters of compact JSON, :func:`op_size`)."""
     ko, kn = _kind(old), _kind(new)
     if ko != kn or ko == 0:
         if not json_equal(old, new):
-            ops.append({"op": "replace", "path": at, "value": _copy(new)})
-        return
+            return _emit(ops, {"op": "replace", "path": at, "value": _copy(new)})
+        return 0
     if old is new:
-        return
+        return 0
     if not new and len(old) > 1:  # emptied: one replace instead of a remove per entry
-        ops.append({"op": "replace", "path": at, "value": {} if ko == 1 else []})
-        return
+        return _emit(ops, {"op": "replace", "path": at, "value": {} if ko == 1 else []})
+    start = len(ops)
+    size = 0
     if ko == 1:
         for key in old:
             if key not in new:
-                ops.append({"op": "remove", "path": f"{at}/{escape(key)}"})
+                size += _emit(ops, {"op": "remove", "path": f"{at}/{escape(key)}"})
         for key, value in new.items():
             if key in old:
-                _diff(old[key], value, f"{at}/{escape(key)}", ops)
+                size += _diff(old[key], value, f"{at}/{escape(key)}", ops)
             else:
-                ops.append({"op": "add", "path": f"{at}/{escape(key)}", "value": _copy(value)})
-        return
-    _diff_lists(old, new, at, ops)
+                size += _emit(ops, {"op": "add", "path": f"{at}/{escape(key)}", "value": _copy(value)})
+    else:
+        size = _diff_lists(old, new, at, ops)
+    if len(ops) - start > 1:
+        # the size fallback: operations over FALLBACK_CHARS longer than one replace of the value
+        # become that replace
+        room = size - FALLBACK_CHARS - _OP_SIZE["replace"] - _string_size(at)  # the value's JSON must be shorter
+        if room > 0 and not _json_size_over(new, room):
+            del ops[start:]
+            return _emit(ops, {"op": "replace", "path": at, "value": _copy(new)})
+    return size
 
 
-def _diff_lists(old: list, new: list, at: str, ops: list) -> None:
+def op_size(op: dict[str, Any]) -> int:
+    """The characters of an operation as compact JSON (``{"op":"add","path":"/a","value":1}``),
+    the measure of :func:`diff`'s size fallback."""
+    return len(_CANONICAL.encode(op))
+
+
+def _emit(ops: list, op: dict[str, Any]) -> int:
+    ops.append(op)
+    if "value" in op:
+        return _OP_SIZE[op["op"]] + _string_size(op["path"]) + len(_CANONICAL.encode(op["value"]))
+    return _OP_SIZE[op["op"]] + _string_size(op["path"])
+
+
+#: The characters of an operation besides its path string and its value's JSON:
+#: ``{"op":"add","path":`` PATH ``,"value":`` VALUE ``}``.
+_OP_SIZE = {"add": 29, "replace": 33, "remove": 23}
+
+
+def _string_size(text: str) -> int:
+    return len(_CANONICAL.encode(text)) if '"' in text or "\\" in text or not text.isprintable() else len(text) + 2
+
+
+def _json_size_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` takes at least ``limit`` characters of compact JSON; it reads only as
+    much of the value as it takes to pass ``limit``, so the size fallback costs in proportion to
+    the patch, not to the state."""
+    total = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            total += 2 + max(0, 2 * len(node) - 1)  # braces, colons and commas
+            for key, item in node.items():
+                total += _string_size(key)
+                stack.append(item)
+        elif kind is list:
+            total += 2 + max(0, len(node) - 1)
+            stack.extend(node)
+        else:
+            total += len(_CANONICAL.encode(node))
+        if total >= limit:
+            return True
+    return False
+
+
+def _diff_lists(old: list, new: list, at: str, ops: list) -> int:
     n, m = len(old), len(new)
     head = 0
     while head < n and head < m and json_equal(old[head], new[head]):
@@ -205,22 +277,24 @@ def _diff_lists(old: list, new: list, at: str, ops: list) -> None:
         tail += 1
     a, b = old[head:n - tail], new[head:m - tail]
     if not a and not b:
-        return
+        return 0
     script = _align(a, b) if len(a) * len(b) <= ALIGN_CELLS else _match_up(a, b)
     index = head
+    size = 0
     for step, i, j in script:
         if step == "keep":
             index += 1
         elif step == "change":
             assert i is not None and j is not None  # a change pairs an old and a new element
-            _diff(a[i], b[j], f"{at}/{index}", ops)
+            size += _diff(a[i], b[j], f"{at}/{index}", ops)
             index += 1
         elif step == "remove":
-            ops.append({"op": "remove", "path": f"{at}/{index}"})
+            size += _emit(ops, {"op": "remove", "path": f"{at}/{index}"})
         else:
             assert j is not None  # an insert names the new element
-            ops.append({"op": "add", "path": f"{at}/{index}", "value": _copy(b[j])})
+            size += _emit(ops, {"op": "add", "path": f"{at}/{index}", "value": _copy(b[j])})
             index += 1
+    return size
 
 
 def _align(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
@@ -392,8 +466,8 @@ def fan_out(old: Mapping[str, Any], ops: list[dict[str, Any]], blocks: Mapping[s
     """Each block's own patch from one patch of the projection ``old``.
 
     ``blocks`` maps a block id to its projection paths. A block is in the result only
-    when its projection changed; its patch equals ``diff(project(old, paths),
-    project(new, paths))``. Operations strictly inside a path the block carries whole
+    when its projection changed; its patch turns ``project(old, paths)`` into
+    ``project(new, paths)`` (equal as JSON). Operations strictly inside a path the block carries whole
     are forwarded as they are; a block touched in any other way (a container of one
     of its paths replaced or removed, an array it indexes into shifted) gets the diff
     of its two projections, so it never sees a value outside its paths.
@@ -460,4 +534,4 @@ def _json(text: str) -> str:
 
 
 __all__ = ["diff", "apply_patch", "fan_out", "PatchError", "json_equal", "check_json", "pointer", "path_pointer",
-           "parse_pointer", "escape", "unescape", "ALIGN_CELLS"]
+           "parse_pointer", "escape", "unescape", "op_size", "ALIGN_CELLS", "FALLBACK_CHARS"]

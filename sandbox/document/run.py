@@ -13,7 +13,8 @@ import json
 
 from ..errors import OptionError, UsageError
 from ..files import read_text
-from .jsontext import load_json, locate
+from ..paths import parse_path_list
+from .jsontext import load_json, locate, locate_all
 from .model import document_schema
 from .patch import PatchError, diff
 from .validate import check_document
@@ -27,7 +28,11 @@ MAX_STATE_BYTES = 16 * 1024 * 1024
 
 
 def _frozen(text: str) -> list[str]:
-    return [f.strip() for f in text.split(",") if f.strip()]
+    """The ``--frozen`` names, checked as ``paths --frozen`` checks them (one grammar, one error line)."""
+    fields, problems = parse_path_list(text, "--frozen", top_level=True)
+    if problems:
+        raise OptionError("\n".join(problems))
+    return fields
 
 
 def check_document_file(file: str | None, *, as_json: bool = False, frozen: str = "", schema: bool = False) -> int:
@@ -46,8 +51,8 @@ def check_document_file(file: str | None, *, as_json: bool = False, frozen: str 
     data = load_json(text, name)
     report = check_document(data, frozen=frozen_fields)
     errors = []
-    for problem in report.problems:
-        position = locate(text, problem.loc)
+    positions = locate_all(text, [problem.loc for problem in report.problems])  # one pass for all
+    for problem, position in zip(report.problems, positions):
         line, column = position if position else (None, None)
         errors.append((line or 0, column or 0, problem, line, column))
     errors.sort(key=lambda e: (e[0], e[1]))
@@ -80,7 +85,13 @@ def diff_files(old: str, new: str) -> int:
     """Print the JSON Patch from the state in ``old`` to the one in ``new``, as one JSON array."""
     states = []
     for name in (old, new):
-        states.append(load_json(read_text(name, limit=MAX_STATE_BYTES), name))
+        text = read_text(name, limit=MAX_STATE_BYTES)
+        state = load_json(text, name)
+        if type(state) is not dict:  # what diff refuses, located at the value in its file
+            line, column = locate(text, ()) or (1, 1)
+            kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(state), "null")
+            raise UsageError(f"{name}:{line}:{column}: a state is a JSON object, not {kind}")
+        states.append(state)
     try:
         ops = diff(*states)
     except PatchError as exc:

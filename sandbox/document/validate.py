@@ -22,7 +22,6 @@ has both.
 from __future__ import annotations
 
 import difflib
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -31,7 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import SandboxError
-from ..extract import ExtractionError, extract_paths
+from ..extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from ..paths import path_problem
 from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
@@ -39,9 +38,13 @@ from .patch import PatchError, check_json
 from .pattern import pattern_problem
 from .walk import Item, Loc, walk, walk_blocks, where
 
-#: Wall time for parsing all html sources of one document; sources left are reported, not
-#: parsed (one source may still take up to the extractor's own 2 s limit).
-SOURCES_SECONDS = 1.0
+#: The html sources of one document together hold at most this many bytes of UTF-8; a source
+#: that would pass it is reported as not checked, not parsed. The parser's cost grows with
+#: tags x nesting depth, so sources of N bytes together cost at most what one source of N
+#: bytes can, which the extractor bounds (a source over its GUARD_THRESHOLD is parsed in a
+#: child stopped after PARSE_CPU_SECONDS of CPU time). A bound in bytes, not seconds: the
+#: same document gets the same verdict on a quiet or a loaded machine (docs/DOCUMENT.md §2).
+SOURCES_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,9 @@ def _from_pydantic(exc: ValidationError, data: Any, base: Loc) -> list[Problem]:
     problems = []
     for error in exc.errors(include_url=False):
         loc, node, parent = _real_loc(data, error["loc"])
-        problems.append(Problem((*base, *loc), _message(error, node, parent)))
+        problem = Problem((*base, *loc), _message(error, node, parent))
+        if problem not in problems:  # (a union's arms can say the same thing)
+            problems.append(problem)
     return problems
 
 
@@ -180,6 +185,8 @@ def _real_loc(data: Any, loc: tuple) -> tuple[Loc, Any, Any]:
         if isinstance(node, dict) and previous_index and node.get("type") == step and step in BLOCK_TYPES:
             previous_index = False
             continue  # the discriminated union's tag
+        if isinstance(step, str) and not isinstance(node, dict) and out:
+            continue  # a union arm's tag ("int", "constrained-float") below a value that has no keys
         out.append(step)
         parent = node
         if isinstance(node, dict) and isinstance(step, str):
@@ -249,11 +256,14 @@ def _message(error: Mapping[str, Any], node: Any, parent: Any) -> str:
 
 def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], report: Report, *, check_pages: bool = True) -> None:
     problems = report.problems
-    deadline = time.monotonic() + SOURCES_SECONDS
+    sources_bytes = 0
     page_ids: dict[str, Loc] = {}
     block_ids: dict[str, Loc] = {}
     links: list[tuple[Loc, str]] = []
     writes: dict[int | None, list[tuple[str, Loc]]] = {}  # page -> written paths
+    html_fields: dict[str, list[str]] = {}  # html block_id -> its fields, then its markup's paths
+    html_markup: dict[str, list[str]] = {}
+    html_blocks: dict[str, None] = {}  # in the order of the blocks
 
     def path_ok(path: str, loc: Loc, line: int | None = None, column: int | None = None) -> bool:
         why = path_problem(path, frozen)
@@ -297,13 +307,17 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
                 elif item.role == "field":
                     writes.setdefault(item.page, []).append((value, loc))
             if item.role == "fields" and isinstance(block.get("block_id"), str):
-                _html_paths(report, block["block_id"]).append(value)
+                html_fields.setdefault(block["block_id"], []).append(value)
+                html_blocks.setdefault(block["block_id"])
         elif kind == "source":
             block_id = (item.block or {}).get("block_id")
-            if time.monotonic() > deadline:
-                problems.append(Problem(loc, f"not checked: the document's html sources took more than {SOURCES_SECONDS:g} s "
-                                             "to parse; make them smaller or shallower"))
-                continue
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size <= MAX_SOURCE_BYTES:  # (a larger one is refused by the extractor before parsing)
+                if sources_bytes + size > SOURCES_BYTES:
+                    problems.append(Problem(loc, f"not checked: with this source's {size:,} bytes the document's html sources "
+                                                 f"would hold more than {SOURCES_BYTES:,} bytes of UTF-8 together; make them smaller"))
+                    continue
+                sources_bytes += size
             try:
                 paths = extract_paths(value, frozen=frozen)
             except ExtractionError as exc:
@@ -315,8 +329,8 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             for path in paths:
                 report.refs.append(PathRef(path, where(loc), "markup"))
             if isinstance(block_id, str):
-                own = _html_paths(report, block_id)
-                own.extend(p for p in paths if p not in own)
+                html_markup.setdefault(block_id, []).extend(paths)
+                html_blocks.setdefault(block_id)
 
     if check_pages:
         start = data.get("start_page_id")
@@ -327,12 +341,9 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             problems.append(Problem(loc, f"page_id {target!r} is not a page of the document ({_list(page_ids)})"))
     for written in writes.values():
         _overlaps(written, problems)
-    for block_id in report.html:  # fields first, markup after, each once (as the generator orders them)
-        report.html[block_id] = list(dict.fromkeys(report.html[block_id]))
-
-
-def _html_paths(report: Report, block_id: str) -> list[str]:
-    return report.html.setdefault(block_id, [])
+    for block_id in html_blocks:
+        # fields first, markup after, each once (as the generator orders them)
+        report.html[block_id] = list(dict.fromkeys([*html_fields.get(block_id, ()), *html_markup.get(block_id, ())]))
 
 
 def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: list[Problem]) -> None:
@@ -362,7 +373,15 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
                     parse(block[bound])
                 except ValueError:
                     problems.append(Problem((*loc, bound), f"{block[bound]!r} is not a {'date' if kind == 'date_input' else 'date and time'} that exists"))
-    elif kind == "text_input" and isinstance(block.get("pattern"), str):
+    if kind in _RANGES:  # cross-property checks a JSON Schema cannot say (the models leave them here)
+        low_name, high_name = _RANGES[kind]
+        low, high = block.get(low_name), block.get(high_name)
+        if kind in ("date_input", "datetime_input"):
+            if isinstance(low, str) and isinstance(high, str) and low > high:
+                problems.append(Problem(loc, f"{low_name} {low} is above {high_name} {high}"))
+        elif type(low) in (int, float) and type(high) in (int, float) and low > high:
+            problems.append(Problem(loc, f"{low_name} {_number(low)} is above {high_name} {_number(high)}"))
+    if kind == "text_input" and isinstance(block.get("pattern"), str):
         bad = pattern_problem(block["pattern"])  # the subset of ECMAScript both sides run (pattern.py)
         if bad is not None:
             problems.append(Problem((*loc, "pattern"), bad.reason, *_text_position(block["pattern"], bad.offset)))
@@ -374,6 +393,14 @@ def _same_option(a: Any, b: Any) -> bool:
     if type(a) in numbers and type(b) in numbers:
         return bool(a == b)
     return type(a) is type(b) and a == b
+
+
+_RANGES = {"text_input": ("min_length", "max_length"), "number_input": ("min", "max"), "slider": ("min", "max"),
+           "date_input": ("min", "max"), "datetime_input": ("min", "max")}
+
+
+def _number(value: int | float) -> str:
+    return str(int(value)) if type(value) is float and value.is_integer() and abs(value) < 2**53 else str(value)
 
 
 def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:

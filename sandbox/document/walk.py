@@ -3,7 +3,8 @@
 Validation, path collection and ui-action checks all read a document through
 :func:`walk`, so they agree on what a document refers to. The walk reads the
 raw JSON (so a document with a bad block still has its other blocks checked),
-in document order, and trusts nothing: a property of the wrong type is simply
+in document order (pages, blocks, and each object's properties in its model's order,
+whatever the order of the JSON's keys), and trusts nothing: a property of the wrong type is simply
 not yielded (the model's shape check reports it).
 """
 
@@ -78,7 +79,12 @@ def _block(block: Any, loc: Loc, page: int | None) -> Iterator[Item]:
 
 
 def _model(cls: type[_Model], data: dict, loc: Loc, block: dict | None, page: int | None) -> Iterator[Item]:
-    for name, value in data.items():
+    # the model's order of properties, not the JSON's: what a document refers to, and in what
+    # order, does not depend on how its objects order their keys (a round trip keeps it)
+    for name in cls.model_fields:
+        if name not in data:
+            continue
+        value = data[name]
         at = (*loc, name)
         if name in cls.TEMPLATES:
             if isinstance(value, str):
