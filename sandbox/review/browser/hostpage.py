@@ -117,7 +117,11 @@ TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe')
     return [r.left + f.clientLeft + parseFloat(s.paddingLeft) + x, r.top + f.clientTop + parseFloat(s.paddingTop) + y]; };
   let [px, py] = at();
   if (py < 0 || py >= innerHeight || px < 0 || px >= innerWidth) { scrollBy(px - innerWidth / 2, py - innerHeight / 2); [px, py] = at(); }
-  return [px, py]; }"""
+  const r = f.getBoundingClientRect();
+  const entry = r.left >= 4 ? [r.left - 3, py] : r.top >= 4 ? [px, r.top - 3] : [Math.min(innerWidth - 1, r.right + 3), py];
+  return [px, py, entry[0], entry[1]]; }"""
+#: (TO_VIEWPORT gives the element's point and where a pointer coming from the host page enters the
+#: frame: the host module judges whose click it was by the last pointer event it saw, docs/THREATS.md.)
 
 #: In the host page: scroll to the end of the block's frame (as a reader does) and wait a frame.
 SCROLL_END = """() => new Promise((r) => { scrollTo(0, document.body.scrollHeight);

@@ -643,11 +643,13 @@ class Lane:
             point = await call(raw, TO_VIEWPORT, at)
             if point is None:
                 raise LookupError("the block's frame is gone")
-            # A pointer path to the element, then the click: a block that acts only after a human
-            # pointer path sees one.
-            # (the click moves the pointer from there to the element: one round trip more per click).
-            await asyncio.wait_for(raw.mouse.move(max(1, point[0] - 37), max(1, point[1] - 23)), ACTION_TIMEOUT)
-            await asyncio.wait_for(raw.mouse.click(*point), ACTION_TIMEOUT)
+            # A pointer path from the host page into the frame, then to the element: a block that
+            # acts only after a human pointer path sees one, and the host page sees the pointer enter
+            # the block's frame, as with a real mouse (the host module reads whose click it was from it).
+            x, y, ex, ey = point
+            await asyncio.wait_for(raw.mouse.move(ex, ey), ACTION_TIMEOUT)
+            await asyncio.wait_for(raw.mouse.move(max(1, x - 37), max(1, y - 23), steps=2), ACTION_TIMEOUT)
+            await asyncio.wait_for(raw.mouse.click(x, y), ACTION_TIMEOUT)
 
         for kind, i, text, what, _ in plan:
             try:
