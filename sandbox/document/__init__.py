@@ -8,6 +8,10 @@ See docs/DOCUMENT.md. One module per job:
 * :mod:`.projection`: the projection paths and the projected state;
 * :mod:`.patch`: ``diff``, ``apply_patch``, ``fan_out``;
 * :mod:`.action`: ui-action messages against the document and the page;
+* :mod:`.pattern`: text input patterns, the ECMAScript subset both sides run (RE2 here);
+* :mod:`.wire`: the A2A Parts both ways (downlink events, the upward Message), located errors;
+* :mod:`.session`: one client's session: the Parts it gets, the Messages it may send;
+* :mod:`.live`: a page server streaming one session to a browser (the end-to-end proof);
 * :mod:`.run`: what the ``document`` and ``diff`` commands do (files in, report out).
 """
 
