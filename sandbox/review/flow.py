@@ -35,6 +35,7 @@ from .js import (
     _local,
     _outermost,
     _static_value,
+    call_parts,
     callee_name,
     string_value,
     text,
@@ -305,13 +306,8 @@ class Flow:
             if params:
                 self._bind_pattern(params[0], labels)
     def _call(self, node: Node) -> None:
+        args, name, head, method = call_parts(node)
         function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        args = list(arguments.named_children) if arguments is not None else []
-        name = callee_name(function)
-        head, _, method = name.rpartition(".")
-        if not name and function is not None and function.type == "member_expression":  # a.b().c(...)
-            method = text(function.child_by_field_name("property"))
         if method == "onChange" and head in self.aliases:
             for arg in args[:1]:
                 for fn in self._functions_of(arg):

@@ -21,6 +21,7 @@ from .js import (
     _enclosing_with,
     _starts_with_literal,
     _static_value,
+    call_parts,
     callee_name,
     literal_fragments,
     parent_of,
@@ -369,13 +370,8 @@ class Inspector:
             self.sink(script, node, value, f"{how} location", "navigation")
 
     def _call(self, script: Script, node: Node) -> None:
+        args, name, head, method = call_parts(node)
         function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        args = list(arguments.named_children) if arguments is not None else []
-        name = callee_name(function)
-        head, _, method = name.rpartition(".")
-        if not name and function is not None and function.type == "member_expression":  # a.b().c(...)
-            method = text(function.child_by_field_name("property"))
         aliases = self.flow.aliases
         if head in aliases and method in ("send", "setValue", "openUrl"):
             return self._bridge(script, node, method, args)

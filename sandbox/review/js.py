@@ -184,6 +184,19 @@ def parse(script: Script, cache: dict | None = None, deadline: float = float("in
 
 
 
+def call_parts(node: Node) -> tuple[list[Node], str, str, str]:
+    """A call's arguments, its callee's dotted name, the name's head and its last member
+    (``a.b().c(...)``: no name, the member ``c``)."""
+    function = node.child_by_field_name("function")
+    arguments = node.child_by_field_name("arguments")
+    args = list(arguments.named_children) if arguments is not None else []
+    name = callee_name(function)
+    head, _, method = name.rpartition(".")
+    if not name and function is not None and function.type == "member_expression":
+        method = text(function.child_by_field_name("property"))
+    return args, name, head, method
+
+
 def callee_name(node: Node | None) -> str:
     """``a.b.c`` for a member chain of identifiers (window./globalThis. dropped), else ""."""
     if node is None:
