@@ -281,8 +281,10 @@ class Session(ABC):
     fresh_pages: bool = True
 
     @abstractmethod
-    async def new_page(self, *, proxy: str | None = None) -> Page:
-        """A fresh page; ``proxy`` (``http://127.0.0.1:PORT``) carries every request but loopback ones."""
+    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
+        """A fresh page; ``proxy`` (``http://127.0.0.1:PORT``) carries every request but loopback ones.
+        ``options``: Playwright's ``new_context`` keywords (``user_agent``, ``timezone_id``, ``viewport``,
+        ``screen``); WebDriver's ``env`` (the browser's environment, e.g. ``TZ``) and ``window`` (width, height)."""
 
     async def warm(self, count: int) -> list[Page]:
         """Open ``count`` pages ahead of a run (opening one costs seconds on a busy machine); returns them."""
@@ -483,8 +485,9 @@ class _PlaywrightSession(Session):
         self._playwright = playwright
         self.browser = browser
 
-    async def new_page(self, *, proxy: str | None = None) -> Page:
+    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
         extra: dict[str, Any] = {"proxy": {"server": proxy, "bypass": "127.0.0.1,localhost"}} if proxy else {}
+        extra.update(options or {})
         context = await self.browser.new_context(accept_downloads=True, ignore_https_errors=True, **extra)
         page = await context.new_page()
         return _PlaywrightPage(self.engine, context, page)
@@ -513,13 +516,18 @@ def playwright_launch_options(engine: Engine) -> dict[str, Any]:
     return {}
 
 
-async def _launch_playwright(engine: Engine) -> Session:
+async def _launch_playwright(engine: Engine, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
     from playwright.async_api import async_playwright
 
     manager = async_playwright()
     pw = await manager.__aenter__()
+    options = playwright_launch_options(engine)
+    if args:
+        options["args"] = [*options.get("args", []), *args]
+    if env:
+        options["env"] = {**os.environ, **env}
     try:
-        browser = await getattr(pw, engine.name).launch(**playwright_launch_options(engine))
+        browser = await getattr(pw, engine.name).launch(**options)
     except Exception as exc:
         await manager.__aexit__(None, None, None)
         raise EngineError(f"{engine.name}: could not launch ({type(exc).__name__}: {str(exc).splitlines()[0]})") from exc
@@ -737,16 +745,21 @@ class _WebDriverSession(Session):
             await page.close()
         return []
 
-    async def new_page(self, *, proxy: str | None = None) -> Page:
-        # A MiniBrowser's proxy is fixed when it starts: only one started with the same proxy is reused.
-        idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy]
+    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
+        # A MiniBrowser's proxy and environment are fixed when it starts: only one started with the same is reused.
+        env = dict((options or {}).get("env") or {})
+        idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy and getattr(d, "flowui_env", {}) == env]
         if idle:
             driver = idle[-1]
             self._idle.remove(driver)
         else:
-            driver = await asyncio.to_thread(_start_webkit_driver, self.engine, proxy)
+            driver = await asyncio.to_thread(_start_webkit_driver, self.engine, proxy, env)
             driver.flowui_proxy = proxy
+            driver.flowui_env = env
             self._all.append(driver)
+        window = (options or {}).get("window")
+        if window:
+            await asyncio.to_thread(driver.set_window_size, *window)
         page = _WebDriverPage(self.engine, driver)
         page._session = self
         return page
@@ -779,7 +792,7 @@ def _quit_quietly(driver: Any) -> None:
         pass
 
 
-def _start_webkit_driver(engine: Engine, proxy: str | None = None):
+def _start_webkit_driver(engine: Engine, proxy: str | None = None, environment: dict[str, str] | None = None):
     from selenium import webdriver
     from selenium.webdriver.webkitgtk.options import Options
     from selenium.webdriver.webkitgtk.service import Service
@@ -796,6 +809,7 @@ def _start_webkit_driver(engine: Engine, proxy: str | None = None):
     if proxy:
         # WebKitGTK ignores WebDriver's https proxy capability; GLib's resolver (libproxy) reads these.
         env.update(http_proxy=proxy, https_proxy=proxy, no_proxy="127.0.0.1,localhost")
+    env.update(environment or {})
     service = Service(executable_path=WEBKIT_DRIVER, env=env)
     try:
         return webdriver.WebKitGTK(options=options, service=service)
@@ -806,10 +820,12 @@ def _start_webkit_driver(engine: Engine, proxy: str | None = None):
 # ------------------------------------------------------------------------ launching
 
 
-async def launch(engine: Engine) -> Session:
-    """Start the engine's browser; close the returned session when done."""
+async def launch(engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
+    """Start the engine's browser; close the returned session when done. ``args``: more command-line
+    flags, ``env``: more environment, for a Playwright-launched browser (the review's user agent,
+    screen and time zone: what every frame of every renderer then has)."""
     if engine.driver == "playwright":
-        return await _launch_playwright(engine)
+        return await _launch_playwright(engine, args, env)
     return _WebDriverSession(engine)
 
 

@@ -206,7 +206,7 @@ class RemoteWebDriverSession(_WebDriverSession):
         except Exception as exc:
             raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 
-    async def new_page(self, *, proxy: str | None = None) -> Page:
+    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
         if proxy is not None:  # the remote machine cannot reach this machine's proxy
             raise EngineError(f"webkit: {self.endpoint.url}: a remote browser takes no local proxy")
         if self._idle:

@@ -27,6 +27,7 @@ from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
 from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
+from .persona import Persona, browser_version
 from .proxy import Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
@@ -140,11 +141,14 @@ class Lane:
         self.session: Session | None = None
         self._closing: set[asyncio.Task] = set()
         self._lock = asyncio.Lock()
+        #: This run's browser: time zone, screen, window, user agent (:mod:`.persona`).
+        self.persona = Persona.draw()
+        self._version = ""  # Chromium's, for its user agent
 
     async def run(self, works: list[Work]) -> dict[int, Observed]:
         out: dict[int, Observed] = {}
         try:
-            self.session = await launch(self.engine)
+            self.session = await self._launch()
         except EngineError as exc:
             for w in works:
                 out[w.index] = Observed(self.engine.name, Canaries(), error=str(exc))
@@ -222,9 +226,24 @@ class Lane:
                 await asyncio.wait(list(self._closing), timeout=10)
         return out
 
+    async def _launch(self) -> Session:
+        """The engine's browser as :attr:`persona` says: Chromium's user agent is its own version's
+        desktop Chrome (Playwright's own build, whose version only the running browser tells, is
+        launched twice the first time)."""
+        name = self.engine.name
+        if name == "chromium" and self.engine.driver == "playwright" and not self._version:
+            self._version = await asyncio.to_thread(browser_version, self.engine.executable)
+            if not self._version:
+                first = await launch(self.engine)
+                self._version = getattr(getattr(first, "browser", None), "version", "")
+                await first.close()
+        return await launch(self.engine, args=self.persona.launch_args(name, self._version), env=self.persona.launch_env(name))
+
     async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
         assert self.session is not None
-        page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url), 60)
+        version = getattr(getattr(self.session, "browser", None), "version", "")
+        options = self.persona.page_options(self.engine.name, self.engine.driver, version)
+        page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url, options=options), 60)
         if self.engine.driver == "playwright":
             # navigator.webdriver false in every frame the init script reaches (Firefox's block frame;
             # Chromium's gets it from its launch flag, CHROMIUM_ARGS).
@@ -245,7 +264,7 @@ class Lane:
                 await asyncio.wait_for(old.close(), 15)  # type: ignore[union-attr]
             except Exception:
                 pass
-            self.session = await launch(self.engine)
+            self.session = await self._launch()
 
     def _drop(self, page: Page, tap: Tap) -> None:
         """Close a page the last block may have hung, then its proxy, in the background: a busy

@@ -1,0 +1,87 @@
+"""Who the review's pages look like: a desktop browser in a time zone and on a screen drawn per
+run, never the automation defaults a block can test for (UTC, an 800x600 screen, a
+``HeadlessChrome`` user agent). docs/REVIEW-BROWSER.md, "What a block can tell", says per engine
+what the drivers let the review hide and what stays visible.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+#: Time zones a desktop user is in (never UTC, a server's and a CI machine's).
+TIME_ZONES = ("Europe/Berlin", "Europe/Paris", "Europe/Madrid", "Europe/Warsaw", "America/New_York",
+              "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Toronto", "America/Sao_Paulo",
+              "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney")
+#: Common desktop screens (CSS px), none of them a headless browser's 800x600.
+SCREENS = ((1920, 1080), (1536, 864), (1440, 900), (1366, 768), (1680, 1050), (2560, 1440), (1600, 900), (1280, 800))
+
+
+@dataclass(frozen=True)
+class Persona:
+    """One run's browser: its time zone, screen and window (viewport) size."""
+
+    time_zone: str
+    screen: tuple[int, int]
+    viewport: tuple[int, int]
+
+    @classmethod
+    def draw(cls, rng: random.Random | None = None) -> Persona:
+        rng = rng or random.SystemRandom()
+        width, height = rng.choice(SCREENS)
+        # A maximised window: the screen less the task bar and the browser's own bars.
+        return cls(rng.choice(TIME_ZONES), (width, height), (width - 8, height - rng.randrange(100, 150)))
+
+    def launch_args(self, engine: str, version: str = "") -> list[str]:
+        """Command-line flags of a Playwright-launched browser. Chromium's screen and user agent are
+        set for the whole browser: a sandboxed block's frame runs out of process, and the context's
+        emulation (``screen``, ``user_agent``) reached only the first such frame of a renderer
+        (measured: the next blocks mounted in the same page read ``HeadlessChrome`` and 800x600)."""
+        if engine != "chromium":
+            return []
+        args = [f"--screen-info={{{self.screen[0]}x{self.screen[1]}}}"]
+        if version:
+            args.append(f"--user-agent={chrome_user_agent(version)}")
+        return args
+
+    def launch_env(self, engine: str) -> dict[str, str]:
+        """The environment of a Playwright-launched browser: ``TZ``, which every renderer process
+        reads (the context's ``timezone_id`` reached the block's frame only now and then in Chromium)."""
+        return {"TZ": self.time_zone}
+
+    def page_options(self, engine: str, driver: str, version: str = "") -> dict[str, Any]:
+        """:meth:`flowui_sandbox.sandbox.engines.Session.new_page`'s ``options`` for this persona."""
+        if driver != "playwright":
+            # WebKitGTK: the MiniBrowser's ICU reads TZ; the window is sized by WebDriver (the screen is Xvfb's).
+            return {"env": {"TZ": self.time_zone}, "window": self.viewport}
+        options: dict[str, Any] = {
+            "timezone_id": self.time_zone,
+            "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
+            "screen": {"width": self.screen[0], "height": self.screen[1]},
+        }
+        if engine == "chromium" and version:
+            options["user_agent"] = chrome_user_agent(version)  # the host page's, as the flag's
+        return options
+
+
+def browser_version(executable: str | None) -> str:
+    """``chromium --version``'s version number (``156.0.8078.114``), or "" when it cannot be read."""
+    if not executable:
+        return ""
+    try:
+        out = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return next((w for w in out.split() if w[:1].isdigit() and "." in w), "")
+
+
+def chrome_user_agent(version: str) -> str:
+    """The user agent of a desktop Chrome of ``version``'s major release on Linux, as Chrome sends it
+    (minor parts reduced to zeros): headless Chromium says ``HeadlessChrome`` instead."""
+    major = version.split(".")[0]
+    return f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Safari/537.36"
+
+
+__all__ = ["Persona", "chrome_user_agent", "browser_version", "TIME_ZONES", "SCREENS"]
