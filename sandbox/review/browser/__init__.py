@@ -292,7 +292,7 @@ def _findings(work: Work, obs: Observed, result: BrowserResult) -> list[Finding]
                  at=at, context=f"navigated {urlsplit(target).hostname or ''}", hosts=[host for host in [urlsplit(target).hostname] if target and host],
                  evidence={"url": target[:300]})
     for n in obs.watch.navigations:
-        if n.startswith("top:") and "about:blank" not in n and "/p/review" not in n:
+        if n.startswith("top:") and "about:blank" not in n and not (obs.page and n[5:].startswith(obs.page)):
             result.navigations.append({"engine": engine, "url": n, "top": True})
             make.add("browser.top-navigated", f"the host page navigated: {n[5:200]}", context="top-navigated")
     for p in obs.watch.popups:

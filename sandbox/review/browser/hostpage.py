@@ -43,14 +43,15 @@ window.__reviewMount = (config) => {
   try {
     own.handle = mountHtmlBlock(box, {
       srcdoc: config.srcdoc,
-      holder: false, // a generator's iframe placed straight in a page: what a block does there (PROTOCOL.md)
+      // With the holder frame, as a host page mounts a block: the block's base URL is about:blank
+      // and its parent is the holder, as in production (docs/REVIEW-BROWSER.md, "The host page").
       onAction: (a) => { keep(own.actions, copy(a)); return { ok: true }; },
       onValue: (v) => { keep(own.values, copy(v)); return true; },
       onOpenUrl: (u) => { keep(own.urls, copy(u)); return true; },
       onLog: (e) => keep(own.log, copy(e)),
     });
-    sizes = new ResizeObserver(() => keep(own.heights, Math.round(own.handle.iframe.getBoundingClientRect().height)));
-    sizes.observe(own.handle.iframe);
+    sizes = new ResizeObserver(() => keep(own.heights, Math.round(own.handle.frame.getBoundingClientRect().height)));
+    sizes.observe(own.handle.frame);
     Promise.race([
       own.handle.ready.then(() => 'connected'),
       new Promise((resolve) => setTimeout(() => resolve('not connected within 5 s'), 5000)),
@@ -110,11 +111,13 @@ FOCUS = """([sel, i]) => { const e = document.querySelectorAll(sel)[i];
 SELECT_LAST = """([sel, i]) => { const e = document.querySelectorAll(sel)[i]; if (!e || !e.options || !e.options.length) return false;
   e.selectedIndex = e.options.length - 1; e.dispatchEvent(new Event('input', {bubbles: true}));
   e.dispatchEvent(new Event('change', {bubbles: true})); return true; }"""
-#: In the host page: frame point (x, y) of the block's frame as a viewport point, the host page
+#: In the host page: frame point (x, y) of the block's frame (inside the host module's holder frame) as a viewport point, the host page
 #: scrolled first when the point is outside the viewport (the frame can be taller than it).
 TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe'); if (!f) return null;
-  const at = () => { const r = f.getBoundingClientRect(), s = getComputedStyle(f);
-    return [r.left + f.clientLeft + parseFloat(s.paddingLeft) + x, r.top + f.clientTop + parseFloat(s.paddingTop) + y]; };
+  const inner = f.contentDocument && f.contentDocument.querySelector('iframe'); if (!inner) return null;
+  const box = (e) => { const r = e.getBoundingClientRect(), s = e.ownerDocument.defaultView.getComputedStyle(e);
+    return [r.left + e.clientLeft + parseFloat(s.paddingLeft), r.top + e.clientTop + parseFloat(s.paddingTop)]; };
+  const at = () => { const [hx, hy] = box(f), [bx, by] = box(inner); return [hx + bx + x, hy + by + y]; };
   let [px, py] = at();
   if (py < 0 || py >= innerHeight || px < 0 || px >= innerWidth) { scrollBy(px - innerWidth / 2, py - innerHeight / 2); [px, py] = at(); }
   const r = f.getBoundingClientRect();

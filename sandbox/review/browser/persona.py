@@ -16,6 +16,8 @@ TIME_ZONES = ("Europe/Berlin", "Europe/Paris", "Europe/Madrid", "Europe/Warsaw",
               "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Toronto", "America/Sao_Paulo",
               "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney")
 #: Common desktop screens (CSS px), none of them a headless browser's 800x600.
+#: The screen of the WebDriver engines' virtual display (sandbox/engines.py's Xvfb).
+XVFB_SCREEN = (1280, 1024)
 SCREENS = ((1920, 1080), (1536, 864), (1440, 900), (1366, 768), (1680, 1050), (2560, 1440), (1600, 900), (1280, 800))
 
 
@@ -54,8 +56,9 @@ class Persona:
     def page_options(self, engine: str, driver: str, version: str = "") -> dict[str, Any]:
         """:meth:`flowui_sandbox.sandbox.engines.Session.new_page`'s ``options`` for this persona."""
         if driver != "playwright":
-            # WebKitGTK: the MiniBrowser's ICU reads TZ; the window is sized by WebDriver (the screen is Xvfb's).
-            return {"env": {"TZ": self.time_zone}, "window": self.viewport}
+            # WebKitGTK: the MiniBrowser's ICU reads TZ; the window is sized by WebDriver to fit the screen,
+            # which is Xvfb's (1280x1024, the same every run: sandbox/engines.py starts it).
+            return {"env": {"TZ": self.time_zone}, "window": (XVFB_SCREEN[0], XVFB_SCREEN[1] - (self.screen[1] - self.viewport[1]))}
         options: dict[str, Any] = {
             "timezone_id": self.time_zone,
             "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
@@ -77,6 +80,24 @@ def browser_version(executable: str | None) -> str:
     return next((w for w in out.split() if w[:1].isdigit() and "." in w), "")
 
 
+#: Parts of the host name a review's host page is served under (``https://crm.brightline-group.com/``).
+_SUBDOMAINS = ("app", "portal", "crm", "ops", "desk", "my", "dashboard", "console", "hub", "work")
+_FIRST = ("north", "bright", "blue", "silver", "oak", "harbor", "summit", "clear", "green", "red", "river", "stone")
+_SECOND = ("wind", "line", "field", "gate", "point", "bridge", "path", "lake", "wave", "peak", "works", "ridge")
+_SUFFIX = ("", "-group", "-labs", "-trading", "-systems", "-partners", "-logistics", "hq")
+_TLDS = ("com", "io", "net", "de", "co.uk", "fr", "nl", "app", "eu", "com.au")
+#: Paths of the host page (what ``location`` of an application page looks like, not "review").
+PAGE_NAMES = ("orders", "inbox", "dashboard", "customers", "tickets", "home", "workspace", "reports")
+
+
+def host_name(rng: random.Random | None = None) -> str:
+    """A company application's host name, drawn per run: the review's host page is served under
+    it (through the slot's proxy), so the origin the block can read (``location.ancestorOrigins``)
+    is no loopback address."""
+    rng = rng or random.SystemRandom()
+    return f"{rng.choice(_SUBDOMAINS)}.{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.choice(_SUFFIX)}.{rng.choice(_TLDS)}"
+
+
 def chrome_user_agent(version: str) -> str:
     """The user agent of a desktop Chrome of ``version``'s major release on Linux, as Chrome sends it
     (minor parts reduced to zeros): headless Chromium says ``HeadlessChrome`` instead."""
@@ -84,4 +105,4 @@ def chrome_user_agent(version: str) -> str:
     return f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Safari/537.36"
 
 
-__all__ = ["Persona", "chrome_user_agent", "browser_version", "TIME_ZONES", "SCREENS"]
+__all__ = ["Persona", "chrome_user_agent", "browser_version", "host_name", "PAGE_NAMES", "TIME_ZONES", "SCREENS"]

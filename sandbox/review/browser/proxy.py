@@ -75,7 +75,8 @@ class _CatchAll(LocalServer):
 
 
 class HostServer(LocalServer):
-    """The slot's own host origin (https://127.0.0.1:P): host pages and the bridge files, and a
+    """The slot's own host origin (https://127.0.0.1:P, reached as ``https://NAME/`` through the
+    proxy when the tap has a name: :attr:`Tap.name`): host pages and the bridge files, and a
     catch-all that logs what the block requests from the host itself (a relative URL)."""
 
     def __init__(self, tap: Tap, ssl_context: ssl.SSLContext):
@@ -143,7 +144,10 @@ HOST_ORIGIN = "(the host's own origin)"
 class Tap:
     """A logging proxy and its two catch-all servers; ``await start()``, then ``proxy_url``."""
 
-    def __init__(self, ssl_context: ssl.SSLContext):
+    def __init__(self, ssl_context: ssl.SSLContext, name: str = ""):
+        #: The host name the slot's host page is served under (``https://NAME/``): a tunnel to it goes
+        #: to the host server, not the catch-all, and is no request of the block's. Empty: 127.0.0.1.
+        self.name = name
         self.https = _CatchAll(self, ssl_context=ssl_context)
         self.host = HostServer(self, ssl_context)
         self.http = _CatchAll(self)
@@ -158,6 +162,12 @@ class Tap:
     @property
     def proxy_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def page_url(self, url: str) -> str:
+        """``url`` (one of the host server's, ``https://127.0.0.1:P/...``) under :attr:`name`."""
+        if not self.name:
+            return url
+        return f"https://{self.name}" + url[len(self.host.base_url):]
 
     def add(self, seen: Seen) -> None:
         self.last = time.monotonic()
@@ -205,7 +215,10 @@ class Tap:
             return
         line = head.split(b"\r\n", 1)[0].decode("latin-1")
         parts = line.split(" ")
-        if len(parts) == 3 and parts[0].upper() == "CONNECT":
+        if len(parts) == 3 and parts[0].upper() == "CONNECT" and self.name and parts[1].lower() == f"{self.name}:443":
+            writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            await self._splice(reader, writer, self.host.port, b"")
+        elif len(parts) == 3 and parts[0].upper() == "CONNECT":
             self.last = time.monotonic()
             if len(self.tunnels) < MAX_KEPT:
                 self.tunnels.append((parts[1], time.time()))

@@ -27,7 +27,7 @@ from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
 from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
-from .persona import Persona, browser_version
+from .persona import PAGE_NAMES, Persona, browser_version, host_name
 from .proxy import Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
@@ -111,6 +111,8 @@ class Observed:
     typed: dict[str, str] = field(default_factory=dict)  # canary -> what was typed into
     timed_out: bool = False
     error: str = ""
+    #: The host page's URL (under the slot's host name): its own load is no navigation of the host page.
+    page: str = ""
     #: Seconds at the end of each step, for bench/review_browser.py and for a timeout's evidence.
     steps: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
@@ -158,7 +160,7 @@ class Lane:
             queue.put_nowait(w)
 
         async def worker(n: int, retry: bool = False) -> None:
-            tap = await Tap(self.ssl_context).start()
+            tap = await Tap(self.ssl_context, host_name()).start()
             page: Page | None = None
             slot: Slot | None = None
             try:
@@ -195,7 +197,7 @@ class Lane:
                         # must not land in the log of the slot's next block.
                         self._drop(page, tap)
                         page = None
-                        tap = await Tap(self.ssl_context).start()
+                        tap = await Tap(self.ssl_context, host_name()).start()
                     if self.on_done and not retry:
                         self.on_done(self.engine.name, work)
             finally:
@@ -245,6 +247,16 @@ class Lane:
         options = self.persona.page_options(self.engine.name, self.engine.driver, version)
         page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url, options=options), 60)
         if self.engine.driver == "playwright":
+            raw = page.raw  # type: ignore[attr-defined]
+
+            def held(frame) -> None:
+                # The block's frame is the holder frame's child: the watch names it "nested"; a
+                # navigation of it is the block's frame's ("frame: URL", what navigation_target reads).
+                parent = frame.parent_frame
+                if parent is not None and parent.parent_frame == raw.main_frame:
+                    page.watching.navigations.append(f"frame: {frame.url[:300]}")
+
+            raw.on("framenavigated", held)
             # navigator.webdriver false in every frame the init script reaches (Firefox's block frame;
             # Chromium's gets it from its launch flag, CHROMIUM_ARGS).
             await page.raw.context.add_init_script(HIDE_WEBDRIVER)  # type: ignore[attr-defined]
@@ -381,7 +393,8 @@ class Lane:
         except Exception as exc:  # the generator refused the block (a 4 MiB source, a bad theme)
             obs.error = f"the generator refused the block: {_first_line(exc)}"
             return obs, True
-        url = tap.host.add_page(host_page(), name="review")
+        url = tap.page_url(tap.host.add_page(host_page(), name=PAGE_NAMES[len(tap.name) % len(PAGE_NAMES)]))
+        obs.page = url
 
         def moved() -> bool:
             return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
