@@ -67,7 +67,7 @@ def host_page() -> str:
     (a page load per block cost 0.15 to 0.4 s in Firefox)."""
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>flowui-sandbox review</title><link rel="icon" href="data:,">'
-        "<style>body{margin:0;padding:8px}#block{width:640px}</style>"
+        "<style>body{margin:0;padding:8px}#block{max-width:640px}</style>"
         '</head><body><div id="block"></div>'
         f'<script type="module">{_SCRIPT % {"max": MAX_ITEMS}}</script></body></html>'
     )

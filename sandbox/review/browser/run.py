@@ -64,6 +64,11 @@ LEAPS = (6_000, 300_000, 3_600_000, 86_400_000)
 REPEAT_CLICKS = 6
 #: Milliseconds between two keys typed (Playwright), as a quick typist.
 KEY_DELAY = 30
+#: The width (CSS px) the window is narrowed to and widened back from (:meth:`Lane._window`): the
+#: block (640 px at most) is then narrower than its usual width, and its window gets ``resize``.
+NARROW = 600
+#: In the host page: resolves after two animation frames and a little more (a resize delivered).
+_FRAMES = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))"
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
@@ -645,6 +650,39 @@ class Lane:
             obs.actions.append("scroll, blur")
         except Exception as exc:
             obs.actions.append(f"scroll, blur failed: {_first_line(exc)[:120]}")
+        await self._window(page, obs)
+
+    async def _window(self, page: Page, obs: Observed) -> None:
+        """What a user does to the window: narrows it and widens it back (the block's width follows
+        the page's, so its window gets ``resize``), and in WebKitGTK minimises and restores it (the
+        block's document is hidden, then visible: ``visibilitychange``). Headless Chromium and
+        Firefox keep every page visible (measured: a second tab brought to the front, Chromium's
+        window minimised over CDP, its lifecycle frozen: no ``visibilitychange`` in any frame)."""
+        width, height = self.persona.viewport
+        try:
+            if self.engine.driver == "playwright":
+                raw = page.raw  # type: ignore[attr-defined]
+                await asyncio.wait_for(raw.set_viewport_size({"width": NARROW, "height": height}), ACTION_TIMEOUT)
+                await page.evaluate(_FRAMES, timeout=ACTION_TIMEOUT)
+                await asyncio.wait_for(raw.set_viewport_size({"width": width, "height": height}), ACTION_TIMEOUT)
+                await page.evaluate(_FRAMES, timeout=ACTION_TIMEOUT)
+                obs.actions.append("resize")
+            else:
+                driver = page.raw  # type: ignore[attr-defined]
+                window = self.persona.page_options(self.engine.name, self.engine.driver)["window"]
+
+                def resize_and_hide() -> None:
+                    driver.set_window_size(NARROW, window[1])
+                    time.sleep(0.1)
+                    driver.set_window_size(*window)
+                    driver.minimize_window()
+                    time.sleep(0.1)
+                    driver.set_window_rect(x=0, y=0, width=window[0], height=window[1])
+
+                await page._call(resize_and_hide, timeout=ACTION_TIMEOUT * 2)  # type: ignore[attr-defined]
+                obs.actions.append("resize, hidden and shown")
+        except Exception as exc:
+            obs.actions.append(f"resize failed: {_first_line(exc)[:120]}")
 
     async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
         if not plan:
