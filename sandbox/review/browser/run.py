@@ -602,7 +602,12 @@ class Lane:
             obs.steps["virtual time"] = f"no session: {_first_line(exc)[:120]}"
             return
         expired = asyncio.get_running_loop().create_future()
-        cdp.on("Emulation.virtualTimeBudgetExpired", lambda _: expired.done() or expired.set_result(True))
+
+        def spent(_: Any) -> None:
+            if not expired.done():
+                expired.set_result(True)
+
+        cdp.on("Emulation.virtualTimeBudgetExpired", spent)
         try:
             await asyncio.wait_for(cdp.send("Emulation.setVirtualTimePolicy", {"policy": "advance", "budget": VIRTUAL_BUDGET}),
                                    ACTION_TIMEOUT)
