@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import math
 import secrets
 import ssl
 import time
@@ -58,8 +59,10 @@ HIDE_WEBDRIVER = "Object.defineProperty(Navigator.prototype, 'webdriver', {get: 
 #: Engines whose review moves the block's clock forward (Playwright's clock reaches the frame).
 CLOCK_ENGINES = ("firefox",)
 #: Leaps of the controlled clock at the end of a review (ms): a timer due within each fires once
-#: (6 s, 5 min, an hour, a day), intervals once per leap.
-LEAPS = (6_000, 300_000, 3_600_000, 86_400_000)
+#: (6 s, 5 min, an hour, a day, then 20 days six times), intervals once per leap: a block that waits
+#: for a date up to four months after the review's sees it. One leap is at most 2^31 ms (24.8 days):
+#: Playwright refused a 30-day leap ("Cannot fast-forward to the past", measured).
+LEAPS = (6_000, 300_000, 3_600_000, 86_400_000, *(20 * 86_400_000,) * 6)
 #: Engines whose review runs the block's frame on virtual time (CDP), see :meth:`Lane._virtual_time`.
 VIRTUAL_TIME_ENGINES = ("chromium",)
 #: Virtual milliseconds the block's frame lives through at the end of its review in Chromium: 6 s,
@@ -70,8 +73,12 @@ VIRTUAL_BUDGET = sum(LEAPS[:3])
 VIRTUAL_WAIT = 4.0
 #: Clicks on the block's first button (a block that acts on the 6th click).
 REPEAT_CLICKS = 6
-#: Milliseconds between two keys typed (Playwright), as a quick typist.
-KEY_DELAY = 30
+#: Milliseconds after each key typed, in turn: a quick typist's uneven rhythm (a block that acts
+#: only when the gaps between keys vary sees them vary). The same in every run: the differential
+#: review compares runs whose only difference is the data.
+KEY_GAPS = (12, 70, 18, 120, 25, 55, 14, 95, 22, 65, 16, 140)
+#: Pointer moves from where the pointer enters the block's frame to the element clicked.
+PATH_STEPS = 7
 #: The width (CSS px) the window is narrowed to and widened back from (:meth:`Lane._window`): the
 #: block (640 px at most) is then narrower than its usual width, and its window gets ``resize``.
 NARROW = 600
@@ -533,6 +540,9 @@ class Lane:
         if not loaded:  # a new page: the host page first (no block in it yet, so its load event comes)
             await page.goto(url, timeout=min(self.time_limit, 10))
             await page.wait_for(LOADED, timeout=10)
+        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright":
+            # Each block starts at today's date: the last block's leaps moved the page's clock by months.
+            await asyncio.wait_for(page.raw.clock.set_system_time(time.time()), ACTION_TIMEOUT)  # type: ignore[attr-defined]
         await page.evaluate(MOUNT, {"srcdoc": srcdoc, "background": work.background[0]}, timeout=10)
         step("load")
         # One call the page answers when it is up, not a round trip per 50 ms poll.
@@ -766,7 +776,9 @@ class Lane:
             # the block's frame, as with a real mouse (the host module reads whose click it was from it).
             x, y, ex, ey = point
             await asyncio.wait_for(raw.mouse.move(ex, ey), ACTION_TIMEOUT)
-            await asyncio.wait_for(raw.mouse.move(max(1, x - 37), max(1, y - 23), steps=2), ACTION_TIMEOUT)
+            width, height = self.persona.viewport
+            for px, py in pointer_path(ex, ey, x, y, i):  # within the viewport: a move outside it is refused
+                await asyncio.wait_for(raw.mouse.move(min(max(1, px), width - 2), min(max(1, py), height - 2)), ACTION_TIMEOUT)
             await asyncio.wait_for(raw.mouse.click(x, y), ACTION_TIMEOUT)
 
         for kind, i, text, what, _ in plan:
@@ -775,8 +787,8 @@ class Lane:
                     await click(i, clear=True)
                     await call(frame, FOCUS, [ACTIONABLE, i])
                     # Key by key (keydown, keypress, input, keyup), as a user types: a keylogger on
-                    # keydown sees the canary as well as one on input.
-                    await asyncio.wait_for(raw.keyboard.type(text + "\n", delay=KEY_DELAY), ACTION_TIMEOUT * 2)
+                    # keydown sees the canary as well as one on input; the gaps vary (KEY_GAPS).
+                    await asyncio.wait_for(type_keys(raw.keyboard, text + "\n"), ACTION_TIMEOUT * 3)
                 elif kind == "select":
                     await call(frame, SELECT_LAST, [ACTIONABLE, i])
                 else:
@@ -792,21 +804,40 @@ class Lane:
         driver = page.raw  # type: ignore[attr-defined]
 
         def run() -> None:
+            from selenium.webdriver.common.action_chains import ActionChains
             from selenium.webdriver.common.by import By
             from selenium.webdriver.common.keys import Keys
             from selenium.webdriver.support.ui import Select
 
+            def approach(el: Any, i: int) -> None:
+                # A pointer path to the element (offsets from its centre, within its box's reach), as
+                # with Playwright; a driver that refuses one move falls back to a plain click.
+                try:
+                    w, h = el.size["width"], el.size["height"]
+                    chain = ActionChains(driver, duration=10)
+                    for px, py in pointer_path(-min(40, w / 2 + 20), -min(20, h / 2 + 8), 0, 0, i):
+                        chain.move_to_element_with_offset(el, int(px), int(py))
+                    chain.perform()
+                except Exception:
+                    pass
+
             def one(kind: str, i: int, text: str) -> None:
                 el = driver.find_elements(By.CSS_SELECTOR, ACTIONABLE)[i]
                 if kind == "type":
+                    approach(el, i)
                     el.click()
                     el.clear()
-                    el.send_keys(text + Keys.ENTER)
+                    # Key by key with the gaps of KEY_GAPS, in one W3C actions call.
+                    chain = ActionChains(driver)
+                    for n, ch in enumerate(text + Keys.ENTER):
+                        chain.send_keys(ch).pause(KEY_GAPS[n % len(KEY_GAPS)] / 1000)
+                    chain.perform()
                 elif kind == "select":
                     options = Select(el).options
                     if options:
                         Select(el).select_by_index(len(options) - 1)
                 else:
+                    approach(el, i)
                     el.click()
 
             webdriver_enter_frame(driver, FRAME)
@@ -829,6 +860,30 @@ class Lane:
                 driver.switch_to.default_content()
 
         await page._call(run, timeout=ACTION_TIMEOUT * max(1, len(plan)) + 5)  # type: ignore[attr-defined]
+
+
+def pointer_path(x0: float, y0: float, x1: float, y1: float, salt: int = 0) -> list[tuple[float, float]]:
+    """:data:`PATH_STEPS` points from (x0, y0) to just before (x1, y1) along a curve (a quadratic
+    Bézier bent to one side, the side by ``salt``), spaced slow-fast-slow as a hand moves: the
+    direction turns and the speed varies between moves. The same for the same arguments."""
+    dx, dy = x1 - x0, y1 - y0
+    bend = 0.3 if salt % 2 else -0.3
+    cx, cy = x0 + dx / 2 - dy * bend, y0 + dy / 2 + dx * bend
+    points = []
+    for k in range(1, PATH_STEPS + 1):
+        t = (1 - math.cos(math.pi * k / (PATH_STEPS + 1))) / 2
+        points.append(((1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1, (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1))
+    return points
+
+
+async def type_keys(keyboard: Any, text: str) -> None:
+    """Type ``text`` key by key on a Playwright keyboard, waiting :data:`KEY_GAPS` after each."""
+    for n, ch in enumerate(text):
+        if ch == "\n":
+            await keyboard.press("Enter")
+        else:
+            await keyboard.type(ch)
+        await asyncio.sleep(KEY_GAPS[n % len(KEY_GAPS)] / 1000)
 
 
 def navigation_target(seen: list[Seen], navigations: list[str]) -> str | None:
