@@ -827,6 +827,8 @@ class Lane:
                     approach(el, i)
                     el.click()
                     el.clear()
+                    # WebDriver's Element Clear blurs the element; the keys that follow go to the focused one.
+                    driver.execute_script("arguments[0].focus()", el)
                     # Key by key with the gaps of KEY_GAPS, in one W3C actions call.
                     chain = ActionChains(driver)
                     for n, ch in enumerate(text + Keys.ENTER):
