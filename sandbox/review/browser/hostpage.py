@@ -128,7 +128,7 @@ TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe')
 
 #: In the host page: scroll to the end of the block's frame (as a reader does) and wait a frame.
 SCROLL_END = """() => new Promise((r) => { scrollTo(0, document.body.scrollHeight);
-  requestAnimationFrame(() => setTimeout(() => { scrollTo(0, 0); r(true); }, 100)); })"""
+  requestAnimationFrame(() => setTimeout(() => { scrollTo(0, 0); r(true); }, 250)); })"""
 #: In the host page: destroy the block's frame (its pending loads stop), as a host does.
 UNMOUNT = """() => { const r = window.__review; if (r && r.handle) r.handle.destroy();
   const b = document.getElementById('block'); if (b) b.replaceChildren(); return true; }"""
