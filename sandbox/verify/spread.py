@@ -13,10 +13,10 @@ import time
 
 from ..engines import Engine
 from ..remote import Endpoint, Worker, close_all, connect_all, spread
+from .attempt import Pages, attempt_probe
 from .generators import Generator
 from .probes import Probe
 from .results import EngineRun, Progress, Result
-from .runner import Pages, attempt_probe
 from .servers import Servers
 
 
