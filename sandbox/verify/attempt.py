@@ -119,7 +119,7 @@ class Pages:
             kept = await page.recycle() if reuse else False
             if not reuse:
                 await page.close()
-        except Exception:
+        except Exception:  # the driver's own error for a page or browser already gone: the page leaves the pool below
             pass
         if kept:
             self.idle.append(page)
@@ -130,7 +130,7 @@ class Pages:
         for page in self.all:
             try:
                 await asyncio.wait_for(page.close(), 10)
-            except Exception:
+            except Exception:  # best effort: a page already gone raises its driver's own error; the others still close
                 pass
         self.all.clear()
         self.idle.clear()
@@ -247,7 +247,7 @@ class Run:
             page = None  # released here, not in finally
             try:
                 await asyncio.wait_for(self.pages.release(acquired, reuse=self.keeps_page, keep_host=keep_host), 20)
-            except Exception:
+            except TimeoutError:  # release handles the driver's errors itself; a hung page is closed with the pool
                 pass
             return result
         finally:
@@ -256,7 +256,7 @@ class Run:
             if page is not None:
                 try:
                     await asyncio.wait_for(self.pages.release(page, reuse=self.keeps_page), 20)
-                except Exception:
+                except TimeoutError:  # release handles the driver's errors itself; a hung page is closed with the pool
                     pass
 
     async def drive(self, page: Page, taps: Taps) -> Result:
@@ -325,7 +325,7 @@ class Run:
                 return
         except EngineError:
             raise
-        except Exception:
+        except Exception:  # Playwright's own error for a document replaced under the wait: the poll below takes over
             pass
         await page.wait_for("() => window.__host && window.__host.ready", timeout=max(0.5, deadline - loop.time()))
 

@@ -76,7 +76,7 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
         finally:
             try:
                 await asyncio.wait_for(session.close(), 30)
-            except Exception:
+            except Exception:  # best effort: a browser already gone raises its driver's own error; its results stand
                 pass
         return EngineRun(engine.name, results, "", time.monotonic() - started)
 

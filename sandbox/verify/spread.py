@@ -61,7 +61,7 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
         for worker in workers:
             try:
                 await asyncio.wait_for(pools[id(worker)].close(), 30)
-            except Exception:
+            except TimeoutError:  # Pages.close handles the driver's errors itself; the browser is closed next
                 pass
         await close_all(workers)
     browsers = unreachable + [{"url": w.label, "probes": w.done, **({"lost": w.lost} if w.lost else {})} for w in workers]
