@@ -317,7 +317,7 @@ class Run:
     async def ready(self, page: Page, timeout: float = 10) -> None:
         """Until the host page says it is ready (loaded; bridge blocks connected): the page itself
         waits and answers once, instead of one round trip per poll. If the document changed
-        under the wait (a block navigated the top), poll as before for what is left of it."""
+        under the wait (a block navigated the top), poll for what is left of it."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
