@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 #: A block id: a letter, then up to 63 letters, digits, ``_`` or ``-``.
 BLOCK_ID_PATTERN = r"[A-Za-z][A-Za-z0-9_-]{0,63}"
+
 MAX_SEGMENTS = 32
 MAX_LENGTH = 256
 #: One segment: a snake_case name or an array index without leading zeros.
