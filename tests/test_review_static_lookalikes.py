@@ -22,7 +22,11 @@ def test_a_parameter_named_parent_is_not_the_host_page():
     for hostile in ("<script>parent.document.body.append('x');</script>",
                     "<script>function f(x) { top.location = 'https://phish.example/'; } f(1);</script>",
                     "<script>function f(top) { parent.localStorage.clear(); } f(1);</script>",
-                    "<script>{ const parent = 1; } parent.document.title = 'x';</script>"):
+                    "<script>{ const parent = 1; } parent.document.title = 'x';</script>",
+                    # A local bound to the browser's own window objects is the host page again.
+                    "<script>const parent = window.parent; parent.location = 'https://phish.example/';</script>",
+                    "<script>const { top } = window; top.location.href = 'https://phish.example/';</script>",
+                    "<script>function f() { let parent = self.parent; parent.document.title = 'x'; } f();</script>"):
         assert "blocked.top-navigation" in rules(hostile), hostile
 
 

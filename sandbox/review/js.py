@@ -333,6 +333,21 @@ def _pattern_names(pattern: Node | None) -> set[str]:
     return out
 
 
+#: The browser's names for window objects: a local bound from one of them (``const parent =
+#: window.parent``, ``const {top} = window``) is that window again, not a harmless local.
+_WINDOW_NAMES = frozenset({"window", "self", "globalThis", "frames", "parent", "top", "opener"})
+
+
+def _names_a_window(value: Node | None) -> bool:
+    stack = [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and text(node) in _WINDOW_NAMES:
+            return True
+        stack.extend(node.children)
+    return False
+
+
 def _declares(scope: Node, name: str, ancestors: set[int], *, lexical_only: bool = False) -> bool:
     """Whether ``scope`` (a function or the program) declares ``name`` where a use whose
     ancestors are ``ancestors`` sees it: ``var`` and function declarations anywhere in the
@@ -346,7 +361,8 @@ def _declares(scope: Node, name: str, ancestors: set[int], *, lexical_only: bool
             declaration = parent_of(node)
             is_var = declaration is not None and declaration.type == "variable_declaration"
             if name in _pattern_names(node.child_by_field_name("name")) and not (lexical_only and is_var) \
-                    and (is_var or declaration is not None and _block_of(declaration).id in ancestors):
+                    and (is_var or declaration is not None and _block_of(declaration).id in ancestors) \
+                    and not _names_a_window(node.child_by_field_name("value")):
                 return True
         elif kind in ("function_declaration", "generator_function_declaration", "class_declaration"):
             if text(node.child_by_field_name("name")) == name and not lexical_only \
