@@ -56,7 +56,7 @@ demo: setup
 # The tiers in order of cost (tests/conftest.py): a broken unit fails in seconds, before a browser starts.
 test: setup
 	$(MAKE) --no-print-directory lint
-	$(PY) -m pytest -m unit -q
+	$(PY) -m pytest -m unit -q -n auto
 	node --test tests/js/
 	$(PY) -m pytest -m "browser or e2e"
 
@@ -73,7 +73,7 @@ generate: python
 	$(VENV)/bin/flowui-sandbox generate
 
 test-fast: python
-	$(PY) -m pytest -m unit
+	$(PY) -m pytest -m unit -n auto
 
 bench: setup
 	$(PY) bench/extraction.py

@@ -428,9 +428,6 @@
   var resizeWaitSince = 0;
   function reportHeight() {
     heightTimer = 0;
-    // A document still being parsed has no height worth reporting (a busy engine can lay out
-    // the head alone: 0px, and the frame would jump); DOMContentLoaded schedules the first report.
-    if (document.readyState === 'loading') return;
     var now = Date.now();
     var viewport = window.innerHeight;
     if (viewport !== resizedViewport) {

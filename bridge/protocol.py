@@ -29,7 +29,7 @@ from typing import Annotated, Any, ClassVar, Final, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
-from flowui_sandbox.sandbox.paths import path_problem
+from .grammar import path_problem
 
 #: Version of this protocol; ``hello`` and ``connect`` carry it.
 PROTOCOL_VERSION: Final = 1

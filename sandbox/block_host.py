@@ -16,7 +16,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .pytest_plugin import SyncPage
+    from .portal import SyncPage
     from .server import LocalServer
 
 #: The kinds of traffic a :class:`MountedBlock` records, each a list in arrival order:

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from flowui_sandbox.bridge import runtime_source
+from flowui_sandbox.bridge.grammar import BLOCK_ID_PATTERN
 from flowui_sandbox.theme import Theme
 
 from .errors import OptionError, SandboxError, UsageError
@@ -61,8 +62,6 @@ from .paths import parse_path_list, path_problem
 from .policy import CSP, REFERRER_POLICY, SANDBOX
 from .projection import project
 
-#: A block id: a letter, then up to 63 letters, digits, ``_`` or ``-``.
-BLOCK_ID_PATTERN = r"[A-Za-z][A-Za-z0-9_-]{0,63}"
 #: Longest init JSON (the projection, paths, fields and theme) in characters (Unicode
 #: code points; the host module counts the same way, not in UTF-16 units).
 MAX_INIT_CHARS = 1_000_000

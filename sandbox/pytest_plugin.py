@@ -26,72 +26,23 @@ pytest-playwright's ``browser``.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from .engines import ENGINE_NAMES, Engine, Page, Session, find_engines, launch, playwright_launch_options
+from . import pytest_launch_args as launch_args_plugin
+from .engines import ENGINE_NAMES, Engine, Session, find_engines, launch
+from .portal import Portal, SyncPage
+from .pytest_launch_args import with_debian_browser
 from .server import LocalServer
 
 
 def in_ci() -> bool:
     """Whether this run is CI (``CI=true``): a missing engine then fails instead of skipping."""
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-class Portal:
-    """An asyncio loop in a daemon thread; sync code hands it coroutines."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="flowui-portal", daemon=True)
-        self._thread.start()
-
-    def run(self, coro, timeout: float = 180) -> Any:
-        """Run ``coro`` on the loop and return its result (blocking, at most ``timeout`` seconds)."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
-
-
-class SyncPage:
-    """A :class:`flowui_sandbox.sandbox.engines.Page` with blocking methods, for tests.
-
-    The same five operations on every engine and driver: ``goto``, ``evaluate``, ``wait_for``,
-    ``click`` (a real user click) and, through ``frame=``, each inside an iframe of the page.
-    ``async_page.raw`` is the driver's own page (a Playwright async ``Page``, or a Selenium driver).
-    """
-
-    def __init__(self, portal: Portal, page: Page):
-        self._portal = portal
-        self.async_page = page
-        self.engine: Engine = page.engine
-
-    @property
-    def name(self) -> str:
-        return self.engine.name
-
-    def goto(self, url: str, timeout: float = 15) -> None:
-        self._portal.run(self.async_page.goto(url, timeout))
-
-    def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
-        return self._portal.run(self.async_page.evaluate(script, arg, frame=frame, timeout=timeout))
-
-    def wait_for(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
-        return self._portal.run(self.async_page.wait_for(script, arg, frame=frame, timeout=timeout))
-
-    def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
-        self._portal.run(self.async_page.click(selector, frame=frame, timeout=timeout))
-
-    def press(self, key: str, *, timeout: float = 10) -> None:
-        self._portal.run(self.async_page.press(key, timeout=timeout))
 
 
 class Browsers:
@@ -113,7 +64,7 @@ class Browsers:
         for session in self.sessions.values():
             try:
                 self.portal.run(session.close(), timeout=30)
-            except Exception:
+            except Exception:  # best effort: a browser already gone raises its driver's own error; the others still close
                 pass
 
 
@@ -155,23 +106,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # ----------------------------------------------------- pytest-playwright's own browser
 
 
-def with_debian_browser(launch_args: dict[str, Any], browser_name: str, engines: list[Engine] | None = None) -> dict[str, Any]:
-    """``launch_args`` for ``browser_name``, plus the Debian executable (and the flags it needs) when
-    Playwright's own build is not installed. Unchanged when Playwright's build is there, when the
-    arguments already name an ``executable_path`` or a ``channel`` (``--browser-channel``), or when
-    there is nothing Playwright can launch (WebKitGTK is not a Playwright browser)."""
-    if "executable_path" in launch_args or "channel" in launch_args:
-        return launch_args
-    engine = next((e for e in (find_engines() if engines is None else engines) if e.name == browser_name), None)
-    if engine is None or engine.origin != "debian" or engine.driver != "playwright":
-        return launch_args
-    extra = playwright_launch_options(engine)
-    merged = {**extra, **launch_args}
-    if "args" in extra:
-        merged["args"] = list(launch_args.get("args") or []) + [a for a in extra["args"] if a not in (launch_args.get("args") or [])]
-    return merged
-
-
 LAUNCH_ARGS_PLUGIN = "flowui-debian-launch-args"
 
 
@@ -185,9 +119,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # sandbox.pytest_launch_args comes after pytest-playwright's and receives its value
     # (a conftest's override comes after both and still wins).
     if _pytest_playwright_loaded(config) and not config.pluginmanager.has_plugin(LAUNCH_ARGS_PLUGIN):
-        from . import pytest_launch_args
-
-        config.pluginmanager.register(pytest_launch_args, LAUNCH_ARGS_PLUGIN)
+        config.pluginmanager.register(launch_args_plugin, LAUNCH_ARGS_PLUGIN)
 
 
 # ----------------------------------------------------------------------------- fixtures

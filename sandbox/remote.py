@@ -266,7 +266,7 @@ async def close_all(workers: list[Worker]) -> None:
     for worker in workers:
         try:
             await asyncio.wait_for(worker.session.close(), 30)
-        except Exception:
+        except Exception:  # best effort: a browser already gone raises its driver's own error; the others still close
             pass
 
 

@@ -3,7 +3,7 @@
 import { LIMITS } from '../contract.js';
 
 // Decides the frame's height from the block's reports; never oscillates (see PROTOCOL.md):
-// * bounds: [min, max];
+// * bounds: [min, max]; a report from a frame with a zero viewport is ignored;
 // * shrinking by at most `jitter` px is ignored (1 px jitter settles);
 // * content that grows exactly as its frame grows (height: 100vh and the like) is detected
 //   after `loopLimit` such steps and the height is frozen;
@@ -26,6 +26,9 @@ export function heightController({
     // Returns the new height to apply, or null to leave it; `frozen` tells why it stopped.
     report(height, viewport) {
       if (frozen) return null;
+      // A frame with no viewport has not been sized yet (Chromium sizes a sandboxed frame in its
+      // own process, later): what it measures is not the block's height.
+      if (viewport === 0) return null;
       const target = Math.min(max, Math.max(min, Math.ceil(height)));
       const prev = last;
       last = { height, viewport };

@@ -35,8 +35,8 @@ from pydantic import (
     model_validator,
 )
 
+from flowui_sandbox.bridge.grammar import BLOCK_ID_PATTERN
 from flowui_sandbox.bridge.protocol import ACTION_MAX_LENGTH, ACTION_PATTERN
-from flowui_sandbox.sandbox.generator import BLOCK_ID_PATTERN
 
 #: The system fields of the execution state (SPEC §2) are configuration: the server
 #: passes its own list (``frozen=``); the default is none. They are published in the

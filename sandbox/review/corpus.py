@@ -86,10 +86,12 @@ class Score:
 
 
 #: Browser rules whose firing depends on the machine's load, not only on the block: how long the
-#: host page's timer stalled. Where the corpus does not expect one, an unexpected one is no false
-#: positive of the layer (timings belong in benchmarks, not in asserting tests); where it does, a
-#: miss still counts.
-LOAD_DEPENDENT = frozenset({"browser.main-thread-stall"})
+#: host page's timer stalled, and whether a block's review finished within its time limit (on a
+#: loaded 2-core machine an ordinary block's review can pass 15 s, seen in a fresh-clone CI run).
+#: Where the corpus does not expect one, an unexpected one is no false positive of the layer
+#: (timings belong in benchmarks, not in asserting tests); where it does, a miss still counts, and
+#: every other expected finding of the block is still required.
+LOAD_DEPENDENT = frozenset({"browser.main-thread-stall", "browser.timeout"})
 
 
 def score(name: str, found: list[Finding], expected: list[dict], *, tolerate: frozenset[str] = frozenset()) -> Score:

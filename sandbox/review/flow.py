@@ -24,6 +24,7 @@ from tree_sitter import Node
 
 from ..paths import SEGMENT_PATTERN
 from .js import (
+    _FUNCTIONS,
     _GLOBALS,
     _WEBRTC,
     Script,
@@ -34,9 +35,11 @@ from .js import (
     _function_name,
     _local,
     _outermost,
+    _pattern_names,
     _static_value,
     call_parts,
     callee_name,
+    parent_of,
     string_value,
     text,
     urls_in_text,
@@ -100,6 +103,7 @@ class Flow:
         self.dom: Labels = frozenset()         # labels written into dataset / data-* attributes
         self.inputs_used = False                  # an input source is read somewhere
         self.constants: set[str] = set()          # names declared with a literal (const payload = '...')
+        self.const_strings: dict[str, str] = {}   # the one binding of a name is `const NAME = 'literal'`
         self.vars: dict[str, Labels] = {}
         self.returns: dict[str, Labels] = {}
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
@@ -118,6 +122,7 @@ class Flow:
 
     # -- set-up -----------------------------------------------------------------------
     def _collect_functions(self) -> None:
+        self._collect_const_strings()
         for script in self.unique:
             if script.kind.startswith("handler:on") and script.kind[len("handler:on"):] in INPUT_EVENTS:
                 # An event-handler attribute sees its event as `event`.
@@ -143,6 +148,36 @@ class Flow:
                         head, _, method = name.rpartition(".")
                         if method == "bind" and head in self.functions:
                             self.functions.setdefault(text(node.child_by_field_name("name")), []).extend(self.functions[head])
+
+    def _collect_const_strings(self) -> None:
+        """Names whose only binding in the scripts (declarations, parameters, catch clauses) is a
+        ``const`` holding a string literal: every use of the name is that string."""
+        bindings: dict[str, int] = {}
+        strings: dict[str, str] = {}
+        for script in self.unique:
+            for node in script.nodes:
+                names: set[str] = set()
+                if node.type == "variable_declarator":
+                    target = node.child_by_field_name("name")
+                    names = _pattern_names(target)
+                    declaration = parent_of(node)
+                    value = string_value(node.child_by_field_name("value")) if target is not None \
+                        and target.type == "identifier" and node.child_by_field_name("value") is not None \
+                        and node.child_by_field_name("value").type in ("string", "template_string") else None
+                    if value is not None and declaration is not None and declaration.type == "lexical_declaration" \
+                            and any(c.type == "const" for c in declaration.children):
+                        strings[text(target)] = value
+                elif node.type in ("formal_parameters", "catch_clause"):
+                    names = _pattern_names(node if node.type == "formal_parameters" else node.child_by_field_name("parameter"))
+                elif node.type in _FUNCTIONS:
+                    names = {text(node.child_by_field_name("name"))} if node.type.endswith("declaration") else set()
+                    single = node.child_by_field_name("parameter")
+                    names |= _pattern_names(single) if single is not None else set()
+                elif node.type == "for_in_statement":
+                    names = _pattern_names(node.child_by_field_name("left"))
+                for name in names:
+                    bindings[name] = bindings.get(name, 0) + 1
+        self.const_strings = {name: value for name, value in strings.items() if bindings.get(name) == 1}
 
     # -- the fixed point -----------------------------------------------------------------
     def _bind(self, name: str, labels: Labels) -> None:
@@ -585,13 +620,18 @@ class Flow:
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
                     "arguments", "as_expression", "non_null_expression"):
             joined: Labels = frozenset()
-            compare = False
+            compare = guard = False
             if kind == "binary_expression":
                 op = node.child_by_field_name("operator")
                 compare = op is not None and text(op) in ("===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in")
+                guard = op is not None and text(op) == "&&"
             condition = node.child_by_field_name("condition") if kind == "ternary_expression" else None
+            left = node.child_by_field_name("left") if guard else None
             for child in node.named_children:
                 labels = self.labels(child)  # always computed: it records the reads
+                if child == left:
+                    # `a && a.b` is `a` only when `a` is falsy: a value, never an object whose members are state paths.
+                    labels = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
                 if not compare and child != condition:
                     joined |= labels
             return joined

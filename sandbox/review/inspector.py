@@ -18,9 +18,11 @@ from .js import (
     Script,
     TooComplex,
     _css_loads,
+    _declares,
     _enclosing_with,
     _starts_with_literal,
     _static_value,
+    bound_locally,
     call_parts,
     callee_name,
     literal_fragments,
@@ -153,6 +155,8 @@ class Inspector:
         paths = sorted({label[1] or "(the whole state)" for label in labels if label[0] == STATE})
         inputs = sorted({label[1] for label in labels if label[0] == INPUT})
         if not paths and not inputs:
+            if kind == "csstext" and CSS_TEXT not in labels and not any(_css_loads(f) for f in literal_fragments(value)):
+                return  # an element's text (a label, a count): it loads something only as CSS with url() or @import in it
             if kind != "open" and not _static_value(value):
                 self.reach.append((script, node, f"{sink} set at run time"))
             return
@@ -263,7 +267,7 @@ class Inspector:
                     root_name = name.split(".")[0]
                     self.once("blocked.storage", root_name, script, node, f"{root_name}: the block's origin is opaque; storage throws or holds nothing")
                 elif name.split(".")[0] in ("top", "parent", "opener") and name.count(".") == 1 and name.split(".")[1] not in (
-                        "postMessage",):
+                        "postMessage",) and not bound_locally(node, name.split(".")[0]):
                     self.once("blocked.top-navigation", name, script, node, f"{name}: reaches into the host page; the sandbox blocks it")
                 elif name.startswith("WebAssembly.") and name.count(".") == 1:
                     self.once("blocked.eval", name, script, node, f"{name}: WebAssembly without 'wasm-unsafe-eval' "
@@ -314,14 +318,14 @@ class Inspector:
             self.emit("navigation.self", script, node, "assigns location: the block navigates itself away (the bridge closes)")
             self.sink(script, node, right, "location", "navigation")
             return
-        if parts[:1] in (["top"], ["parent"]) and "location" in parts:
+        if parts[:1] in (["top"], ["parent"]) and "location" in parts and not bound_locally(node, parts[0]):
             self.once("blocked.top-navigation", name, script, node, f"{name} = ...: navigating the host page; the sandbox blocks it")
             return
         if left.type == "subscript_expression":
             key = string_value(left.child_by_field_name("index"))
             if key is None:
                 obj = left.child_by_field_name("object")
-                if not _static_value(right) and any(label[0] in (URL, STATE, INPUT) for label in self.flow.labels(right)):
+                if not _numeric_index(left.child_by_field_name("index")) and not _static_value(right) and any(label[0] in (URL, STATE, INPUT) for label in self.flow.labels(right)):
                     self.reach.append((script, node, f"{_short(obj)}[{_short(left.child_by_field_name('index'))}] set at run time"))
                 return
             prop = key
@@ -487,6 +491,8 @@ class Inspector:
         elif method == "openUrl":
             labels = self.flow.labels(first) if first is not None else frozenset()
             state = any(label[0] == STATE for label in labels)
+            if literal is None and first is not None and first.type == "identifier":
+                literal = self.flow.const_strings.get(text(first))  # const SHARE = 'https://...'; openUrl(SHARE)
             if literal is not None:
                 host = host_of(literal)
                 verdict = classify(literal, "open")
@@ -511,7 +517,8 @@ class Inspector:
         else:
             pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
         for piece, value in pieces:
-            found = [u for u in urls_in_text(value) if u.rstrip("/") not in XML_NAMESPACES]
+            found = [u for u in urls_in_text(value) if u.rstrip("/") not in XML_NAMESPACES
+                     and (host_of(u) or not _scheme_text(node, value, u))]
             if value.strip().startswith("//") and absolute_url(value.strip()):
                 found.insert(0, value.strip())
             for stripped in found:
@@ -553,6 +560,77 @@ class Inspector:
         self.emit("cpu.unbounded-loop", script, node, f"{text(node).split('{')[0].strip()[:40]} has no break, return, throw or await:"
                   " it never ends and freezes the block (and the host page in Firefox and WebKitGTK)",
                   context=text(node)[:200])
+
+
+#: Array methods whose callback's second parameter is the element's index (a number).
+_INDEXED_CALLBACKS = frozenset(("forEach", "map", "filter", "some", "every", "find", "findIndex", "findLast",
+                                "findLastIndex", "flatMap"))
+
+
+def _numeric_index(index: Node | None) -> bool:
+    """Whether a computed member's key is a number (``a[2]``, ``a[i]`` for the index parameter of
+    a ``forEach``/``map``/... callback that the callback never reassigns, ``a[i - 1]``): an
+    array element, never a named property such as ``src``."""
+    if index is None:
+        return False
+    if index.type == "number":
+        return True
+    if index.type == "parenthesized_expression" and index.named_child_count == 1:
+        return _numeric_index(index.named_children[0])
+    if index.type == "binary_expression":
+        op = index.child_by_field_name("operator")
+        sides = (index.child_by_field_name("left"), index.child_by_field_name("right"))
+        return op is not None and text(op) in ("-", "*", "/", "%", "+") and all(_numeric_index(n) for n in sides)
+    if index.type != "identifier":
+        return False
+    name = text(index)
+    ancestors: set[int] = set()
+    up = parent_of(index)
+    while up is not None:
+        ancestors.add(up.id)
+        up = parent_of(up)
+    current = parent_of(index)
+    while current is not None and current.type not in _FUNCTIONS:
+        current = parent_of(current)
+    while current is not None:
+        params = current.child_by_field_name("parameters")
+        names = [text(p) if p.type == "identifier" else "" for p in params.named_children] if params is not None else []
+        single = current.child_by_field_name("parameter")
+        if name in names or single is not None and text(single) == name or _declares(current, name, ancestors):
+            # The nearest function binding the name: it must be a callback's index parameter.
+            if current.type not in ("arrow_function", "function_expression", "function") or names[1:2] != [name]:
+                return False
+            arguments = parent_of(current)
+            call = parent_of(arguments) if arguments is not None and arguments.type == "arguments" else None
+            if call is None or arguments is None or arguments.named_children[:1] != [current] \
+                    or callee_name(call.child_by_field_name("function")).rpartition(".")[2] not in _INDEXED_CALLBACKS:
+                return False
+            return not any(n.type in ("assignment_expression", "augmented_assignment_expression", "update_expression")
+                           and text(n.child_by_field_name("left") or n.child_by_field_name("argument")) == name
+                           for n in walk(current))
+        current = parent_of(current)
+        while current is not None and current.type not in _FUNCTIONS:
+            current = parent_of(current)
+    return False
+
+
+#: String methods whose argument is compared with the receiver, never loaded.
+_STRING_TESTS = frozenset(("startsWith", "endsWith", "includes", "indexOf", "lastIndexOf"))
+
+
+def _scheme_text(node: Node, value: str, url: str) -> bool:
+    """Whether a URL with no host (``https://``) in the string ``node`` only names the scheme:
+    followed by prose (``'Use an https:// address'``), or a string the code tests text
+    against (``value.startsWith('https://')``, ``scheme === 'https://'``). Alone and
+    concatenated, ``'https://' + host`` builds a URL, and stays a reach."""
+    if not value.rstrip().endswith(url):
+        return True
+    up = parent_of(node)
+    if up is not None and up.type == "binary_expression":
+        op = up.child_by_field_name("operator")
+        return op is not None and text(op) in ("===", "!==", "==", "!=")
+    call = parent_of(up) if up is not None and up.type == "arguments" else None
+    return call is not None and callee_name(call.child_by_field_name("function")).rpartition(".")[2] in _STRING_TESTS
 
 
 def _literal_args(args: list[Node], constants: set[str]) -> bool:

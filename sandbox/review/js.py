@@ -312,3 +312,96 @@ def _enclosing_with(node: Node) -> Node | None:
             return current.child_by_field_name("object")
         current = parent_of(current)
     return None
+
+
+def _pattern_names(pattern: Node | None) -> set[str]:
+    """The names a binding pattern binds (``a``, ``{a, b: c}``, ``[d, ...e]``, ``f = 1``)."""
+    out: set[str] = set()
+    stack: list[Node | None] = [pattern]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+            out.add(text(node))
+        elif node.type == "pair_pattern":
+            stack.append(node.child_by_field_name("value"))
+        elif node.type in ("assignment_pattern", "object_assignment_pattern"):
+            stack.append(node.child_by_field_name("left"))
+        elif node.type in ("object_pattern", "array_pattern", "rest_pattern", "formal_parameters"):
+            stack.extend(node.named_children)
+    return out
+
+
+#: The browser's names for window objects: a local bound from one of them (``const parent =
+#: window.parent``, ``const {top} = window``) is that window again, not a harmless local.
+_WINDOW_NAMES = frozenset({"window", "self", "globalThis", "frames", "parent", "top", "opener"})
+
+
+def _names_a_window(value: Node | None) -> bool:
+    stack = [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and text(node) in _WINDOW_NAMES:
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _declares(scope: Node, name: str, ancestors: set[int], *, lexical_only: bool = False) -> bool:
+    """Whether ``scope`` (a function or the program) declares ``name`` where a use whose
+    ancestors are ``ancestors`` sees it: ``var`` and function declarations anywhere in the
+    function, ``let``/``const``/``class`` in a block around the use, catch and for-of/in
+    bindings around it; nested functions are their own scopes."""
+    stack = list(scope.children)
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("variable_declarator",):
+            declaration = parent_of(node)
+            is_var = declaration is not None and declaration.type == "variable_declaration"
+            if name in _pattern_names(node.child_by_field_name("name")) and not (lexical_only and is_var) \
+                    and (is_var or declaration is not None and _block_of(declaration).id in ancestors) \
+                    and not _names_a_window(node.child_by_field_name("value")):
+                return True
+        elif kind in ("function_declaration", "generator_function_declaration", "class_declaration"):
+            if text(node.child_by_field_name("name")) == name and not lexical_only \
+                    and (kind != "class_declaration" or _block_of(node).id in ancestors):
+                return True
+            continue  # its own scope
+        elif kind == "catch_clause" or kind == "for_in_statement":
+            binding = node.child_by_field_name("parameter" if kind == "catch_clause" else "left")
+            if node.id in ancestors and name in _pattern_names(binding) and (
+                    kind == "catch_clause" or any(c.type in ("const", "let", "var") for c in node.children)):
+                return True
+        if kind in _FUNCTIONS and kind not in ("class_declaration", "class"):
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def _block_of(node: Node) -> Node:
+    """The block a lexical declaration is scoped to (the statement block, loop or program around it)."""
+    current = parent_of(node)
+    while current is not None and current.type not in ("statement_block", "program", "for_statement", "for_in_statement",
+                                                       "switch_body", "class_body") and current.type not in _FUNCTIONS:
+        current = parent_of(current)
+    return current if current is not None else node
+
+
+def bound_locally(node: Node, name: str) -> bool:
+    """Whether ``name``, used at ``node``, names a binding of the scripts (a parameter or a
+    declaration of a function around it, or a top-level ``let``/``const``/``class``), not the
+    browser's global of that name (``function add(parent, child) { parent.append(child) }``)."""
+    ancestors: set[int] = set()
+    current = parent_of(node)
+    while current is not None:
+        ancestors.add(current.id)
+        if current.type in _FUNCTIONS and current.type not in ("class_declaration", "class"):
+            params = current.child_by_field_name("parameters") or current.child_by_field_name("parameter")
+            if name in _pattern_names(params) or _declares(current, name, ancestors):
+                return True
+        elif current.type == "program":
+            return _declares(current, name, ancestors, lexical_only=True)
+        current = parent_of(current)
+    return False

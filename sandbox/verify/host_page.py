@@ -4,8 +4,8 @@ the run's template values (URLs, token, secrets) that probes and the page share.
 
 A run either loads a host page made for it (:func:`host_page`), or mounts its blocks in the
 host page its page slot keeps (:func:`kept_host_page`, :data:`MOUNT`), which first takes the
-run's URL, title, secret element, storage and cookies: loading a page per run was a third of
-verify's CPU (docs/SCALE.md). Both run the same script, :data:`_HOST_CORE`."""
+run's URL, title, secret element, storage and cookies: loading a page per run costs about a
+third of verify's CPU (docs/SCALE.md). Both run the same script, :data:`_HOST_CORE`."""
 
 from __future__ import annotations
 

@@ -213,9 +213,11 @@ async def read_frames(page: Page, probe: Probe, values: dict[str, str]) -> dict[
             " return out; }"
         )
         try:
-            out[i] = await page.evaluate(script, frame=FRAME.format(i=i), timeout=6)
+            answer = await page.evaluate(script, frame=FRAME.format(i=i), timeout=6)
         except Exception as exc:
-            out[i] = {"report": f"(unreadable: {type(exc).__name__})", "checks": None}
+            answer = f"(unreadable: {type(exc).__name__})"
+        # Anything but the script's object (a frame whose document changed under the call) is unreadable too.
+        out[i] = answer if isinstance(answer, dict) else {"report": answer if isinstance(answer, str) else "(unreadable: no answer)", "checks": None}
     return out
 
 

@@ -1,431 +1,31 @@
 """Runs the probe catalogue: one browser per engine, probes in parallel pages, all engines at once.
 
-For each (probe, engine) the runner makes a fresh token and secrets, builds the
-block's iframe with the generator under test (:mod:`.generators`), serves a host
-page that holds the secrets (:mod:`.host_page`), opens it, clicks when the probe
-asks, watches for at most ``probe.wait`` seconds and then looks from outside
-(:mod:`.observation`): the servers' logs, the taps, the host page, browser events.
-The block's own report (``window.__probe``) is recorded as context only; it never
-decides. Results are judged in :mod:`.results`.
+A probe's run on one page is :mod:`.attempt`'s; :func:`run_engine` runs the catalogue in one
+local browser, :func:`.spread.run_remote` spreads it over remote browsers, and
+:func:`run_matrix` runs every engine at once, each the one way or the other. The names of
+:mod:`.attempt`, :mod:`.generators` and :mod:`.results` a caller of the runner needs are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import secrets as _secrets
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..engines import Engine, EngineError, Page, Session, Watch, launch
-from ..errors import SandboxError, UsageError
-from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe, iframe_srcdoc
-from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
-from .observation import ALWAYS, LIVE_KINDS, Seen, describe, fired, read_frames, read_host, request_line
-from .probes import Probe, render, render_json
+from ..engines import Engine, EngineError, Session, Watch, launch
+from .attempt import Pages, Run, Slot, attempt_probe, watch_webdriver
+from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe
+from .observation import ALWAYS
+from .probes import Probe
 from .results import EngineRun, Progress, Result, judge
-from .servers import Servers, Taps
+from .servers import Servers
+from .spread import run_remote
 
 #: Pages open at once per engine (WebKit pages are whole MiniBrowsers). The 2-core machine is CPU-bound with three browsers (no idle CPU during a run):
 # 3 pages each gave the same wall time as 6 (160 s against 169 s) with fewer pages lost to timeouts.
 CONCURRENCY = {"chromium": 3, "firefox": 3, "webkit": 3}
-#: Seconds a probe run may take beyond its observation window before it counts as timed out.
-RUN_SLACK = 40.0
-#: The host page's own wait for its ready flag (one evaluate that resolves when the page is up).
-READY = ("() => new Promise((resolve) => { const tick = () => (window.__host && window.__host.ready)"
-         " ? resolve(true) : setTimeout(tick, 20); tick(); })")
-#: How often the observation window asks the live checks whether the attack already got through.
-POLL = 0.1
-#: Runs a kept host page takes before it is loaded again, and the history entries its blocks may add
-#: first (blocks that navigate themselves add entries; a history at its cap of 50 could not show a
-#: block's push). Counted from the kept page's load: a WebDriver tab's history keeps every earlier run's.
-KEPT_RUNS = 30
-KEPT_HISTORY = 20
-#: The page name of the kept host page on the host origin.
-KEPT = "kept"
-
-
-class Slot:
-    """A page and the watch of the run that holds it (the review harness shares it)."""
-
-    def __init__(self, page: Page):
-        self.page = page
-        page.watch()
-
-    @property
-    def watch(self) -> Watch:
-        return self.page.watching
-
-    @watch.setter
-    def watch(self, watch: Watch) -> None:
-        self.page.watch(watch)
-
-
-async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
-    """What a driver without events can see after the fact, into ``watch`` (a no-op for Playwright)."""
-    page.watch(watch)
-    await page.look(host_url)
-
-
-class Pages:
-    """The pages of one browser, reused across runs: opening a page costs seconds on a busy machine.
-
-    A page goes back to the pool after a run (cleaned by :meth:`Page.recycle`), except after a
-    click, a permission grant or a DoS probe, when it is closed. Drivers whose pages cannot be
-    reused (WebDriver: its session keeps its own pool of windows) close it in ``recycle``.
-
-    A page may also keep its host page (:data:`KEPT`) for the next run to mount its blocks in
-    (docs/SCALE.md): then it goes back as it is, uncleaned, and :attr:`kept` counts its runs.
-    """
-
-    def __init__(self, session: Session, size: int):
-        self.session = session
-        self.size = size
-        self.idle: list[Page] = []
-        self.all: list[Page] = []
-        #: Pages showing the kept host page -> runs mounted in it so far.
-        self.kept: dict[Page, int] = {}
-        #: Pages showing the kept host page -> the tab's history length at its first mount.
-        self.kept_history: dict[Page, int] = {}
-
-    async def warm(self) -> None:
-        pages = await self.session.warm(self.size)
-        self.all.extend(pages)
-        self.idle.extend(pages)
-
-    async def acquire(self, *, fresh: bool = False, kept: bool = False) -> Page:
-        """A page with a new watch; ``fresh``: a new one, never used (its history holds only this run's page);
-        ``kept``: one showing the kept host page if any is idle (a run that loads its own takes another first)."""
-        # A driver whose new pages are reused windows anyway (WebDriver) takes an idle one for a fresh
-        # run too: a remote WebDriver endpoint holds one session at a time, and a kept page holds it.
-        if self.idle and (not fresh or not self.session.fresh_pages):
-            same = [p for p in self.idle if (p in self.kept) == kept]
-            page = (same or self.idle)[-1]
-            self.idle.remove(page)
-        else:
-            page = await self.session.new_page()
-            self.all.append(page)
-        page.watch()
-        return page
-
-    async def release(self, page: Page, *, reuse: bool = True, keep_host: bool = False) -> None:
-        """Give the page back; ``reuse=False`` closes it (user activation, for one, outlives a navigation);
-        ``keep_host``: as it is, its kept host page ready for the next run's blocks."""
-        if keep_host and page in self.kept:
-            self.idle.append(page)
-            return
-        self.kept.pop(page, None)
-        kept = False
-        try:
-            kept = await page.recycle() if reuse else False
-            if not reuse:
-                await page.close()
-        except Exception:
-            pass
-        if kept:
-            self.idle.append(page)
-        elif page in self.all:
-            self.all.remove(page)
-
-    async def close(self) -> None:
-        for page in self.all:
-            try:
-                await asyncio.wait_for(page.close(), 10)
-            except Exception:
-                pass
-        self.all.clear()
-        self.idle.clear()
-        self.kept.clear()
-
-
-def _first_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-
-
-class Run:
-    """One probe on one engine."""
-
-    def __init__(self, probe: Probe, pages: Pages, servers: Servers, generator: Generator):
-        self.probe = probe
-        self.pages = pages
-        self.engine: Engine = pages.session.engine
-        self.servers = servers
-        self.generator = generator
-        self.token = f"{probe.id.replace('.', '-')}-{self.engine.name}-{_secrets.token_hex(3)}"
-        self.observed: dict[str, Any] = {"token": self.token}
-        self.started = time.monotonic()
-        self.values: dict[str, str] = {}
-        self.url = ""
-        #: The argument of the kept host page's mount (host_page.mount_run), when the run mounts in one.
-        self.mount: dict[str, Any] | None = None
-        #: Whether the kept host page must be loaded again after this run (its history is long).
-        self.reload_kept = False
-        #: Seconds per phase of the run (profile; see docs/SCALE.md).
-        self.phases: dict[str, float] = {}
-        self._mark = time.monotonic()
-
-    def phase(self, name: str) -> None:
-        """Close the current phase under ``name``."""
-        now = time.monotonic()
-        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._mark, 3)
-        self._mark = now
-
-    def result(self, status: str, evidence: list[str] | None = None, why: str = "") -> Result:
-        if why:
-            self.observed["why"] = why
-        if self.phases:
-            self.observed["phases"] = self.phases
-        return Result(
-            self.probe.id, self.engine.name, status, self.probe.expected(self.engine.name),
-            evidence=evidence or [], observed=self.observed, seconds=time.monotonic() - self.started,
-        )
-
-    @property
-    def keeps_page(self) -> bool:
-        """A run that will not give its page back (a click, a permission, a DoS) gets a new one too:
-        user activation and history (what makes a window script-closable) start clean."""
-        probe = self.probe
-        return not (probe.click or probe.grant or probe.category == "dos")
-
-    async def execute(self) -> Result:
-        probe = self.probe
-        blocks_of = (probe.block, *probe.siblings)
-        if not self.generator.full and (probe.bridge or any(b.state or b.theme or b.fields for b in blocks_of)):
-            return self.result("n/a", why="needs fields, state, theme or the bridge, which a --generator command takes only "
-                               "with --generator-protocol json")
-        self._mark = time.monotonic()
-        taps = await Taps(self.servers.bind).start()
-        host = self.servers.host if probe.host_scheme == "https" else self.servers.host_http
-        self.values = values = make_values(self.servers, self.token, taps, probe.host_scheme == "https")
-        page: Page | None = None
-        try:
-            blocks = [{
-                "source": render(b.source, values), "block_id": b.block_id, "fields": b.fields,
-                "state": render_json(b.state, values), "theme": b.theme,
-            } for b in blocks_of]
-            iframes: list[str] | None = None
-            if not probe.bridge or self.generator.mounts_own_document:
-                built_iframes: list[str] = []
-                problems: list[str] = []
-                for block, b in zip(blocks_of, blocks):
-                    try:
-                        built = await self.generator.build(block, b["source"], b["state"])
-                    except GeneratorOutputError as exc:
-                        return self.result("error", why=f"bad generator output: {exc}")
-                    except (SandboxError, ValueError) as exc:
-                        # The generator refused the input (ThemeError is a ValueError): the attack never reached a browser.
-                        self.observed["generator_refused"] = str(exc)
-                        return self.result("blocked")
-                    built_iframes.append(built.html)
-                    problems += built.problems
-                if problems:
-                    self.observed["generator_problems"] = sorted(set(problems))
-                if probe.bridge:  # the host module mounts the generator's own document
-                    for b, html in zip(blocks, built_iframes):
-                        b["srcdoc"] = iframe_srcdoc(html)
-                else:
-                    iframes = built_iframes
-            if probe.mountable:
-                # The URL a loaded host page would have; the kept one takes it (history.replaceState).
-                self.url = f"{host.base_url}/host/{self.token}/{values['secret_path']}?loc={values['secret_location']}#{values['secret_fragment']}"
-                self.mount = mount_run(probe, values, iframes, blocks, self.url, host.add_cookies(self.token))
-            else:
-                headers = {k: render(v, values) for k, v in probe.host_headers.items()}
-                self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
-                self.url += f"/{values['secret_path']}?loc={values['secret_location']}#{values['secret_fragment']}"
-            self.phase("build")
-            page = acquired = await self.pages.acquire(fresh=not self.keeps_page, kept=self.mount is not None)
-            self.phase("page")
-            self.started = time.monotonic()
-            limit = probe.wait + RUN_SLACK
-            try:
-                result = await asyncio.wait_for(self.drive(acquired, taps), limit)
-            except TimeoutError:
-                result = self.result("timeout", [f"the run did not finish within {limit:.0f} s"])
-            # Only a run that showed nothing leaves its kept host page to the next: anything else may
-            # have left a mark on it (a planted marker, a navigation, a hung frame).
-            keep_host = self.mount is not None and result.status == "blocked" and not self.reload_kept
-            page = None  # released here, not in finally
-            try:
-                await asyncio.wait_for(self.pages.release(acquired, reuse=self.keeps_page, keep_host=keep_host), 20)
-            except Exception:
-                pass
-            return result
-        finally:
-            host.forget(self.token)
-            await taps.stop()
-            if page is not None:
-                try:
-                    await asyncio.wait_for(self.pages.release(page, reuse=self.keeps_page), 20)
-                except Exception:
-                    pass
-
-    async def drive(self, page: Page, taps: Taps) -> Result:
-        probe = self.probe
-        if probe.grant:
-            await page.grant(probe.grant, self.values["host"])
-        if self.mount is not None:
-            await self.mount_blocks(page)
-        else:
-            self.pages.kept.pop(page, None)  # its document is replaced
-            await page.goto(self.url)
-        self.phase("load")
-        try:
-            await self.ready(page)
-        except EngineError as exc:
-            # E.g. a frame stuck on a download keeps the host's load event from firing: observe anyway.
-            self.observed["host_not_ready"] = str(exc)
-        self.phase("ready")
-        if probe.host_script:
-            try:
-                script = f"async () => {{ const f = ({render(probe.host_script, self.values)}); return await f(window.__host); }}"
-                self.observed["host_script"] = await page.evaluate(script, timeout=10)
-            except Exception as exc:  # the page may be gone (a block that closed its top): observed below
-                self.observed["host_script_error"] = _first_line(exc)
-            self.phase("host_script")
-        if probe.click:
-            try:
-                where = None if probe.click_in == "host" else FRAME.format(i=probe.click_in)
-                await page.gesture(probe.click, frame=where, timeout=10)
-            except Exception as exc:  # a click that cannot happen leaves the probe invalid
-                self.observed["click_error"] = _first_line(exc)
-            self.phase("click")
-        seen = Seen(probe, self.values, self.token, self.url, self.servers, taps, page, self.observed)
-        await self.window(seen)
-        self.phase("window")
-        result = await self.observe(seen)
-        self.phase("observe")
-        result.observed["phases"] = self.phases
-        return result
-
-    async def mount_blocks(self, page: Page) -> None:
-        """This run's blocks in the page's kept host page, loaded first if the page shows another."""
-        runs = self.pages.kept.get(page)
-        if runs is None:
-            host = self.servers.host
-            url = f"{host.base_url}/p/{KEPT}" if KEPT in host.pages else host.add_page(kept_host_page(), name=KEPT)
-            await page.goto(url)
-            page.watch()  # the harness's own load is no event of this run
-            runs = 0
-        history = await page.evaluate(MOUNT, self.mount, timeout=10)
-        self.pages.kept[page] = runs + 1
-        self.observed["kept_host_page_run"] = runs + 1
-        if runs == 0 and isinstance(history, int):
-            self.pages.kept_history[page] = history
-        added = history - self.pages.kept_history.get(page, history) if isinstance(history, int) else KEPT_HISTORY
-        self.reload_kept = runs + 1 >= KEPT_RUNS or added >= KEPT_HISTORY
-
-    async def ready(self, page: Page, timeout: float = 10) -> None:
-        """Until the host page says it is ready (loaded; bridge blocks connected): the page itself
-        waits and answers once, instead of one round trip per poll. If the document changed
-        under the wait (a block navigated the top), poll as before for what is left of it."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        try:
-            if await page.evaluate(READY, timeout=timeout):
-                return
-        except EngineError:
-            raise
-        except Exception:
-            pass
-        await page.wait_for("() => window.__host && window.__host.ready", timeout=max(0.5, deadline - loop.time()))
-
-    async def window(self, seen: Seen) -> None:
-        """Watch for ``probe.wait`` seconds, or less: once a detection that needs no call into the page
-        (a request, a leak, a tap, a browser event) fired, the attack got through and the outcome is
-        decided. A probe that is blocked shows nothing and is watched for its whole window."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.probe.wait
-        live = [o for o in (*self.probe.detect, *ALWAYS) if o.kind in LIVE_KINDS]
-        watch = seen.page.watching
-        last: tuple[int, ...] = ()
-        while (left := deadline - loop.time()) > 0:
-            # The checks scan the servers' logs: only when something new arrived (any run's request,
-            # a tap, an event), not ten times a second for each of the pages in flight.
-            now = (sum(len(o.requests) for o in self.servers.origins), len(seen.taps.events),
-                   len(watch.popups), len(watch.dialogs), len(watch.downloads), len(watch.navigations))
-            if now != last:
-                last = now
-                if any(fired(o, seen) for o in live):
-                    self.observed["window_ended_early"] = round(self.probe.wait - left, 2)
-                    return
-            await asyncio.sleep(min(POLL, left))
-
-    # ---------------------------------------------------------------- observation
-
-    async def observe(self, seen: Seen) -> Result:
-        probe, page = self.probe, seen.page
-        await page.look(self.url)
-        answer = await read_host(page, seen.host_checks, self.values)
-        host: dict[str, Any] = answer if isinstance(answer, dict) else {}
-        host_alive = isinstance(answer, dict)
-        if host_alive and host.get("nonce") != self.values["host_nonce"]:
-            page.watching.navigations.append("top: the host page is gone (its nonce changed)")
-            host_alive = False
-        if not host_alive:
-            self.observed["host_unanswered"] = answer
-            host = {}
-        seen.host, seen.host_alive = host, host_alive
-        seen.frames = await read_frames(page, probe, self.values)
-        self.observed["self_report"] = seen.frames.get(0, {}).get("report")
-        for key in ("log", "errors", "messages"):
-            if host.get(key):
-                self.observed[f"host_{key}" if key != "log" else "bridge_log"] = host[key]
-        self.observed["requests"] = [request_line(label, r) for label, r in self.servers.requests_for(self.token)]
-        self.observed["taps"] = [f"{e.kind} from {e.peer}: {e.data[:60]!r}" for e in seen.taps.events]
-        self.observed["events"] = {k: v for k, v in vars(page.watching).items() if v}
-        if "maxGap" in host:
-            self.observed["host_max_gap_ms"] = round(host["maxGap"])
-
-        evidence = list(dict.fromkeys(hit for obs in (*probe.detect, *ALWAYS) if (hit := fired(obs, seen))))
-        if evidence:
-            return self.result("allowed", evidence)
-        if not host_alive:
-            return self.result("timeout", [f"the host page did not answer: {self.observed['host_unanswered']}"])
-        missing = [describe(obs, self.values) for obs in probe.require if not fired(obs, seen)]
-        if "click_error" in self.observed:
-            missing.append(f"the click on {probe.click!r} failed: {self.observed['click_error']}")
-        if missing:
-            return self.result("invalid", why="the probe did not run as designed: missing " + "; ".join(missing))
-        return self.result("blocked")
-
-
-# ------------------------------------------------------------------------ the matrix
-
-
-async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator: Generator,
-                        alive: Callable[[], Any] | None = None) -> Result:
-    """One probe on one browser, retried when the run did not exercise it.
-
-    ``alive`` (remote sessions): after a lost run, ``await alive()`` false means the
-    browser itself went away: :class:`flowui_sandbox.sandbox.remote.SessionLost` is raised instead of retrying here.
-    """
-    engine = pages.session.engine.name
-    earlier: list[dict[str, str]] = []
-    for attempt in (1, 2, 3):
-        run = Run(probe, pages, servers, generator)
-        try:
-            result = await run.execute()
-        except UsageError:
-            raise
-        except Exception as exc:  # one broken run must not hide the others
-            result = run.result("error", why=f"harness error: {_first_line(exc)}")
-        # A run that did not exercise the probe (a lost click, a page too slow to load on a
-        # busy machine) is retried, twice at most; the last verdict stands, the others are kept.
-        lost = result.status in ("invalid", "error") or (
-            result.status == "timeout" and "did not finish" in " ".join(result.evidence) and probe.expected(engine).outcome != "timeout")
-        # A lost browser shows as any of these (a host page that stops answering is a timeout).
-        if alive is not None and result.status in ("invalid", "error", "timeout") and not await alive():
-            from ..remote import SessionLost
-
-            raise SessionLost(f"the browser went away during {probe.id}: {result.reason}")
-        if not lost or attempt == 3:
-            break
-        earlier.append({"status": result.status, "reason": result.reason})
-    if earlier:
-        result.observed["earlier_attempts"] = earlier
-    return result
 
 
 async def run_engine(session: Session, probes: list[Probe], servers: Servers, generator: Generator,
@@ -466,8 +66,6 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
     async def per_engine(engine: Engine) -> EngineRun:
         started = time.monotonic()
         if remote and remote.get(engine.name):
-            from .spread import run_remote
-
             return await run_remote(engine, remote[engine.name], probes, servers, generator, progress)
         try:
             session = await launch(engine)
@@ -478,7 +76,7 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
         finally:
             try:
                 await asyncio.wait_for(session.close(), 30)
-            except Exception:
+            except Exception:  # best effort: a browser already gone raises its driver's own error; its results stand
                 pass
         return EngineRun(engine.name, results, "", time.monotonic() - started)
 

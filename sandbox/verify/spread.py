@@ -13,10 +13,10 @@ import time
 
 from ..engines import Engine
 from ..remote import Endpoint, Worker, close_all, connect_all, spread
+from .attempt import Pages, attempt_probe
 from .generators import Generator
 from .probes import Probe
 from .results import EngineRun, Progress, Result
-from .runner import Pages, attempt_probe
 from .servers import Servers
 
 
@@ -61,7 +61,7 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
         for worker in workers:
             try:
                 await asyncio.wait_for(pools[id(worker)].close(), 30)
-            except Exception:
+            except TimeoutError:  # Pages.close handles the driver's errors itself; the browser is closed next
                 pass
         await close_all(workers)
     browsers = unreachable + [{"url": w.label, "probes": w.done, **({"lost": w.lost} if w.lost else {})} for w in workers]

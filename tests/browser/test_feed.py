@@ -52,8 +52,10 @@ def test_a_feed_mounts_near_the_viewport_and_keeps_state(flowui_page, flowui_ser
     height0 = flowui_page.wait_for("() => { const h = window.feed.handle(0); return h && h.iframe.getBoundingClientRect().height > 250 && h.iframe.getBoundingClientRect().height; }", timeout=20)
 
     # Far down: the last blocks mount, block 0 is unmounted and its frame is gone.
-    flowui_page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-    flowui_page.wait_for(f"() => window.feed.mounted.includes({COUNT - 1}) && !window.feed.mounted.includes(0)", timeout=20)
+    # Blocks that mount on the way grow from the placeholder's height and push the end down: the
+    # user keeps scrolling until the end stays in view.
+    flowui_page.wait_for("() => { window.scrollTo(0, document.body.scrollHeight); "
+                         f"return window.feed.mounted.includes({COUNT - 1}) && !window.feed.mounted.includes(0); }}", timeout=20)
     assert flowui_page.evaluate("() => document.querySelector('[data-index=\"0\"] iframe') === null")
     assert flowui_page.evaluate("() => window.unmounted.includes(0)")
     # A new state for the unmounted block is kept, with the value the block set.

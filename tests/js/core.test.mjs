@@ -223,6 +223,18 @@ test('theme: defaults, merge, and refusals that name the token and the value', (
   assert.throws(() => parseTheme({ accent: 'rgb(\u0661,2,3)' }), /not a color/, 'ASCII digits only');
 });
 
+test('auto-height: a report from a frame with no viewport yet is not a height', () => {
+  // Chromium lays a sandboxed frame out in its own process; until the frame's size arrives there,
+  // the block measures {height: 0, viewport: 0} (seen in CI: a remounted feed block jumped to 24 px).
+  const h = heightController({ min: 24, max: 1000, jitter: 1, loopLimit: 2 });
+  assert.equal(h.report(0, 0), null);
+  assert.equal(h.height, null);
+  assert.equal(h.report(318, 150), 318);
+  assert.equal(h.report(0, 0), null, 'nor later');
+  assert.equal(h.height, 318);
+  assert.equal(h.report(10, 318), 24, 'a real small height still applies');
+});
+
 test('auto-height: bounds, 1px jitter, content that follows its frame, fast oscillation', () => {
   const h = heightController({ min: 24, max: 1000, jitter: 1, loopLimit: 2 });
   assert.equal(h.report(10, 150), 24, 'min bound');

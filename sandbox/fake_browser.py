@@ -1,0 +1,113 @@
+"""A browser that is a script: the driver under the harness's unit tests.
+
+:class:`FakeSession` and :class:`FakePage` implement the driver interface of
+:mod:`.engines` (:class:`~.engines.Session`, :class:`~.engines.Page`) with no browser: every
+call goes to one function of the test, ``answer(call)``, which returns the call's result,
+raises the driver's error, or returns :data:`HANG` for a call that never returns (a page in a
+busy loop). So the harness's own logic (the page pool, retries, kept host pages, the
+watchdog around a run) runs in milliseconds, the way httpx's ``MockTransport`` stands in for
+the network. What a browser does is proved in real browsers (tests/browser/); this proves
+what the harness does with what a browser answers. Each page records its calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engines import Engine, Page, Session
+
+#: What ``answer`` returns for a call that never returns.
+HANG = object()
+
+#: The engine a fake session says it is (``driver`` says what it really is).
+FAKE_ENGINE = Engine(name="chromium", driver="fake", executable=None, origin="fake")
+
+
+@dataclass
+class Call:
+    """One call of the harness into a fake page (or ``new_page`` into its session: ``page`` None)."""
+
+    page: FakePage | None
+    action: str  # goto | evaluate | click | press | gesture | grant | recycle | close | new_page
+    args: tuple[Any, ...] = ()
+    frame: str | None = None
+
+
+def _browser_like(call: Call) -> Any:
+    """The default answer: every call succeeds; ``evaluate`` gives None, ``recycle`` keeps the page."""
+    return True if call.action == "recycle" else None
+
+
+@dataclass(eq=False)
+class FakePage(Page):
+    session: FakeSession
+    number: int
+    calls: list[Call] = field(default_factory=list)
+    closed: bool = False
+
+    def __post_init__(self) -> None:
+        self.engine = self.session.engine
+        self.watch()
+
+    async def _answer(self, action: str, *args: Any, frame: str | None = None) -> Any:
+        call = Call(self, action, args, frame)
+        self.calls.append(call)
+        value = self.session.answer(call)
+        if value is HANG:
+            await asyncio.Event().wait()
+        return value
+
+    def actions(self) -> list[str]:
+        return [c.action for c in self.calls]
+
+    async def goto(self, url: str, timeout: float = 15) -> None:
+        await self._answer("goto", url)
+
+    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+        return await self._answer("evaluate", script, arg, frame=frame)
+
+    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        await self._answer("click", selector, frame=frame)
+
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        await self._answer("press", key)
+
+    async def grant(self, permissions: list[str], origin: str) -> None:
+        await self._answer("grant", permissions, origin)
+
+    async def recycle(self) -> bool:
+        return bool(await self._answer("recycle"))
+
+    async def close(self) -> None:
+        await self._answer("close")
+        self.closed = True
+
+
+class FakeSession(Session):
+    """A browser whose pages answer with ``answer(call)``; ``fresh_pages`` as the driver modelled
+    (True: Playwright's new contexts; False: WebDriver's pool of windows)."""
+
+    def __init__(self, answer: Callable[[Call], Any] = _browser_like, *, engine: Engine = FAKE_ENGINE,
+                 fresh_pages: bool = True) -> None:
+        self.engine = engine
+        self.answer = answer
+        self.fresh_pages = fresh_pages
+        self.pages: list[FakePage] = []
+        self.closed = False
+
+    async def new_page(self, *, proxy: str | None = None) -> Page:
+        value = self.answer(Call(None, "new_page", (proxy,)))
+        if value is HANG:
+            await asyncio.Event().wait()
+        page = FakePage(self, len(self.pages) + 1)
+        self.pages.append(page)
+        return page
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+__all__ = ["HANG", "FAKE_ENGINE", "Call", "FakePage", "FakeSession"]

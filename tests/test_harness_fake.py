@@ -1,0 +1,223 @@
+"""The harness's own logic through the fake driver (sandbox/fake_browser.py), no browser: the
+page pool, the retry policy, the watchdog around a run, kept host pages and their reloads.
+
+What a browser does is proved in tests/browser/; these prove what the harness does with what
+a browser answers (an error, a hang, a page that cannot be cleaned), in milliseconds."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from flowui_sandbox.sandbox.engines import EngineError
+from flowui_sandbox.sandbox.fake_browser import HANG, Call, FakeSession
+from flowui_sandbox.sandbox.remote import SessionLost
+from flowui_sandbox.sandbox.verify import attempt
+from flowui_sandbox.sandbox.verify.attempt import KEPT_HISTORY, KEPT_RUNS, MOUNT, READY, Pages, Run, attempt_probe
+from flowui_sandbox.sandbox.verify.generators import Generator
+from flowui_sandbox.sandbox.verify.probes import Expect, load_catalogue
+from flowui_sandbox.sandbox.verify.servers import Servers
+
+CATALOGUE = {p.id: p for p in load_catalogue()}
+#: A probe whose run mounts in a kept host page, and one that loads a host page of its own.
+MOUNTABLE = CATALOGUE["base.relative_image"]
+OWN_PAGE = next(p for p in CATALOGUE.values() if not p.mountable and not p.click and p.category != "dos")
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+# ------------------------------------------------------------------------------ the pool
+
+
+def test_a_page_given_back_is_cleaned_and_reused():
+    async def go():
+        session = FakeSession()
+        pages = Pages(session, 2)
+        await pages.warm()
+        first = await pages.acquire()
+        await pages.release(first)
+        again = await pages.acquire()
+        return session, first, again
+    session, first, again = run(go())
+    assert again is first and len(session.pages) == 2
+    assert first.actions() == ["recycle"]
+
+
+def test_a_run_that_leaves_marks_gets_a_page_no_run_used_where_the_driver_has_them():
+    async def go(fresh_pages: bool):
+        session = FakeSession(fresh_pages=fresh_pages)
+        pages = Pages(session, 1)
+        await pages.warm()
+        page = await pages.acquire(fresh=True)
+        return session, page
+    session, page = run(go(True))
+    assert len(session.pages) == 2 and page is session.pages[1]
+    # WebDriver hands out windows from its own pool: an idle one is as fresh as a new one.
+    session, page = run(go(False))
+    assert len(session.pages) == 1 and page is session.pages[0]
+
+
+def test_a_page_not_reused_is_closed_and_leaves_the_pool():
+    async def go():
+        pages = Pages(FakeSession(), 1)
+        await pages.warm()
+        page = await pages.acquire()
+        await pages.release(page, reuse=False)
+        return pages, page
+    pages, page = run(go())
+    assert page.closed and page not in pages.all and page not in pages.idle
+
+
+def test_a_page_that_cannot_be_cleaned_leaves_the_pool():
+    def answer(call: Call):
+        if call.action == "recycle":
+            raise EngineError("chromium: the page is gone")
+        return None
+
+    async def go():
+        pages = Pages(FakeSession(answer), 1)
+        await pages.warm()
+        page = await pages.acquire()
+        await pages.release(page)
+        return pages, page
+    pages, page = run(go())
+    assert page not in pages.all and not pages.idle
+
+
+def test_a_kept_host_page_goes_back_uncleaned_and_is_preferred_by_a_run_that_mounts():
+    async def go():
+        pages = Pages(FakeSession(), 3)
+        await pages.warm()
+        kept = pages.idle[0]
+        pages.kept[kept] = 1
+        taken = await pages.acquire(kept=True)
+        await pages.release(taken, keep_host=True)
+        other = await pages.acquire(kept=False)
+        return kept, taken, other
+    kept, taken, other = run(go())
+    assert taken is kept and "recycle" not in kept.actions()
+    assert other is not kept
+
+
+# ------------------------------------------------------------------------------ retries and the watchdog
+
+
+@pytest.fixture
+def servers():
+    loop = asyncio.new_event_loop()
+    started = loop.run_until_complete(Servers().start())
+    yield loop, started
+    loop.run_until_complete(started.stop())
+    loop.close()
+
+
+def test_a_run_broken_by_the_driver_is_retried_twice_and_the_earlier_attempts_are_kept(servers):
+    loop, srv = servers
+
+    def answer(call: Call):
+        if call.action == "evaluate" and call.args[0] == MOUNT:
+            raise EngineError("chromium: Target page, context or browser has been closed")
+        return True if call.action == "recycle" else None
+
+    session = FakeSession(answer)
+    result = loop.run_until_complete(attempt_probe(MOUNTABLE, Pages(session, 1), srv, Generator()))
+    assert result.status == "error" and "EngineError" in result.reason
+    assert [e["status"] for e in result.observed["earlier_attempts"]] == ["error", "error"]
+    mounts = [c for p in session.pages for c in p.calls if c.action == "evaluate" and c.args[0] == MOUNT]
+    assert len(mounts) == 3
+
+
+def test_a_retry_stops_at_the_first_run_that_exercised_the_probe(servers):
+    loop, srv = servers
+    broken = {"left": 1}
+
+    def answer(call: Call):
+        if call.action == "evaluate" and call.args[0] == MOUNT and broken["left"]:
+            broken["left"] -= 1
+            raise EngineError("chromium: the page crashed")
+        if call.action == "evaluate" and call.args[0] == READY:
+            return True
+        return True if call.action == "recycle" else None  # the host page then answers nothing
+
+    result = loop.run_until_complete(attempt_probe(MOUNTABLE, Pages(FakeSession(answer), 1), srv, Generator()))
+    # A host page that does not answer is a verdict (the attack may have hung it), not a lost run.
+    assert result.status == "timeout" and "did not answer" in " ".join(result.evidence)
+    assert [e["status"] for e in result.observed["earlier_attempts"]] == ["error"]
+
+
+def test_the_watchdog_ends_a_hung_run_and_a_hung_run_is_retried(servers, monkeypatch):
+    loop, srv = servers
+    monkeypatch.setattr(attempt, "RUN_SLACK", 0.05)
+    probe = MOUNTABLE.model_copy(update={"wait": 0.05})
+
+    def answer(call: Call):
+        if call.action == "evaluate" and call.args[0] == MOUNT:
+            return HANG  # a block in a busy loop: the page never answers
+        return True if call.action == "recycle" else None
+
+    result = loop.run_until_complete(attempt_probe(probe, Pages(FakeSession(answer), 1), srv, Generator()))
+    assert result.status == "timeout" and "did not finish" in " ".join(result.evidence)
+    assert [e["status"] for e in result.observed["earlier_attempts"]] == ["timeout", "timeout"]
+    # A probe that expects the page to hang keeps its first verdict.
+    expects_hang = probe.model_copy(update={"expect": {"default": Expect(outcome="timeout", why="a busy loop")}})
+    result = loop.run_until_complete(attempt_probe(expects_hang, Pages(FakeSession(answer), 1), srv, Generator()))
+    assert result.status == "timeout" and "earlier_attempts" not in result.observed
+
+
+def test_a_browser_that_went_away_is_raised_not_retried(servers):
+    loop, srv = servers
+
+    def answer(call: Call):
+        if call.action == "goto":
+            raise EngineError("chromium: Browser has been closed")
+        return True if call.action == "recycle" else None
+
+    async def gone() -> bool:
+        return False
+
+    with pytest.raises(SessionLost, match=OWN_PAGE.id):
+        loop.run_until_complete(attempt_probe(OWN_PAGE, Pages(FakeSession(answer), 1), srv, Generator(), alive=gone))
+
+
+# ------------------------------------------------------------------------------ kept host pages
+
+
+def _mount_runs(servers, histories: list[int]) -> tuple[list[Run], list[Call]]:
+    """Runs of MOUNTABLE mounted one after another in one page whose tab history is ``histories[i]``
+    after run i's mount; the page's calls."""
+    loop, srv = servers
+    answers = iter(histories)
+
+    def answer(call: Call):
+        if call.action == "evaluate" and call.args[0] == MOUNT:
+            return next(answers)
+        return None
+
+    async def go():
+        pages = Pages(FakeSession(answer), 1)
+        await pages.warm()
+        page = pages.idle[0]
+        runs = []
+        for _ in histories:
+            r = Run(MOUNTABLE, pages, srv, Generator())
+            r.mount = {"url": "https://127.0.0.1/host/x", "init": {}}
+            await r.mount_blocks(page)
+            runs.append(r)
+        return runs, page.calls
+    return loop.run_until_complete(go())
+
+
+def test_the_kept_host_page_is_loaded_once_and_reloaded_after_its_run_budget(servers):
+    runs, calls = _mount_runs(servers, [3] * KEPT_RUNS)
+    gotos = [c for c in calls if c.action == "goto"]
+    assert len(gotos) == 1 and gotos[0].args[0].endswith("/p/kept")
+    assert [r.observed["kept_host_page_run"] for r in runs] == list(range(1, KEPT_RUNS + 1))
+    assert [r.reload_kept for r in runs] == [False] * (KEPT_RUNS - 1) + [True]
+
+
+def test_the_kept_host_page_is_reloaded_when_its_blocks_filled_its_history(servers):
+    runs, _ = _mount_runs(servers, [2, 5, 2 + KEPT_HISTORY])
+    assert [r.reload_kept for r in runs] == [False, False, True]
