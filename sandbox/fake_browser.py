@@ -98,7 +98,7 @@ class FakeSession(Session):
         self.pages: list[FakePage] = []
         self.closed = False
 
-    async def new_page(self, *, proxy: str | None = None) -> Page:
+    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
         value = self.answer(Call(None, "new_page", (proxy,)))
         if value is HANG:
             await asyncio.Event().wait()
