@@ -627,7 +627,7 @@ class Lane:
         finally:
             try:
                 await asyncio.wait_for(cdp.detach(), ACTION_TIMEOUT)
-            except Exception:
+            except Exception:  # a frame gone with its session: nothing left to detach
                 pass
         await asyncio.sleep(QUIET)
         before = obs.host
@@ -818,7 +818,7 @@ class Lane:
                     for px, py in pointer_path(-min(40, w / 2 + 20), -min(20, h / 2 + 8), 0, 0, i):
                         chain.move_to_element_with_offset(el, int(px), int(py))
                     chain.perform()
-                except Exception:
+                except Exception:  # a move the driver refuses: the click below comes without a path
                     pass
 
             def one(kind: str, i: int, text: str) -> None:
