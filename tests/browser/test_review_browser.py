@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import urllib.parse
+import warnings
 
 import pytest
 
@@ -77,8 +78,25 @@ def test_every_corpus_block_has_browser_expectations():
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_corpus_block(flowui_engine, run, case):
     """One case per (corpus block, engine): its findings are exactly what it expects there (precision
-    and recall 1.00 per engine is every case passing; `-k 'exfil_image and webkit'` reads one)."""
-    result = score(case.name, by_engine(run[case.name], flowui_engine.name), case.expected[flowui_engine.name], tolerate=LOAD_DEPENDENT)
+    and recall 1.00 per engine is every case passing; `-k 'exfil_image and webkit'` reads one).
+
+    The module's batch reviews every block in three engines at once, three pages each, on a 2-core
+    machine; there a review is a few seconds of one simulated user and a loaded machine can cost a
+    block its timing (a click that lands after the settle window, an attribution run that differs).
+    A case that does not match in the batch is reviewed once more, alone in its engine, and that
+    review decides; the retry is reported as a warning with what the batch saw, so a block that
+    needs it shows in every run's summary."""
+    engine = flowui_engine.name
+    expected = case.expected[engine]
+    result = score(case.name, by_engine(run[case.name], engine), expected, tolerate=LOAD_DEPENDENT)
+    if result.misses or result.extras:
+        batch = "; ".join(result.misses + result.extras)
+        block = BlockInput(file=case.name, source=case.source, fields=case.fields, state=case.state)
+        alone = run_browser_layer([block], [engine], time_limit=15)[0]
+        result = score(case.name, by_engine(alone, engine), expected, tolerate=LOAD_DEPENDENT)
+        verdict = "matched" if not (result.misses or result.extras) else "did not match either"
+        warnings.warn(f"{case.name} in {engine}: the batch review did not match ({batch}); reviewed alone, it {verdict}",
+                      stacklevel=1)
     assert not result.misses and not result.extras, "\n".join(["missed:", *result.misses, "unexpected:", *result.extras])
 
 
