@@ -36,6 +36,13 @@ class Call:
     frame: str | None = None
 
 
+async def _returned(value: Any) -> Any:
+    """``value``, or never (:data:`HANG`)."""
+    if value is HANG:
+        await asyncio.Event().wait()
+    return value
+
+
 def _browser_like(call: Call) -> Any:
     """The default answer: every call succeeds; ``evaluate`` gives None, ``recycle`` keeps the page."""
     return True if call.action == "recycle" else None
@@ -55,10 +62,7 @@ class FakePage(Page):
     async def _answer(self, action: str, *args: Any, frame: str | None = None) -> Any:
         call = Call(self, action, args, frame)
         self.calls.append(call)
-        value = self.session.answer(call)
-        if value is HANG:
-            await asyncio.Event().wait()
-        return value
+        return await _returned(self.session.answer(call))
 
     def actions(self) -> list[str]:
         return [c.action for c in self.calls]
@@ -99,9 +103,7 @@ class FakeSession(Session):
         self.closed = False
 
     async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
-        value = self.answer(Call(None, "new_page", (proxy,)))
-        if value is HANG:
-            await asyncio.Event().wait()
+        await _returned(self.answer(Call(None, "new_page", (proxy,))))
         page = FakePage(self, len(self.pages) + 1)
         self.pages.append(page)
         return page
