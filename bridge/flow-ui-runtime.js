@@ -437,6 +437,10 @@
     }
     resizeWaitSince = 0;
     lastReport = now;
+    // A frame with no viewport (hidden by the host page, or not sized yet) has no height to
+    // report, and may get no resize event when it is shown (frames off screen get no rendering
+    // steps): look again later rather than trust an event.
+    if (!viewport) { heightTimer = setTimeout(reportHeight, C.heightResizeWaitMs); return; }
     var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
     if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: viewport }); }
   }

@@ -34,6 +34,7 @@ T.mount = (spec) => {
   T.resized[id] = []; // every height the host gave the frame, in order
   const box = document.createElement('div');
   box.className = 'box';
+  if (spec.hidden) box.style.display = 'none'; // a block in a tab the user has not opened yet
   document.body.appendChild(box);
   const options = Object.assign({}, spec, {
     onLog: (e) => T.logs[id].push(copy(e)),
@@ -50,6 +51,7 @@ T.mount = (spec) => {
   });
   delete options.refuse;
   delete options.open;
+  delete options.hidden;
   try {
     T.handles[id] = host.mountHtmlBlock(box, options);
   } catch (e) {
@@ -687,6 +689,19 @@ def test_auto_height_is_bounded_and_never_oscillates(flowui_page, flowui_server)
     host.wait("() => T.handles.shrink.iframe.getBoundingClientRect().height === 66")
     host.block("shrink", "() => { document.getElementById('s').style.height = '200px'; return true; }")
     host.wait("() => T.handles.shrink.iframe.getBoundingClientRect().height === 216")
+    host.no_host_errors()
+
+
+def test_a_block_mounted_in_a_hidden_tab_gets_its_height_when_the_tab_is_shown(flowui_page, flowui_server):
+    """A hidden frame has no viewport: the block reports {height, viewport: 0}, which the host
+    ignores (Chromium's first report from a frame not sized yet looks the same). Shown, the block
+    must report again even though its content's height did not change."""
+    host = Host(flowui_page, flowui_server)
+    host.mount("tab", "<div style='height:300px'>in a tab</div>", hidden=True)
+    host.wait_block("tab", "() => innerHeight === 0 && document.readyState === 'complete'")
+    time.sleep(0.3)  # the runtime's report (once per 50 ms) has gone out
+    host.js("() => { T.handles.tab.frame.parentElement.style.display = ''; }")
+    host.wait("() => T.handles.tab.iframe.getBoundingClientRect().height === 316")
     host.no_host_errors()
 
 
