@@ -16,19 +16,24 @@ The catch-all servers are :class:`flowui_sandbox.sandbox.server.LocalServer` wit
 logs every method and path and answers by the path's extension: an image (:func:`image`) of a
 plausible size, not always 1x1 (a block that checks the size of an image it knows must not learn it
 is reviewed), empty CSS, JS, JSON; never cacheable, so a run of the differential review with the
-same data sends what the first sent. One Tap per page slot: a request is attributed to the block
-that slot runs.
+same data sends what the first sent. One Tap per page slot: a request is charged to the block the
+slot runs when the proxy logs it. A block's log stays open until the slot's next block starts
+(:meth:`Tap.mark`), and the harness starts the next block only once the proxy has settled
+(:meth:`Tap.fence`): what the last block sent as its frame was destroyed is logged by then, and is
+its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import re
 import ssl
 import struct
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -65,7 +70,11 @@ class _CatchAll(LocalServer):
         self.tap = tap
         self.scheme = "https" if ssl_context else "http"
         self.app = web.Application(client_max_size=8 * 1024 * 1024)
-        self.app.router.add_route("*", "/{tail:.*}", self._catch)
+        self.app.router.add_route("*", "/{tail:.*}", self._serve)
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        with self.tap.handling():
+            return await self._catch(request)
 
     async def _catch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
@@ -82,7 +91,11 @@ class HostServer(LocalServer):
     def __init__(self, tap: Tap, ssl_context: ssl.SSLContext):
         super().__init__(ssl_context=ssl_context)
         self.tap = tap
-        self.app.router.add_route("*", "/{tail:.*}", self._catch)
+        self.app.router.add_route("*", "/{tail:.*}", self._serve)
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        with self.tap.handling():
+            return await self._catch(request)
 
     async def _catch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
@@ -153,8 +166,13 @@ class Tap:
         self.http = _CatchAll(self)
         self.seen: list[Seen] = []
         self.dropped = 0
-        self.tunnels: list[tuple[str, float]] = []  # CONNECT targets (host:port) and when
+        self.tunnels: list[str] = []  # CONNECT targets (host:port)
         self.last = -float("inf")  # time.monotonic() of the last request or tunnel
+        #: time.monotonic() of the last byte through any connection, connection opened, or request answered.
+        self.active = -float("inf")
+        #: Connections not yet spliced to a server; the number of requests being handled.
+        self.opening: set[asyncio.StreamWriter] = set()
+        self.busy = 0
         self.port: int | None = None
         self._server: asyncio.base_events.Server | None = None
         self._pipes: set[asyncio.Task] = set()
@@ -177,8 +195,8 @@ class Tap:
         self.seen.append(seen)
 
     def mark(self) -> tuple[int, int, int]:
-        """Start the next block's log; :meth:`since` reads it. The last block's is let go (a slot
-        runs one block at a time): :data:`MAX_KEPT` is per block, not per slot."""
+        """Start the next block's log; :meth:`since` reads it. The last block's log is closed (a
+        slot runs one block at a time): :data:`MAX_KEPT` is per block, not per slot."""
         self.seen, self.tunnels, self.dropped = [], [], 0
         return 0, 0, 0
 
@@ -187,7 +205,41 @@ class Tap:
         return time.monotonic() - self.last
 
     def since(self, mark: tuple[int, int, int]) -> tuple[list[Seen], list[str], int]:
-        return self.seen[mark[0]:], [t for t, _ in self.tunnels[mark[1]:]], self.dropped - mark[2]
+        """The block's log since ``mark``: its requests and tunnels are the live lists, so what the
+        proxy logs until the next :meth:`mark` (or until it stops, a proxy that is let go with its
+        page) is still the block's; the count of requests not kept is as of now."""
+        if mark[:2] == (0, 0):
+            return self.seen, self.tunnels, self.dropped - mark[2]
+        return self.seen[mark[0]:], self.tunnels[mark[1]:], self.dropped - mark[2]
+
+    @contextlib.contextmanager
+    def handling(self) -> Iterator[None]:
+        """A request being handled: the proxy is not settled until it is logged and answered."""
+        self.busy += 1
+        self.active = time.monotonic()
+        try:
+            yield
+        finally:
+            self.busy -= 1
+            self.active = time.monotonic()
+
+    def settled(self, idle: float) -> bool:
+        """No connection being opened, no request being handled, and nothing through any
+        connection (a byte, a new connection) for ``idle`` seconds."""
+        return not self.opening and not self.busy and time.monotonic() - self.active >= idle
+
+    async def fence(self, idle: float, bound: float) -> bool:
+        """Wait until the proxy has :meth:`settled` for ``idle`` s, at most ``bound`` s; whether it did.
+
+        After a block's frame is destroyed, what the block sent just before is still on its way
+        (in the browser's network stack, a tunnel being opened, a request being logged); once the
+        proxy has settled it is logged, in the block's log, and the next block can start."""
+        end = time.monotonic() + bound
+        while not self.settled(idle):
+            if time.monotonic() >= end:
+                return False
+            await asyncio.sleep(min(idle, 0.02))
+        return True
 
     async def start(self) -> Tap:
         await self.https.start()
@@ -208,11 +260,22 @@ class Tap:
         await self.host.stop()
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.active = time.monotonic()
+        try:
+            await self._open(reader, writer)
+        finally:
+            self.opening.discard(writer)
+            self.active = time.monotonic()
+
+    async def _open(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Read the connection's first request and splice it to its server (:attr:`opening` in between)."""
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
         except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             writer.close()
             return
+        self.opening.add(writer)
+        self.active = time.monotonic()
         line = head.split(b"\r\n", 1)[0].decode("latin-1")
         parts = line.split(" ")
         if len(parts) == 3 and parts[0].upper() == "CONNECT" and self.name and parts[1].lower() == f"{self.name}:443":
@@ -221,7 +284,7 @@ class Tap:
         elif len(parts) == 3 and parts[0].upper() == "CONNECT":
             self.last = time.monotonic()
             if len(self.tunnels) < MAX_KEPT:
-                self.tunnels.append((parts[1], time.time()))
+                self.tunnels.append(parts[1])
             writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             await self._splice(reader, writer, self.https.port, b"")
         else:
@@ -233,12 +296,15 @@ class Tap:
         except OSError:
             writer.close()
             return
+        finally:
+            self.opening.discard(writer)
         if first:
             up_writer.write(first)
 
         async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
                 while data := await src.read(65536):
+                    self.active = time.monotonic()
                     dst.write(data)
                     await dst.drain()
             except (ConnectionError, asyncio.CancelledError):

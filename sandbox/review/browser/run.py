@@ -41,6 +41,12 @@ SETTLE = 1.0
 #: link clicked late, the theme); a block whose requests still arrive this close to the end
 #: (a flood's backlog) loses its page and its proxy.
 QUIET = 0.25
+#: Seconds the proxy must be settled (no byte through any connection, no tunnel being opened, no
+#: request being logged) after the block's frame is destroyed before the slot's next block starts
+#: (:meth:`.proxy.Tap.fence`): a request the block sent as its frame went is logged by then, as its own.
+FENCE_IDLE = 0.1
+#: Seconds the proxy may take to settle; a slot whose proxy does not loses its page and its proxy.
+FENCE = 3.0
 #: Pages at once per engine (verify measured 3 as the best wall time on this 2-core machine).
 SLOTS = 3
 #: User actions per block (a page of 500 buttons is reviewed on its first ones).
@@ -462,6 +468,11 @@ class Lane:
             except Exception as exc:
                 obs.steps["unload failed"] = _first_line(exc)[:200]
                 keep = False
+        if keep and not await tap.fence(FENCE_IDLE, FENCE):
+            # What the block sent as its frame went is still arriving: the proxy goes with the page,
+            # and what it logs until it stops is this block's (its log is the live one).
+            obs.steps["still sending after unmount"] = True
+            keep = False
         obs.seen, obs.tunnels, obs.dropped = tap.since(mark)
         obs.seconds = time.monotonic() - started
         return obs, keep
