@@ -38,3 +38,41 @@ def test_each_block_has_its_own_log_and_limit():
             await tap.stop()
 
     asyncio.run(run())
+
+
+def test_a_request_logged_after_its_block_ended_is_still_that_blocks():
+    """The block's log is the live one until the next mark, and the fence waits for a request
+    still being handled, up to its bound."""
+
+    async def run() -> None:
+        _, context = tls_context("127.0.0.1", "localhost")
+        tap = await Tap(context).start()
+        catch = tap.http._catch
+
+        async def slow(request):
+            await asyncio.sleep(0.3)  # a loaded machine: the request came, its log is late
+            return await catch(request)
+
+        tap.http._catch = slow  # type: ignore[method-assign]
+        try:
+            mark = tap.mark()
+            sent = asyncio.ensure_future(_through(tap, "http://late.example/x.gif"))
+            while not tap.busy:
+                await asyncio.sleep(0.01)
+            seen, _, _ = tap.since(mark)
+            assert seen == [] and not tap.settled(0.05)
+            assert await tap.fence(0.05, 5)
+            assert [s.host for s in seen] == ["late.example"]  # the list read before the request was logged
+            await sent
+            # One that takes longer than the bound: the fence says so (the harness lets the proxy go
+            # with its page, never marking it again), and the request still lands in the block's log.
+            sent = asyncio.ensure_future(_through(tap, "http://later.example/y.gif"))
+            while not tap.busy:
+                await asyncio.sleep(0.01)
+            assert not await tap.fence(0.05, 0.1)
+            await sent
+            assert [s.host for s in seen] == ["late.example", "later.example"]
+        finally:
+            await tap.stop()
+
+    asyncio.run(run())

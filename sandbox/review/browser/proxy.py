@@ -173,6 +173,7 @@ class Tap:
         #: Connections not yet spliced to a server; the number of requests being handled.
         self.opening: set[asyncio.StreamWriter] = set()
         self.busy = 0
+        self._clients: set[asyncio.StreamWriter] = set()  # the browser's connections, open
         self.port: int | None = None
         self._server: asyncio.base_events.Server | None = None
         self._pipes: set[asyncio.Task] = set()
@@ -196,7 +197,12 @@ class Tap:
 
     def mark(self) -> tuple[int, int, int]:
         """Start the next block's log; :meth:`since` reads it. The last block's log is closed (a
-        slot runs one block at a time): :data:`MAX_KEPT` is per block, not per slot."""
+        slot runs one block at a time): :data:`MAX_KEPT` is per block, not per slot. Every
+        connection still open is closed (after :meth:`fence` they are idle): each of the block's
+        requests comes on a connection opened during its review, none on one the last block's
+        requests went over, and its first request to a host opens a tunnel it is charged with."""
+        for writer in list(self._clients):
+            writer.close()
         self.seen, self.tunnels, self.dropped = [], [], 0
         return 0, 0, 0
 
@@ -261,9 +267,11 @@ class Tap:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.active = time.monotonic()
+        self._clients.add(writer)
         try:
             await self._open(reader, writer)
         finally:
+            self._clients.discard(writer)
             self.opening.discard(writer)
             self.active = time.monotonic()
 
