@@ -48,8 +48,10 @@ def test_a_request_logged_after_its_block_ended_is_still_that_blocks():
         _, context = tls_context("127.0.0.1", "localhost")
         tap = await Tap(context).start()
         catch = tap.http._catch
+        came = asyncio.Event()
 
         async def slow(request):
+            came.set()
             await asyncio.sleep(0.3)  # a loaded machine: the request came, its log is late
             return await catch(request)
 
@@ -57,8 +59,7 @@ def test_a_request_logged_after_its_block_ended_is_still_that_blocks():
         try:
             mark = tap.mark()
             sent = asyncio.ensure_future(_through(tap, "http://late.example/x.gif"))
-            while not tap.busy:
-                await asyncio.sleep(0.01)
+            await came.wait()
             seen, _, _ = tap.since(mark)
             assert seen == [] and not tap.settled(0.05)
             assert await tap.fence(0.05, 5)
@@ -66,9 +67,9 @@ def test_a_request_logged_after_its_block_ended_is_still_that_blocks():
             await sent
             # One that takes longer than the bound: the fence says so (the harness lets the proxy go
             # with its page, never marking it again), and the request still lands in the block's log.
+            came.clear()
             sent = asyncio.ensure_future(_through(tap, "http://later.example/y.gif"))
-            while not tap.busy:
-                await asyncio.sleep(0.01)
+            await came.wait()
             assert not await tap.fence(0.05, 0.1)
             await sent
             assert [s.host for s in seen] == ["late.example", "later.example"]
