@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from flowui_sandbox.sandbox.block.policy import CSP
+from flowui_sandbox.sandbox.block.srcdoc import build_iframe
 from flowui_sandbox.sandbox.cli import main
-from flowui_sandbox.sandbox.generator import build_iframe
-from flowui_sandbox.sandbox.policy import CSP
 from flowui_sandbox.sandbox.verify import report
 from flowui_sandbox.sandbox.verify.probes import CATEGORIES, HELPER_FILE, PROBES_DIR, Expect, ProbeError, helper, load_catalogue, load_probe
 from flowui_sandbox.sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
@@ -243,7 +243,7 @@ def test_an_unusable_generator_output_is_an_error(html, message):
 def test_a_command_generator_is_run_with_the_source_on_stdin(tmp_path):
     script = tmp_path / "gen.py"
     script.write_text(
-        "import sys\nfrom flowui_sandbox.sandbox.generator import build_iframe\n"
+        "import sys\nfrom flowui_sandbox.sandbox.block.srcdoc import build_iframe\n"
         "sys.stdout.write(build_iframe(sys.stdin.read(), block_id='probe'))\n", encoding="utf-8")
     gen = CommandGenerator(f"{sys.executable} {script}")
     gen.preflight()

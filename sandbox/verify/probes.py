@@ -37,12 +37,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..block.extract import MAX_SOURCE_BYTES
+from ..block.jsonjs import MAX_DEPTH
 from ..data import PROBES_DIR  # the built-in catalogue, in a checkout or installed
 from ..engines import ENGINE_NAMES
 from ..errors import SandboxError, UsageError
-from ..extract import MAX_SOURCE_BYTES
 from ..files import member_positions, parse_json, position, read_text, top_position
-from ..jsonjs import MAX_DEPTH
 
 #: A probe file nests a block's state (itself at most jsonjs.MAX_DEPTH deep) a few levels down.
 MAX_PROBE_DEPTH = MAX_DEPTH + 8
