@@ -120,7 +120,7 @@ class Event(_Model):
     kind: Literal["popup", "dialog", "download", "top_navigated"]
 
 
-class Tap(_Model):
+class TapReached(_Model):
     """A bare TCP connection or a UDP datagram reached this run's tap ports."""
 
     kind: Literal["tap"]
@@ -134,7 +134,7 @@ class Unresponsive(_Model):
     max_gap_ms: int = Field(1500, ge=200)
 
 
-Observation = Annotated[RequestSeen | Leak | HostCheck | FrameCheck | Event | Tap | Unresponsive, Field(discriminator="kind")]
+Observation = Annotated[RequestSeen | Leak | HostCheck | FrameCheck | Event | TapReached | Unresponsive, Field(discriminator="kind")]
 
 ALIVE = RequestSeen(kind="request", server="canary", path="{{token}}/alive")
 
@@ -398,6 +398,6 @@ def _glob_escape(text: str) -> str:
 
 __all__ = [
     "Probe", "Block", "Expect", "ProbeError", "Observation", "RequestSeen", "Leak", "HostCheck", "FrameCheck",
-    "Event", "Tap", "Unresponsive", "ALIVE", "SECRETS", "TEMPLATE_VARS", "CATEGORIES", "PROBES_DIR",
+    "Event", "TapReached", "Unresponsive", "ALIVE", "SECRETS", "TEMPLATE_VARS", "CATEGORIES", "PROBES_DIR",
     "HELPER_FILE", "helper", "block_files", "load_probe", "load_catalogue", "render", "render_json",
 ]
