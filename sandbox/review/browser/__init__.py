@@ -17,9 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...block.extract import extract_paths
 from ...engines import Engine, EngineError, select_engines
 from ...errors import UsageError
-from ...extract import extract_paths
 from ...server import tls_context
 from ..model import BlockInput, BrowserResult, Finding
 from .canaries import Canaries

@@ -23,8 +23,8 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     ``fail_on`` remains, else 0. ``fields`` and ``sensitive`` are comma-separated lists,
     ``state`` and ``theme`` JSON files; a bad option is an :class:`OptionError` naming it.
     ``list_rules``: print the rule catalogue instead."""
-    from ..generator import read_state, read_theme
-    from ..paths import parse_path_list
+    from ..block.paths import parse_path_list
+    from ..block.srcdoc import read_state, read_theme
     from . import render
     from .api import baseline_document, failing, load_baseline, review
 
