@@ -180,6 +180,10 @@ def _add_review(sub: Subparsers) -> None:
     p.add_argument("--sensitive", metavar="w,w", help="comma-separated words that make a path sensitive (replaces the default list)")
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="per-block time limit in each engine, seconds (default: the in-browser layer's, 15)")
     p.add_argument("--list-rules", action="store_true", help="print the rule catalogue (Markdown) and exit")
+    g = p.add_argument_group("browsers elsewhere (docs/REVIEW-BROWSER.md, Remote browsers)")
+    g.add_argument("--remote", action="append", metavar="ENGINE[:PAGES]=URL", default=[],
+                   help="review in a remote browser (repeatable; the blocks are spread over all of an engine's): a Playwright "
+                   "browser server ws://HOST:PORT/PATH for chromium or firefox, a WebDriver endpoint http://HOST:PORT for webkit")
     p.set_defaults(run=_review)
 
 
@@ -189,7 +193,7 @@ def _review(args: argparse.Namespace) -> int:
     return review_files(args.files, fields=args.fields, state=args.state, theme=args.theme, engines=args.engine,
                         static_only=args.static, output_format=args.format, output=args.output, fail_on=args.fail_on,
                         baseline=args.baseline, write_baseline=args.write_baseline, sensitive=args.sensitive,
-                        time_limit=args.time_limit, list_rules=args.list_rules)
+                        time_limit=args.time_limit, list_rules=args.list_rules, remote_specs=args.remote)
 
 
 # ----------------------------------------------------------------- document, diff

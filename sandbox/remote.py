@@ -186,6 +186,18 @@ class RemotePlaywrightSession(_PlaywrightSession):
         return self.browser.is_connected()
 
 
+class _RemoteWebDriverPage(_WebDriverPage):
+    async def abandon(self) -> None:
+        """A hung window: its session is deleted at the endpoint (which ends its MiniBrowser), no
+        process here to kill; a session that does not answer is left to the endpoint."""
+        if self.raw in self._session._all:
+            self._session._all.remove(self.raw)
+        try:
+            await asyncio.wait_for(asyncio.to_thread(_quit_quietly, self.raw), 30)
+        except TimeoutError:
+            pass
+
+
 class RemoteWebDriverSession(_WebDriverSession):
     """MiniBrowser windows made by a remote WebDriver endpoint, pooled as the local ones."""
 
@@ -193,13 +205,19 @@ class RemoteWebDriverSession(_WebDriverSession):
         super().__init__(engine)
         self.endpoint = endpoint
 
-    def _start(self):
+    def _start(self, proxy: str | None = None):
         from selenium import webdriver
         from selenium.webdriver.webkitgtk.options import Options
 
         options = Options()
         options.binary_location = self.engine.executable
         options.add_argument("--automation")
+        if proxy:
+            # MiniBrowser's own flags: WebKitGTK's browser takes no proxy from WebDriver's proxy
+            # capability (measured: nothing reached the proxy), nor can the environment of a
+            # WebKitWebDriver someone else started be set from here.
+            options.add_argument(f"--proxy={proxy}")
+            options.add_argument("--ignore-host=127.0.0.1,localhost")
         options.accept_insecure_certs = True
         try:
             return webdriver.Remote(command_executor=self.endpoint.url, options=options)
@@ -207,14 +225,27 @@ class RemoteWebDriverSession(_WebDriverSession):
             raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 
     async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
-        if proxy is not None:  # the remote machine cannot reach this machine's proxy
-            raise EngineError(f"webkit: {self.endpoint.url}: a remote browser takes no local proxy")
-        if self._idle:
-            driver = self._idle.pop()
+        """A MiniBrowser window of the endpoint; ``proxy`` must be an address the remote machine
+        reaches. ``options``: ``window`` (width, height) is applied; ``env`` cannot be (the
+        remote browser's environment is its machine's)."""
+        idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy]
+        for other in [d for d in self._idle if d not in idle]:
+            # A window started with another proxy is of no more use, and the endpoint's sessions are few
+            # (WebKitWebDriver holds one): it ends before a new one starts.
+            self._idle.remove(other)
+            self._all.remove(other)
+            await asyncio.to_thread(_quit_quietly, other)
+        if idle:
+            driver = idle[-1]
+            self._idle.remove(driver)
         else:
-            driver = await asyncio.to_thread(self._start)
+            driver = await asyncio.to_thread(self._start, proxy)
+            driver.flowui_proxy = proxy
             self._all.append(driver)
-        page = _WebDriverPage(self.engine, driver)
+        window = (options or {}).get("window")
+        if window:
+            await asyncio.to_thread(driver.set_window_size, *window)
+        page = _RemoteWebDriverPage(self.engine, driver)
         page._session = self
         return page
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ...engines import Engine, EngineError, Page, Session, launch, webdriver_enter_frame
+from ...remote import Worker, connect
 from ...generator import build_srcdoc
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
@@ -149,18 +150,25 @@ class Observed:
 
 
 class Lane:
-    """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue."""
+    """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue.
+
+    With ``remote`` (the engine's remote browsers, connected: :func:`flowui_sandbox.sandbox.remote.connect_all`)
+    the lane launches nothing: each remote browser has ``pages`` slots, and every slot pulls from
+    the lane's one queue, so the blocks are spread over the browsers as they come free."""
 
     def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
-                 slots: int = SLOTS, on_done=None, differential: bool = True):
+                 slots: int = SLOTS, on_done=None, differential: bool = True, remote: list[Worker] | None = None):
         self.engine = engine
         self.differential = differential
         self.ssl_context = ssl_context
         self.time_limit = time_limit
         self.settle = settle
-        self.size = slots
         self.on_done = on_done
-        self.session: Session | None = None
+        #: The browsers: one launched here, or the remote ones; slot n runs on ``sessions[_of[n]]``.
+        self.remote = list(remote or [])
+        self.sessions: list[Session] = [w.session for w in self.remote]
+        self._of = [i for i, w in enumerate(self.remote) for _ in range(w.pages)] or [0] * slots
+        self.size = len(self._of)
         self._closing: set[asyncio.Task] = set()
         self._lock = asyncio.Lock()
         #: This run's browser: time zone, screen, window, user agent (:mod:`.persona`).
@@ -170,7 +178,8 @@ class Lane:
     async def run(self, works: list[Work]) -> dict[int, Observed]:
         out: dict[int, Observed] = {}
         try:
-            self.session = await self._launch()
+            if not self.remote:
+                self.sessions = [await self._launch()]
         except EngineError as exc:
             for w in works:
                 out[w.index] = Observed(self.engine.name, Canaries(), error=str(exc))
@@ -180,6 +189,7 @@ class Lane:
             queue.put_nowait(w)
 
         async def worker(n: int, retry: bool = False) -> None:
+            which = self._of[n]
             tap = await Tap(self.ssl_context, host_name()).start()
             page: Page | None = None
             slot: Slot | None = None
@@ -188,18 +198,18 @@ class Lane:
                     work = queue.get_nowait()
                     if page is None:
                         try:
-                            page, slot = await self._new_page(tap)
+                            page, slot = await self._new_page(tap, which)
                         except Exception:
                             # A browser that opens no page any more (Chromium busy letting go of a spinning
                             # renderer) is replaced; pages the other slots had on it fail and are retried.
                             try:
-                                await self._relaunch()
-                                page, slot = await self._new_page(tap)
+                                await self._relaunch(which)
+                                page, slot = await self._new_page(tap, which)
                             except Exception as exc:
                                 out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
                                 if self.on_done and not retry:
-                                    self.on_done(self.engine.name, work)
+                                    self.on_done(self._browser(which), work)
                                 continue
                     assert slot is not None  # made with the page
                     try:
@@ -218,8 +228,10 @@ class Lane:
                         self._drop(page, tap)
                         page = None
                         tap = await Tap(self.ssl_context, host_name()).start()
+                    if self.remote:
+                        self.remote[which].done += 1
                     if self.on_done and not retry:
-                        self.on_done(self.engine.name, work)
+                        self.on_done(self._browser(which), work)
             finally:
                 if page is not None:
                     try:
@@ -240,13 +252,18 @@ class Lane:
         finally:
             if self._closing:
                 await asyncio.wait(list(self._closing), timeout=10)
-            try:
-                await asyncio.wait_for(self.session.close(), 30)
-            except Exception:
-                pass
+            for session in self.sessions:  # a remote browser is disconnected from, and stays up
+                try:
+                    await asyncio.wait_for(session.close(), 30)
+                except Exception:  # best effort: a browser already gone raises its driver's own error
+                    pass
             if self._closing:  # pages that would not close went with the browser: their proxies now
                 await asyncio.wait(list(self._closing), timeout=10)
         return out
+
+    def _browser(self, which: int) -> str:
+        """How progress names the browser of ``sessions[which]``: the engine, ``ENGINE@URL`` when remote."""
+        return f"{self.engine.name}@{self.remote[which].label}" if self.remote else self.engine.name
 
     async def _launch(self) -> Session:
         """The engine's browser as :attr:`persona` says: Chromium's user agent is its own version's
@@ -261,11 +278,11 @@ class Lane:
                 await first.close()
         return await launch(self.engine, args=self.persona.launch_args(name, self._version), env=self.persona.launch_env(name))
 
-    async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
-        assert self.session is not None
-        version = getattr(getattr(self.session, "browser", None), "version", "")
+    async def _new_page(self, tap: Tap, which: int = 0) -> tuple[Page, Slot]:
+        session = self.sessions[which]
+        version = getattr(getattr(session, "browser", None), "version", "")
         options = self.persona.page_options(self.engine.name, self.engine.driver, version)
-        page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url, options=options), 60)
+        page = await asyncio.wait_for(session.new_page(proxy=tap.proxy_url, options=options), 60)
         if self.engine.driver == "playwright":
             raw = page.raw  # type: ignore[attr-defined]
 
@@ -287,16 +304,19 @@ class Lane:
             await page.raw.clock.install()  # type: ignore[attr-defined]
         return page, Slot(page)
 
-    async def _relaunch(self) -> None:
-        old = self.session
+    async def _relaunch(self, which: int = 0) -> None:
+        """A new browser for the slots of ``sessions[which]``: launched again, or connected to again
+        (a remote browser server keeps running when a connection to it is closed)."""
+        old = self.sessions[which]
         async with self._lock:
-            if self.session is not old:
+            if self.sessions[which] is not old:
                 return  # another slot relaunched it already
             try:
-                await asyncio.wait_for(old.close(), 15)  # type: ignore[union-attr]
-            except Exception:
+                await asyncio.wait_for(old.close(), 15)
+            except Exception:  # best effort: the old browser may be gone already
                 pass
-            self.session = await self._launch()
+            self.sessions[which] = await (connect(self.engine, self.remote[which].session.endpoint)  # type: ignore[attr-defined]
+                                          if self.remote else self._launch())
 
     def _drop(self, page: Page, tap: Tap) -> None:
         """Close a page the last block may have hung, then its proxy, in the background: a busy
