@@ -184,6 +184,9 @@ def _add_review(sub: Subparsers) -> None:
     g.add_argument("--remote", action="append", metavar="ENGINE[:PAGES]=URL", default=[],
                    help="review in a remote browser (repeatable; the blocks are spread over all of an engine's): a Playwright "
                    "browser server ws://HOST:PORT/PATH for chromium or firefox, a WebDriver endpoint http://HOST:PORT for webkit")
+    g.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
+                   help="address the proxies the browsers send through listen on (default 127.0.0.1)")
+    g.add_argument("--public-host", metavar="NAME", help="name or address the remote browsers reach the proxies by (default: the --bind address)")
     p.set_defaults(run=_review)
 
 
@@ -193,7 +196,8 @@ def _review(args: argparse.Namespace) -> int:
     return review_files(args.files, fields=args.fields, state=args.state, theme=args.theme, engines=args.engine,
                         static_only=args.static, output_format=args.format, output=args.output, fail_on=args.fail_on,
                         baseline=args.baseline, write_baseline=args.write_baseline, sensitive=args.sensitive,
-                        time_limit=args.time_limit, list_rules=args.list_rules, remote_specs=args.remote)
+                        time_limit=args.time_limit, list_rules=args.list_rules, remote_specs=args.remote,
+                        bind=args.bind, public_host=args.public_host)
 
 
 # ----------------------------------------------------------------- document, diff

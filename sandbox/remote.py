@@ -210,7 +210,7 @@ class RemoteWebDriverSession(_WebDriverSession):
         from selenium.webdriver.webkitgtk.options import Options
 
         options = Options()
-        options.binary_location = self.engine.executable
+        options.binary_location = self.engine.executable or minibrowser_path()
         options.add_argument("--automation")
         if proxy:
             # MiniBrowser's own flags: WebKitGTK's browser takes no proxy from WebDriver's proxy
@@ -402,8 +402,10 @@ def _is_loopback(name: str) -> bool:
         return False
 
 
-def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary_host: str | None = None) -> ServerNames:
-    """The bind address and the two site names, checked (OptionError naming the option)."""
+def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary_host: str | None = None, *,
+                 canary: bool = True) -> ServerNames:
+    """The bind address and the two site names, checked (OptionError naming the option).
+    ``canary=False``: no canary site is served (review's proxy), so none is asked for."""
     problems = []
     try:
         address = ipaddress.ip_address(bind)
@@ -414,18 +416,20 @@ def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary
     host = public_host or ("127.0.0.1" if address.is_unspecified else bind)
     if address.is_unspecified and not public_host:
         problems.append(f"--bind {bind}: give --public-host NAME, the name or address the remote browsers reach this machine by")
-    canary = canary_host or "localhost"
-    if not canary_host and not address.is_unspecified and bind != "127.0.0.1":
+    canary_name = canary_host or "localhost"
+    if not canary:
+        pass
+    elif not canary_host and not address.is_unspecified and bind != "127.0.0.1":
         problems.append(f"--bind {bind}: give --canary-host NAME, a name of that address on another site than {host} "
                         "(localhost is 127.0.0.1)")
     elif not _is_loopback(host) and not canary_host:
         problems.append(f"--public-host {host}: give --canary-host NAME too, another name of this machine on another site "
                         "(e.g. the address for --public-host and a DNS name for --canary-host)")
-    if canary == host:
+    if canary and canary_name == host:
         problems.append(f"--canary-host {canary}: must differ from --public-host (the canary stands for another site)")
     if problems:
         raise OptionError("\n".join(problems))
-    return ServerNames(bind, host, canary)
+    return ServerNames(bind, host, canary_name)
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, 
 from .static import analyse
 
 if TYPE_CHECKING:
-    from ..remote import Endpoint
+    from ..remote import Endpoint, ServerNames
 
 
 def tool_version() -> str:
@@ -44,7 +44,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
            theme: dict[str, Any] | None = None, engines: Sequence[str] | None = None, static_only: bool = False,
            sensitive: Sequence[str] | None = None, time_limit: float | None = None,
            progress: Callable[[str], None] | None = None, baseline: dict[str, str] | None = None,
-           fail_on: str = "high", remote: Sequence[Endpoint] = ()) -> ReviewReport:
+           fail_on: str = "high", remote: Sequence[Endpoint] = (), names: ServerNames | None = None) -> ReviewReport:
     """Review blocks (file names, directories, or :class:`BlockInput`) and return the report.
 
     ``time_limit`` is the per-block limit in each engine (None: the in-browser layer's
@@ -53,7 +53,9 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     ``edit`` does: the browsers then mount the block with data of the shape it expects, where a
     path missing from the state would get a string). ``baseline`` maps
     fingerprints to justifications: those findings are moved to ``report.suppressed``.
-    ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.remote.parse_remote`).
+    ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.remote.parse_remote`);
+    ``names``: where the proxies they send through listen, and the name they reach them by
+    (:func:`flowui_sandbox.sandbox.remote.server_names`, ``canary=False``; default: 127.0.0.1).
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
     """
     blocks: list[BlockInput] = []
@@ -91,7 +93,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     if not static_only:
         from .browser import TIME_LIMIT, run_browser_layer  # the in-browser layer (sandbox/review/browser/)
 
-        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, remote=list(remote),
+        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, remote=list(remote), names=names,
                                     time_limit=TIME_LIMIT if time_limit is None else time_limit)  # None: the layer's default
         for report, browser in zip(reports, results):
             report.browser = browser

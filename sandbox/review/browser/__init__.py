@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from ...engines import Engine, EngineError, select_engines
 from ...errors import OptionError, UsageError
 from ...extract import extract_paths
-from ...remote import Endpoint, Worker, close_all, connect_all, plan
+from ...remote import Endpoint, ServerNames, Worker, close_all, connect_all, plan
 from ...server import tls_context
 from ..model import BlockInput, BrowserResult, Finding
 from .canaries import Canaries
@@ -39,13 +39,14 @@ Progress = Callable[[str], None]
 
 def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, time_limit: float = TIME_LIMIT,
                       progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS,
-                      remote: list[Endpoint] | None = None) -> list[BrowserResult]:
+                      remote: list[Endpoint] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
     """Review ``blocks`` in the ``engines`` named (None: every engine found, or with ``remote`` the
     engines given remote browsers); results in the blocks' order. ``remote``: browsers elsewhere
     (:func:`flowui_sandbox.sandbox.remote.parse_remote`); an engine named without one runs here.
 
     Raises :class:`UsageError` when a named engine is not installed or none is found, and
-    :class:`OptionError` when a remote browser does not answer."""
+    :class:`OptionError` when a remote browser does not answer. ``names``: where the slots' proxies
+    listen and the name the remote browsers reach them by (default: 127.0.0.1)."""
     if remote:
         chosen, endpoints = plan(engines, list(remote))
     else:
@@ -56,12 +57,12 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
     if not chosen:
         raise UsageError("review: no browser engine found for the in-browser layer (run `make setup`, or use --static)")
     return asyncio.run(review_in_browsers(blocks, chosen, time_limit=time_limit, progress=progress, settle=settle, slots=slots,
-                                          remote=endpoints))
+                                          remote=endpoints, names=names))
 
 
 async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
                              progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS,
-                             remote: dict[str, list[Endpoint]] | None = None) -> list[BrowserResult]:
+                             remote: dict[str, list[Endpoint]] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
     """Review ``blocks`` in ``engines``; an engine with endpoints in ``remote`` on those browsers
     (every one must answer: :class:`OptionError` naming those that do not, before any block runs)."""
     workers = await _connect(engines, remote or {})
@@ -79,7 +80,8 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
         if progress:
             progress(f"{done}/{total} {engine} {work.file}")
 
-    lanes = [Lane(e, context, time_limit=time_limit, settle=settle, slots=slots, on_done=on_done, remote=workers.get(e.name))
+    lanes = [Lane(e, context, time_limit=time_limit, settle=settle, slots=slots, on_done=on_done, remote=workers.get(e.name),
+                  names=names)
              for e in engines]
     quiet = _QuietDisconnects()
     logging.getLogger("aiohttp.server").addFilter(quiet)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ...engines import Engine, EngineError, Page, Session, launch, webdriver_enter_frame
-from ...remote import Worker, connect
 from ...generator import build_srcdoc
+from ...remote import ServerNames, Worker, connect
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
@@ -157,7 +157,8 @@ class Lane:
     the lane's one queue, so the blocks are spread over the browsers as they come free."""
 
     def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
-                 slots: int = SLOTS, on_done=None, differential: bool = True, remote: list[Worker] | None = None):
+                 slots: int = SLOTS, on_done=None, differential: bool = True, remote: list[Worker] | None = None,
+                 names: ServerNames | None = None):
         self.engine = engine
         self.differential = differential
         self.ssl_context = ssl_context
@@ -169,6 +170,8 @@ class Lane:
         self.sessions: list[Session] = [w.session for w in self.remote]
         self._of = [i for i, w in enumerate(self.remote) for _ in range(w.pages)] or [0] * slots
         self.size = len(self._of)
+        #: Where each slot's proxy listens and the name the browsers reach it by (``--bind``, ``--public-host``).
+        self.names = names or ServerNames("127.0.0.1", "127.0.0.1", "localhost")
         self._closing: set[asyncio.Task] = set()
         self._lock = asyncio.Lock()
         #: This run's browser: time zone, screen, window, user agent (:mod:`.persona`).
@@ -190,7 +193,7 @@ class Lane:
 
         async def worker(n: int, retry: bool = False) -> None:
             which = self._of[n]
-            tap = await Tap(self.ssl_context, host_name()).start()
+            tap = await self._tap()
             page: Page | None = None
             slot: Slot | None = None
             try:
@@ -227,7 +230,7 @@ class Lane:
                         # must not land in the log of the slot's next block.
                         self._drop(page, tap)
                         page = None
-                        tap = await Tap(self.ssl_context, host_name()).start()
+                        tap = await self._tap()
                     if self.remote:
                         self.remote[which].done += 1
                     if self.on_done and not retry:
@@ -260,6 +263,10 @@ class Lane:
             if self._closing:  # pages that would not close went with the browser: their proxies now
                 await asyncio.wait(list(self._closing), timeout=10)
         return out
+
+    async def _tap(self) -> Tap:
+        """A slot's proxy, started: its host page under a host name drawn per slot (:func:`.persona.host_name`)."""
+        return await Tap(self.ssl_context, host_name(), bind=self.names.bind, public_host=self.names.host).start()
 
     def _browser(self, which: int) -> str:
         """How progress names the browser of ``sessions[which]``: the engine, ``ENGINE@URL`` when remote."""
