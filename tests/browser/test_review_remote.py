@@ -72,6 +72,37 @@ def test_remote_review_gives_the_local_findings(flowui_engine, two_servers):
 
 
 @pytest.fixture
+def two_chromium_servers():
+    servers = start_many(["chromium", "chromium"])
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+@pytest.mark.timeout(600)
+def test_a_killed_server_s_blocks_are_reviewed_on_the_other(two_chromium_servers):
+    doomed, survivor = two_chromium_servers
+    blocks = _blocks()
+    lines: list[str] = []
+
+    def progress(line: str) -> None:
+        lines.append(line)
+        if len(lines) == 1:  # one block done: the doomed server's next one is in flight or about to start
+            doomed.kill()
+
+    # One page per server, so the doomed one holds a block when it goes.
+    remote = run_browser_layer(blocks, ["chromium"], remote=parse_remote([f"chromium:1={s.url}" for s in two_chromium_servers]),
+                               progress=progress)
+    for block, result in zip(blocks, remote):
+        assert not result.errors and not result.timed_out, (block.file, result.errors, result.timed_out)
+    rules = {b.file: {f.rule for f in r.findings} for b, r in zip(blocks, remote)}
+    assert "exfil.state-to-url" in rules["exfil_image"] and "bridge.send" in rules["benign_form_send"], rules
+    assert "bridge.open-url" in rules["exfil_openurl"], rules
+    # After the kill, every block was reviewed on the survivor.
+    assert all(f"chromium@{survivor.url}" in line for line in lines[2:]), lines
+
+
+@pytest.fixture
 def one_server_per_engine():
     servers = start_many(["chromium", "webkit"])
     yield servers

@@ -168,7 +168,9 @@ class Lane:
         #: The browsers: one launched here, or the remote ones; slot n runs on ``sessions[_of[n]]``.
         self.remote = list(remote or [])
         self.sessions: list[Session] = [w.session for w in self.remote]
-        self._of = [i for i, w in enumerate(self.remote) for _ in range(w.pages)] or [0] * slots
+        #: Taken in turn, so a few blocks still go to every browser.
+        self._of = [i for k in range(max((w.pages for w in self.remote), default=0))
+                    for i, w in enumerate(self.remote) if k < w.pages] or [0] * slots
         self.size = len(self._of)
         #: Where each slot's proxy listens and the name the browsers reach it by (``--bind``, ``--public-host``).
         self.names = names or ServerNames("127.0.0.1", "127.0.0.1", "localhost")
@@ -209,6 +211,9 @@ class Lane:
                                 await self._relaunch(which)
                                 page, slot = await self._new_page(tap, which)
                             except Exception as exc:
+                                if self._retire(which, exc):  # a remote browser lost: its block goes to the others
+                                    queue.put_nowait(work)
+                                    return
                                 out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
                                 if self.on_done and not retry:
@@ -248,10 +253,14 @@ class Lane:
             # A block that hung while other pages ran may have been starved by one that really spins
             # (two cores, a busy loop on each): each is reviewed once more, alone, and that verdict stands.
             again = [w for w in works if out.get(w.index) is not None and (out[w.index].timed_out or out[w.index].error)]
-            if again and min(self.size, len(works)) > 1:
-                for w in again:
+            # And a block a lost remote browser handed back after the other slots had stopped.
+            left = [w for w in works if w.index not in out]
+            if left or (again and min(self.size, len(works)) > 1):
+                while not queue.empty():
+                    queue.get_nowait()
+                for w in [*left, *(again if min(self.size, len(works)) > 1 else [])]:
                     queue.put_nowait(w)
-                await worker(0, retry=True)
+                await worker(self._live(), retry=True)
         finally:
             if self._closing:
                 await asyncio.wait(list(self._closing), timeout=10)
@@ -263,6 +272,18 @@ class Lane:
             if self._closing:  # pages that would not close went with the browser: their proxies now
                 await asyncio.wait(list(self._closing), timeout=10)
         return out
+
+    def _retire(self, which: int, why: BaseException) -> bool:
+        """Whether the slots of remote browser ``which``, which could not be reached again, stop
+        (another of the engine's browsers is still there to take their blocks)."""
+        if not self.remote:
+            return False
+        self.remote[which].lost = self.remote[which].lost or _first_line(why)
+        return any(not w.lost for w in self.remote)
+
+    def _live(self) -> int:
+        """A slot whose browser is not lost (the first slot when every one is)."""
+        return next((n for n, i in enumerate(self._of) if not self.remote or not self.remote[i].lost), 0)
 
     async def _tap(self) -> Tap:
         """A slot's proxy, started: its host page under a host name drawn per slot (:func:`.persona.host_name`)."""
