@@ -25,8 +25,11 @@ from flowui_sandbox.sandbox.review.corpus import load_corpus
 from flowui_sandbox.sandbox.review.model import BlockInput, BrowserResult
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-#: A benign block, leaks by an image, on a click, on a change, through openUrl, and a bridge send.
-BLOCKS = ["benign_card", "exfil_image", "exfil_on_click_handler", "exfil_onchange", "exfil_openurl", "benign_form_send"]
+#: A benign block, leaks by an image, on a click, on a change, through openUrl, a bridge send, and two
+#: blocks that leak only in a browser that looks like a desktop user's (a non-UTC time zone, no
+#: ``HeadlessChrome`` user agent): the browser server's persona (sandbox/browser_server.py).
+BLOCKS = ["benign_card", "exfil_image", "exfil_on_click_handler", "exfil_onchange", "exfil_openurl", "benign_form_send",
+          "evade_timezone_utc", "evade_headless_ua"]
 
 
 def _blocks() -> list[BlockInput]:
@@ -66,6 +69,7 @@ def test_remote_review_gives_the_local_findings(flowui_engine, two_servers):
     rules = {b.file: {f.rule for f in r.findings} for b, r in zip(blocks, remote)}
     assert "exfil.state-to-url" in rules["exfil_image"] and "bridge.send" in rules["benign_form_send"], rules
     assert "bridge.open-url" in rules["exfil_openurl"], rules
+    assert "exfil.state-to-url" in rules["evade_timezone_utc"] and "exfil.state-to-url" in rules["evade_headless_ua"], rules
     # The blocks were spread: both servers reviewed some (progress names ENGINE@URL).
     used = {line.split(" ")[1] for line in ran_on}
     assert used == {f"{flowui_engine.name}@{s.url}" for s in two_servers}, ran_on
