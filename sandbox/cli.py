@@ -238,9 +238,9 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _add_browser_server(sub: Subparsers) -> None:
     p = sub.add_parser(
-        "browser-server", help="serve a browser for `verify --remote` on another machine (docs/SCALE.md)",
+        "browser-server", help="serve a browser for `verify --remote` or `review --remote` on another machine (docs/SCALE.md)",
         description="Starts a Playwright browser server (chromium, firefox) or WebKitWebDriver (webkit), prints "
-        "ENGINE=URL for `verify --remote`, and serves until interrupted.",
+        "ENGINE=URL for `verify --remote` and `review --remote`, and serves until interrupted.",
     )
     p.add_argument("engine", choices=ENGINE_NAMES)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
