@@ -58,7 +58,7 @@ test: setup
 	$(MAKE) --no-print-directory lint
 	$(PY) -m pytest -m unit -q -n auto
 	node --test tests/js/
-	$(PY) -m pytest -m "browser or e2e"
+	$(PY) -m pytest -m "browser or e2e" --durations=25
 
 # ruff (rules and why: pyproject.toml [tool.ruff]) and mypy over flowui_sandbox (sandbox, bridge, theme).
 # mypy reads flowui_sandbox through a link tree (pyproject.toml [tool.mypy] says why).

@@ -4,7 +4,7 @@
 
 Both peers are sandboxed srcdoc iframes in one host page served by the local aiohttp server:
 
-* **bridge**: a block built by ``flowui_sandbox.sandbox.generator.build_srcdoc`` and mounted by
+* **bridge**: a block built by ``flowui_sandbox.sandbox.block.srcdoc.build_srcdoc`` and mounted by
   ``bridge/flow-ui-host.js``. One round: ``handle.setState(state)`` (a 60-key state, a
   projection of 4 paths), the runtime applies the change, updates the ``data-bind`` text and
   calls the block's ``onChange``, which acknowledges with ``parent.postMessage`` after reading
@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from flowui_sandbox.sandbox.block.policy import CSP, SANDBOX
+from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc
 from flowui_sandbox.sandbox.engines import find_engines, launch
-from flowui_sandbox.sandbox.generator import build_srcdoc
-from flowui_sandbox.sandbox.policy import CSP, SANDBOX
 from flowui_sandbox.sandbox.server import LocalServer
 
 BLOCK = """<p>Total: <b id="v" data-bind="order.total"></b> <i data-bind="customer.name"></i></p>

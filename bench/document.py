@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jsonpatch
 
+from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES, extract_paths
 from flowui_sandbox.sandbox.document import check_document, diff
 from flowui_sandbox.sandbox.document.model import Document
-from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES, extract_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction import block

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from selectolax.lexbor import LexborHTMLParser
 
-from flowui_sandbox.sandbox.extract import EXTRACTION_PREFIX, GUARD_THRESHOLD, ExtractionError, extract_paths
+from flowui_sandbox.sandbox.block.extract import EXTRACTION_PREFIX, GUARD_THRESHOLD, ExtractionError, extract_paths
 
 CARD = """<section class="card" data-show="order">
   <header><h2 data-bind="order.title">Order</h2><span class="badge" data-show="order.paid">paid</span></header>

@@ -135,7 +135,7 @@ window.pageReady = true;
 def blocks(n: int) -> tuple[list[str], list[dict], list[str], list[str]]:
     """N different cards: the source, its state, the plain-iframe document (same text, no runtime),
     and the sandboxed document as the server-side generator builds it."""
-    from flowui_sandbox.sandbox.generator import build_srcdoc
+    from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc
 
     sources, states, plain, srcdocs = [], [], [], []
     for i in range(n):

@@ -7,7 +7,7 @@
 2. Runs each candidate parser on the same documents (EXTRACTION_PREFIX + input) and
    counts the inputs whose (attribute, value) list differs from the browser's.
    Every candidate gets the same selection: elements in document order, attributes
-   in order, template content skipped. Only the chosen one (sandbox.extract) also
+   in order, template content skipped. Only the chosen one (sandbox.block.extract) also
    applies the declarative-shadow-DOM rule, which no parser models.
 3. Times a bare parse plus that selection on the 5 KB and 1 MB blocks of
    bench/extraction.py (CPU time, best of several rounds).
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flowui_sandbox.sandbox.extract import EXTRACTION_PREFIX, ExtractionError, raw_values  # noqa: E402
+from flowui_sandbox.sandbox.block.extract import EXTRACTION_PREFIX, ExtractionError, raw_values  # noqa: E402
 
 WANTED = ("data-bind", "data-show")
 
@@ -124,7 +124,7 @@ def justhtml_parse(source: str) -> list[tuple[str, str]]:
 
 
 CANDIDATES = {
-    "lexbor (sandbox.extract)": lexbor_chosen,
+    "lexbor (sandbox.block.extract)": lexbor_chosen,
     "lexbor, selectolax defaults": lexbor_default,
     "html5lib": html5lib_parse,
     "justhtml": justhtml_parse,

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extraction import best, block
 
-from flowui_sandbox.sandbox.extract import extract_paths
+from flowui_sandbox.sandbox.block.extract import extract_paths
 from flowui_sandbox.sandbox.review.corpus import load_corpus
 from flowui_sandbox.sandbox.review.static import review_static
 

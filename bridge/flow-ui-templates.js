@@ -1,4 +1,4 @@
-// Flow UI text templates (SPEC §5) in JavaScript: the twin of sandbox/templates.py.
+// Flow UI text templates (SPEC §5) in JavaScript: the twin of sandbox/block/templates.py.
 // `{path}` inserts the value's text (objects and arrays as JSON) and keeps the whole template
 // from rendering while it is absent (missing or null); `{?path}` inserts "" when absent;
 // `{path|fallback}` inserts the fallback (itself a template) when absent or ""; `\{`, `\}` and
@@ -9,7 +9,7 @@ import { core } from './contract.js';
 
 const { pathProblem, lookup, formatValue } = core;
 
-// Fallbacks nested deeper than this are refused (sandbox/templates.py MAX_NESTING; the fixture
+// Fallbacks nested deeper than this are refused (sandbox/block/templates.py MAX_NESTING; the fixture
 // `fallbacks_nest_too_deep` holds both sides to it).
 const MAX_NESTING = 32;
 

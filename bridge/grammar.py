@@ -8,7 +8,7 @@ first segment is a frozen system field is refused too.
 A block id (:data:`BLOCK_ID_PATTERN`) is a letter, then up to 63 letters, digits, ``_`` or ``-``.
 
 The JavaScript side reads the same grammars from ``bridge/contract.js``,
-which is generated from this module (see :mod:`flowui_sandbox.sandbox.contract`).
+which is generated from this module (see :mod:`flowui_sandbox.sandbox.derived.contract`).
 """
 
 from __future__ import annotations

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .block.policy import CSP, SANDBOX
 from .errors import SandboxError, UsageError
-from .policy import CSP, SANDBOX
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .extract import ExtractionError, extract_paths
-    from .generator import build_iframe, build_page, build_srcdoc
+    from .block.extract import ExtractionError, extract_paths
+    from .block.srcdoc import build_iframe, build_page, build_srcdoc
 
 __all__ = [
     "CSP", "SANDBOX", "SandboxError", "UsageError",
@@ -24,8 +24,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "extract_paths": "extract", "ExtractionError": "extract",
-    "build_srcdoc": "generator", "build_iframe": "generator", "build_page": "generator",
+    "extract_paths": "block.extract", "ExtractionError": "block.extract",
+    "build_srcdoc": "block.srcdoc", "build_iframe": "block.srcdoc", "build_page": "block.srcdoc",
 }
 
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from .engines import ENGINE_NAMES
 from .errors import OptionError, UsageError
-from .review.run import FAIL_ON, FORMATS
+from .review.command import FAIL_ON, FORMATS
 from .verify.probes import PROBES_DIR
 from .verify.request import GENERATOR_PROTOCOLS
 
@@ -68,7 +68,7 @@ def _add_paths(sub: Subparsers) -> None:
 
 
 def _paths(args: argparse.Namespace) -> int:
-    from .extract import print_paths
+    from .block.extract import print_paths
 
     return print_paths(args.files, frozen=args.frozen, as_json=args.json)
 
@@ -90,7 +90,7 @@ def _add_build(sub: Subparsers) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .generator import build_file
+    from .block.srcdoc import build_file
 
     return build_file(args.file, state=args.state, theme=args.theme, fields=args.fields, frozen=args.frozen,
                       block_id=args.block_id, page=args.page, output=args.output)
@@ -108,7 +108,7 @@ def _add_generate(sub: Subparsers) -> None:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from .generate import generate
+    from .derived.generate import generate
 
     return generate(check=args.check)
 
@@ -147,7 +147,7 @@ def _add_verify(sub: Subparsers) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify.run import verify
+    from .verify.command import verify
 
     return verify(engines=args.engine, json_file=args.json, html_file=args.html, generator=args.generator,
                   generator_protocol=args.generator_protocol, probe_prefixes=args.probe, probes_dir=args.probes_dir,
@@ -191,7 +191,7 @@ def _add_review(sub: Subparsers) -> None:
 
 
 def _review(args: argparse.Namespace) -> int:
-    from .review.run import review_files
+    from .review.command import review_files
 
     return review_files(args.files, fields=args.fields, state=args.state, theme=args.theme, engines=args.engine,
                         static_only=args.static, output_format=args.format, output=args.output, fail_on=args.fail_on,
@@ -214,7 +214,7 @@ def _add_document(sub: Subparsers) -> None:
 
 
 def _document(args: argparse.Namespace) -> int:
-    from .document.run import check_document_file
+    from .document.command import check_document_file
 
     return check_document_file(args.file, as_json=args.json, frozen=args.frozen, schema=args.schema)
 
@@ -228,7 +228,7 @@ def _add_diff(sub: Subparsers) -> None:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from .document.run import diff_files
+    from .document.command import diff_files
 
     return diff_files(args.old, args.new)
 
@@ -271,7 +271,7 @@ def _add_edit(sub: Subparsers) -> None:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from .editor.run import edit
+    from .editor.command import edit
 
     return edit(args.file, state=args.state, fields=args.fields, theme=args.theme, block_id=args.block_id,
                 port=args.port, open_browser=not args.no_open)

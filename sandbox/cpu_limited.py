@@ -1,6 +1,6 @@
 """A call made in a forked child that the kernel stops after a budget of CPU time.
 
-Extraction (:mod:`flowui_sandbox.sandbox.extract`) parses a large untrusted source here: lexbor's cost
+Extraction (:mod:`flowui_sandbox.sandbox.block.extract`) parses a large untrusted source here: lexbor's cost
 grows with tags x nesting depth and a parse cannot be interrupted from Python, so the
 parse runs where a CPU-time timer (``ITIMER_PROF``, whose default action ends the
 process even inside C code) and a wall-clock kill can stop it. docs/PARSER.md gives

@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .block.jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
 from .errors import UsageError
-from .jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
 
 
 def display_name(name: str) -> str:

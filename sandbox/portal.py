@@ -1,7 +1,7 @@
 """Synchronous code over the async harness: an asyncio loop in a thread, and a page with blocking methods.
 
 The pytest plugin's ``flowui_portal`` and ``flowui_page`` fixtures (docs/PYTEST.md) and the
-block host (:mod:`flowui_sandbox.sandbox.block_host`) are built on these.
+block host (:mod:`flowui_sandbox.sandbox.plugin.block_host`) are built on these.
 """
 
 from __future__ import annotations

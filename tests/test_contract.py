@@ -8,12 +8,12 @@ import re
 import subprocess
 
 from flowui_sandbox.bridge import runtime_source
-from flowui_sandbox.sandbox import contract
+from flowui_sandbox.sandbox.derived import contract
 
 
 def test_the_runtime_carries_the_python_constants():
     from flowui_sandbox.bridge.protocol import MAX_MESSAGE_CHARS
-    from flowui_sandbox.sandbox.paths import MAX_LENGTH, SEGMENT_PATTERN
+    from flowui_sandbox.sandbox.block.paths import MAX_LENGTH, SEGMENT_PATTERN
 
     block = re.search(r"var C = (\{.*?\});\n", runtime_source()).group(1)
     constants = json.loads(block)

@@ -83,7 +83,7 @@ EXAMPLES = modules_with_examples()
 
 def test_the_public_api_has_docstring_examples():
     # The parse functions, the projection and the policy show their use in their docstrings.
-    for name in ("flowui_sandbox.bridge.grammar", "flowui_sandbox.sandbox.paths", "flowui_sandbox.sandbox.projection", "flowui_sandbox.sandbox.policy"):
+    for name in ("flowui_sandbox.bridge.grammar", "flowui_sandbox.sandbox.block.paths", "flowui_sandbox.sandbox.block.projection", "flowui_sandbox.sandbox.block.policy"):
         assert name in EXAMPLES
 
 

@@ -13,6 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
+from flowui_sandbox.sandbox.block.projection import project
+from flowui_sandbox.sandbox.block.templates import render_template, template_paths
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.document import (
     BLOCK_TYPES,
@@ -28,9 +31,6 @@ from flowui_sandbox.sandbox.document import (
 )
 from flowui_sandbox.sandbox.document.jsontext import load_json, locate, locate_all
 from flowui_sandbox.sandbox.errors import UsageError
-from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
-from flowui_sandbox.sandbox.projection import project
-from flowui_sandbox.sandbox.templates import render_template, template_paths
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "document"
 DOCUMENTS = json.loads((FIXTURES / "documents.json").read_text(encoding="utf-8"))

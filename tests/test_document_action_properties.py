@@ -18,8 +18,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from flowui_sandbox.sandbox.block.projection import MISSING, get_path
 from flowui_sandbox.sandbox.document import UiActionRefused, apply_patch, check_document, validate_ui_action
-from flowui_sandbox.sandbox.projection import MISSING, get_path
 
 MT = "application/vnd.platform.ui-action+json"
 SEGMENTS = ["a", "b", "c"]

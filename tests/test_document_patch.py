@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flowui_sandbox.sandbox.block.projection import project
 from flowui_sandbox.sandbox.document import patch as patch_module
 from flowui_sandbox.sandbox.document.patch import PatchError, apply_patch, diff, fan_out, json_equal, op_size
-from flowui_sandbox.sandbox.projection import project
 
 ROOT = Path(__file__).parent.parent / "fixtures"
 PATCHES = json.loads((ROOT / "document" / "patches.json").read_text(encoding="utf-8"))

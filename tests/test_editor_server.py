@@ -14,9 +14,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from flowui_sandbox.sandbox.block.extract import extract_paths
+from flowui_sandbox.sandbox.block.policy import CSP
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession, cheatsheet, preview_csp, sha256, write_atomically
-from flowui_sandbox.sandbox.extract import extract_paths
-from flowui_sandbox.sandbox.policy import CSP
 from flowui_sandbox.theme import TOKENS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,7 +240,7 @@ def test_the_static_files_ship_with_the_package():
 
 
 def test_the_state_beside_the_file_and_the_starters_fields_are_the_defaults(tmp_path):
-    from flowui_sandbox.sandbox.editor.run import STARTER_FIELDS, editor_session
+    from flowui_sandbox.sandbox.editor.command import STARTER_FIELDS, editor_session
 
     (tmp_path / "card.html").write_text("<p data-bind='a'></p>", encoding="utf-8")
     (tmp_path / "card.state.json").write_text('{"a": "beside"}', encoding="utf-8")

@@ -1,4 +1,4 @@
-"""flowui_sandbox.sandbox.extract: the conformance fixtures, the error reports, bad input and the CLI.
+"""flowui_sandbox.sandbox.block.extract: the conformance fixtures, the error reports, bad input and the CLI.
 
 Parity with real browsers is proven in tests/browser/test_parity.py.
 """
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import flowui_sandbox.sandbox as sandbox
-from flowui_sandbox.sandbox import extract
+from flowui_sandbox.sandbox.block import extract
+from flowui_sandbox.sandbox.block.extract import ExtractionError, Problem, extract_paths
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.errors import SandboxError
-from flowui_sandbox.sandbox.extract import ExtractionError, Problem, extract_paths
 
 FIXTURES = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "extraction.json").read_text(encoding="utf-8"))
 POSITION_FIELDS = ("line", "column", "element", "attribute", "value")
@@ -221,10 +221,10 @@ def test_cli_nul(tmp_path, capsys):
 
 
 def test_fast_path_check_agrees_with_the_path_grammar():
-    """extract's one-regex check must accept exactly what sandbox.paths accepts."""
+    """extract's one-regex check must accept exactly what sandbox.block.paths accepts."""
     import random
 
-    from flowui_sandbox.sandbox.paths import MAX_LENGTH, MAX_SEGMENTS, path_problem
+    from flowui_sandbox.sandbox.block.paths import MAX_LENGTH, MAX_SEGMENTS, path_problem
 
     rng = random.Random(7)
     samples = ["a" * MAX_LENGTH, "a" * (MAX_LENGTH + 1), ".".join("a" * MAX_SEGMENTS), ".".join("a" * (MAX_SEGMENTS + 1)),

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
+from flowui_sandbox.sandbox.block.jsonjs import MAX_DEPTH
+from flowui_sandbox.sandbox.block.paths import parse_path_list
 from flowui_sandbox.sandbox.errors import UsageError
 from flowui_sandbox.sandbox.files import member_positions, parse_json, read_bytes, read_json
-from flowui_sandbox.sandbox.jsonjs import MAX_DEPTH
-from flowui_sandbox.sandbox.paths import parse_path_list
 
 
 class _Endless(io.RawIOBase):

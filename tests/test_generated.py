@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flowui_sandbox.sandbox import generate, goldens
 from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.derived import generate, goldens
 
 
 def test_generated_files_are_current():

@@ -11,12 +11,12 @@ import html5lib
 import pytest
 
 from flowui_sandbox.bridge import runtime_source
+from flowui_sandbox.sandbox.block.jsonjs import JSONValueError
+from flowui_sandbox.sandbox.block.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.sandbox.block.srcdoc import BASE_CSS, GeneratorError, build_iframe, build_page, build_srcdoc, escape_attribute, iframe_for
 from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.derived.goldens import GOLDEN_DIR, from_golden, load_cases, render
 from flowui_sandbox.sandbox.errors import SandboxError
-from flowui_sandbox.sandbox.generator import BASE_CSS, GeneratorError, build_iframe, build_page, build_srcdoc, escape_attribute, iframe_for
-from flowui_sandbox.sandbox.goldens import GOLDEN_DIR, from_golden, load_cases, render
-from flowui_sandbox.sandbox.jsonjs import JSONValueError
-from flowui_sandbox.sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
 from flowui_sandbox.theme import LIGHT, Theme, ThemeError
 
 NS = "{http://www.w3.org/1999/xhtml}"
@@ -181,7 +181,7 @@ def test_source_that_is_not_text(source, where):
 
 
 def test_source_too_large():
-    from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
+    from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
 
     build_srcdoc("é" * (MAX_SOURCE_BYTES // 2), block_id="b", paths=[])
     with pytest.raises(GeneratorError, match="source: 4194306 bytes of UTF-8; at most 4194304"):
@@ -215,7 +215,7 @@ def test_an_unchecked_theme_object_is_checked_again():
 
 
 def test_a_runtime_that_would_end_its_script_is_refused(monkeypatch):
-    import flowui_sandbox.sandbox.generator as generator
+    import flowui_sandbox.sandbox.block.srcdoc as generator
 
     for bad in ("x = '</script>'", "// <!-- a", "s='<SCRIPT>'"):
         monkeypatch.setattr(generator, "runtime_source", lambda bad=bad: bad)
@@ -270,7 +270,7 @@ def test_page_mounts_the_block_and_loads_nothing():
     # The host module's whole graph, each module under a bare name; every import names one of them
     # (a data: module resolves no relative specifier).
     from flowui_sandbox.bridge import BRIDGE_DIR
-    from flowui_sandbox.sandbox.generator import _module_specifiers
+    from flowui_sandbox.sandbox.block.srcdoc import _module_specifiers
 
     modules = [BRIDGE_DIR / "contract.js", *sorted((BRIDGE_DIR / "host").glob("*.js"))]
     assert set(imports) == {"flowui-host"} | {f"flowui-bridge/{p.relative_to(BRIDGE_DIR).as_posix()}" for p in modules}
@@ -298,7 +298,7 @@ def test_golden_document(case):
 
 @pytest.mark.parametrize("case", load_cases(), ids=lambda c: c["name"])
 def test_golden_paths_are_what_extraction_finds(case):
-    from flowui_sandbox.sandbox.extract import extract_paths
+    from flowui_sandbox.sandbox.block.extract import extract_paths
 
     assert extract_paths(case["source"]) == case["paths"]
 

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flowui_sandbox.bridge import runtime_source
-from flowui_sandbox.sandbox.generator import BLOCK_ID_PATTERN, build_iframe, build_srcdoc
-from flowui_sandbox.sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
-from flowui_sandbox.sandbox.projection import get_path, project
+from flowui_sandbox.sandbox.block.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.sandbox.block.projection import get_path, project
+from flowui_sandbox.sandbox.block.srcdoc import BLOCK_ID_PATTERN, build_iframe, build_srcdoc
 from flowui_sandbox.theme import TOKENS, Theme, ThemeError
 
 NS = "{http://www.w3.org/1999/xhtml}"

@@ -1,5 +1,5 @@
-"""Lookup, projection, text and emptiness (sandbox.projection) and JSON as JavaScript writes it
-(sandbox.jsonjs), against the shared fixtures and against Node's own JSON.stringify."""
+"""Lookup, projection, text and emptiness (sandbox.block.projection) and JSON as JavaScript writes it
+(sandbox.block.jsonjs), against the shared fixtures and against Node's own JSON.stringify."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from flowui_sandbox.sandbox.block.jsonjs import MAX_DEPTH, JSONValueError, number_text, ordered_keys, script_json, stringify
+from flowui_sandbox.sandbox.block.projection import MISSING, PathError, format_text, get_path, is_empty, project
 from flowui_sandbox.sandbox.errors import SandboxError
-from flowui_sandbox.sandbox.jsonjs import MAX_DEPTH, JSONValueError, number_text, ordered_keys, script_json, stringify
-from flowui_sandbox.sandbox.projection import MISSING, PathError, format_text, get_path, is_empty, project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -203,7 +203,7 @@ SET_VALUE = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "b
 @pytest.mark.parametrize("case", SET_VALUE, ids=[c["name"] for c in SET_VALUE])
 def test_set_path_follows_the_shared_rule(case):
     """The same cases tests/js run through the host's core.setIn."""
-    from flowui_sandbox.sandbox.projection import WriteError, set_path
+    from flowui_sandbox.sandbox.block.projection import WriteError, set_path
 
     before = json.dumps(case["state"])
     if "problem" in case:

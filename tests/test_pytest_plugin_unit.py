@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from flowui_sandbox.sandbox.engines import CHROMIUM_ARGS, Engine
-from flowui_sandbox.sandbox.pytest_plugin import selected_engines, with_debian_browser
+from flowui_sandbox.sandbox.plugin.fixtures import selected_engines, with_debian_browser
 
 DEBIAN = [
     Engine("chromium", "playwright", "/usr/bin/chromium", "debian"),

@@ -256,7 +256,7 @@ def test_sarif_passes_the_official_validator(tmp_path, monkeypatch):
     import os
     import subprocess
 
-    from flowui_sandbox.sandbox.pytest_plugin import in_ci
+    from flowui_sandbox.sandbox.plugin.fixtures import in_ci
 
     tool = os.environ.get("FLOWUI_SARIF_MULTITOOL") or str(SARIF_VALIDATOR)
     if not os.access(tool, os.X_OK):

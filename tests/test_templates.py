@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from flowui_sandbox.sandbox.templates import TemplateError, render_template, template_paths
+from flowui_sandbox.sandbox.block.templates import TemplateError, render_template, template_paths
 
 CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "templates.json").read_text(encoding="utf-8"))
 

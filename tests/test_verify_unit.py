@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from flowui_sandbox.sandbox.block.policy import CSP
+from flowui_sandbox.sandbox.block.srcdoc import build_iframe
 from flowui_sandbox.sandbox.cli import main
-from flowui_sandbox.sandbox.generator import build_iframe
-from flowui_sandbox.sandbox.policy import CSP
 from flowui_sandbox.sandbox.verify import report
 from flowui_sandbox.sandbox.verify.probes import CATEGORIES, HELPER_FILE, PROBES_DIR, Expect, ProbeError, helper, load_catalogue, load_probe
-from flowui_sandbox.sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, Result, check_iframe, judge
+from flowui_sandbox.sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, check_iframe, conclude, verdict_of
 
 MINIMAL = {
     "id": "demo.probe", "title": "t", "category": "network", "attack": "a",
@@ -243,7 +243,7 @@ def test_an_unusable_generator_output_is_an_error(html, message):
 def test_a_command_generator_is_run_with_the_source_on_stdin(tmp_path):
     script = tmp_path / "gen.py"
     script.write_text(
-        "import sys\nfrom flowui_sandbox.sandbox.generator import build_iframe\n"
+        "import sys\nfrom flowui_sandbox.sandbox.block.srcdoc import build_iframe\n"
         "sys.stdout.write(build_iframe(sys.stdin.read(), block_id='probe'))\n", encoding="utf-8")
     gen = CommandGenerator(f"{sys.executable} {script}")
     gen.preflight()
@@ -270,7 +270,7 @@ ALLOWED = Expect(outcome="allowed", why="by design, because the policy says so")
     ("n/a", BLOCKED, [], "n/a"),
 ])
 def test_verdicts(status, expected, problems, verdict):
-    assert judge(status, expected, problems) == verdict
+    assert verdict_of(status, expected, problems) == verdict
 
 
 # ------------------------------------------------------------------------------ report
@@ -281,8 +281,8 @@ def sample_runs() -> tuple[list, list[EngineRun]]:
     evil = "<script>alert('x')</script>"
     runs = [
         EngineRun("chromium", [
-            Result(probes[0].id, "chromium", "blocked", BLOCKED),
-            Result(probes[1].id, "chromium", "allowed", BLOCKED, evidence=[f"request seen: {evil}"], observed={"self_report": evil}),
+            conclude(probes[0].id, "chromium", "blocked", BLOCKED),
+            conclude(probes[1].id, "chromium", "allowed", BLOCKED, evidence=[f"request seen: {evil}"], observed={"self_report": evil}),
         ]),
     ]
     return probes, runs

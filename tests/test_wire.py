@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flowui_sandbox.sandbox.block.projection import project
 from flowui_sandbox.sandbox.document.action import UiActionRefused
 from flowui_sandbox.sandbox.document.patch import parse_pointer
 from flowui_sandbox.sandbox.document.session import Session, SessionError, replay
@@ -24,7 +25,6 @@ from flowui_sandbox.sandbox.document.wire import (
     check_down,
     check_up,
 )
-from flowui_sandbox.sandbox.projection import project
 
 FIXTURE = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "document" / "wire.json").read_text(encoding="utf-8"))
 ACTION = "application/vnd.platform.ui-action+json"

@@ -1,12 +1,12 @@
 // The block's projection of the host's state (SPEC §2), and what a change of it means for the
-// block. The same rules as sandbox/projection.py (fixtures/projection.json holds both to them).
+// block. The same rules as sandbox/block/projection.py (fixtures/projection.json holds both to them).
 
 import { core } from '../contract.js';
 
 const { lookup, deepEqual } = core;
 const hasOwn = Object.prototype.hasOwnProperty;
 
-// The projection of `state` on `paths` (SPEC §2; the same rules as sandbox/projection.py):
+// The projection of `state` on `paths` (SPEC §2; the same rules as sandbox/block/projection.py):
 // a path to an object carries all of it, missing paths add nothing, arrays reached through
 // indexes keep their projected elements at their indexes with null before them.
 export function project(state, paths) {

@@ -7,8 +7,8 @@ generator here. This one builds the iframe with flowui-sandbox's own generator.
 import json
 import sys
 
+from flowui_sandbox.sandbox.block.srcdoc import build_iframe
 from flowui_sandbox.sandbox.errors import SandboxError
-from flowui_sandbox.sandbox.generator import build_iframe
 
 
 def main() -> int:

@@ -20,24 +20,24 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from flowui_sandbox.sandbox.block.policy import CSP, SANDBOX
 from flowui_sandbox.sandbox.errors import SandboxError, UsageError
-from flowui_sandbox.sandbox.policy import CSP, SANDBOX
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowui_sandbox.bridge.protocol import UiAction, parse_block_message, parse_host_message, user_message
-    from flowui_sandbox.sandbox.extract import ExtractionError, extract_paths
-    from flowui_sandbox.sandbox.generator import build_iframe, build_page, build_srcdoc
+    from flowui_sandbox.sandbox.block.extract import ExtractionError, extract_paths
+    from flowui_sandbox.sandbox.block.srcdoc import build_iframe, build_page, build_srcdoc
     from flowui_sandbox.sandbox.review import ReviewReport, review
     from flowui_sandbox.theme import Theme, ThemeError
 
 #: Each public name and the module it lives in, imported on first use so that
 #: ``import flowui_sandbox`` stays cheap (no pydantic, no parser) until a name is touched.
 _LAZY = {
-    "extract_paths": "flowui_sandbox.sandbox.extract",
-    "ExtractionError": "flowui_sandbox.sandbox.extract",
-    "build_srcdoc": "flowui_sandbox.sandbox.generator",
-    "build_iframe": "flowui_sandbox.sandbox.generator",
-    "build_page": "flowui_sandbox.sandbox.generator",
+    "extract_paths": "flowui_sandbox.sandbox.block.extract",
+    "ExtractionError": "flowui_sandbox.sandbox.block.extract",
+    "build_srcdoc": "flowui_sandbox.sandbox.block.srcdoc",
+    "build_iframe": "flowui_sandbox.sandbox.block.srcdoc",
+    "build_page": "flowui_sandbox.sandbox.block.srcdoc",
     "review": "flowui_sandbox.sandbox.review",
     "ReviewReport": "flowui_sandbox.sandbox.review",
     "Theme": "flowui_sandbox.theme",

@@ -12,7 +12,7 @@ See docs/DOCUMENT.md. One module per job:
 * :mod:`.wire`: the A2A Parts both ways (downlink events, the upward Message), located errors;
 * :mod:`.session`: one client's session: the Parts it gets, the Messages it may send;
 * :mod:`.live`: a page server streaming one session to a browser (the end-to-end proof);
-* :mod:`.run`: what the ``document`` and ``diff`` commands do (files in, report out).
+* :mod:`.command`: what the ``document`` and ``diff`` commands do (files in, report out).
 """
 
 from .action import REASONS, ActionResult, Refusal, UiActionRefused, validate_ui_action

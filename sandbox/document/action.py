@@ -37,10 +37,10 @@ from pydantic import ValidationError
 
 from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
 
+from ..block.jsonjs import MAX_DEPTH
+from ..block.paths import path_problem
+from ..block.projection import MISSING, get_path, is_empty
 from ..errors import SandboxError
-from ..jsonjs import MAX_DEPTH
-from ..paths import path_problem
-from ..projection import MISSING, get_path, is_empty
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
 from .patch import PatchError, check_json, escape, json_equal
 from .pattern import compile_pattern, lone_surrogate, utf16_length

@@ -18,9 +18,9 @@ from itertools import accumulate
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner json uses; typeshed leaves it out
 from typing import Any
 
+from ..block.jsonjs import MAX_DEPTH
 from ..errors import UsageError
 from ..files import parse_json
-from ..jsonjs import MAX_DEPTH
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"

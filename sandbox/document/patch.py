@@ -45,9 +45,9 @@ from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
+from ..block.jsonjs import MAX_DEPTH
+from ..block.projection import project
 from ..errors import SandboxError
-from ..jsonjs import MAX_DEPTH
-from ..projection import project
 
 #: Largest old x new middle of an array aligned by the minimal edit script.
 ALIGN_CELLS = 4096

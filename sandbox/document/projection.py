@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..projection import project
+from ..block.projection import project
 from .model import Document
 from .validate import DocumentError, PathRef, Report, check_blocks, load_document
 

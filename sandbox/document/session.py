@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..projection import project
+from ..block.projection import project
 from .action import ActionResult, validate_ui_action
 from .patch import apply_patch, diff
 from .projection import rendered_paths, report_of

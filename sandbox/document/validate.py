@@ -9,7 +9,7 @@ and, inside a template or an html source, the line:column there
   and every link's ``page_id`` an existing page;
 * every template parses; every path (templates, ``field``, ``visible_when``,
   html ``fields``, data blocks' ``path``) obeys the grammar and is not frozen;
-* every html ``source`` extracts cleanly (:func:`flowui_sandbox.sandbox.extract.extract_paths`);
+* every html ``source`` extracts cleanly (:func:`flowui_sandbox.sandbox.block.extract.extract_paths`);
 * what a server writes stays unambiguous: no input ``field`` or html ``fields``
   entry is ``ui_action`` or under it, and on one page no two inputs write the
   same path or one inside another;
@@ -29,10 +29,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
+from ..block.paths import path_problem
+from ..block.templates import TemplateError, template_refs
 from ..errors import SandboxError
-from ..extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
-from ..paths import path_problem
-from ..templates import TemplateError, template_refs
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
 from .pattern import pattern_problem

@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, Strict
 
 from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
 
+from ..block.jsonjs import MAX_DEPTH
 from ..errors import SandboxError
-from ..jsonjs import MAX_DEPTH
 from .patch import PatchError, check_json, parse_pointer
 
 #: mediaType of a state snapshot part (the client's whole projection).

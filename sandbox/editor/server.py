@@ -24,7 +24,7 @@ Two documents are served:
   (``frame-ancestors``) and driven by ``postMessage``: it runs the bridge's host module, which
   mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc document inherits
   its parent's CSP on top of its own, so this page's policy is the block's policy
-  (``flowui_sandbox.sandbox.policy.CSP``) plus ``'self'`` for the host's module and stylesheet:
+  (``flowui_sandbox.sandbox.block.policy.CSP``) plus ``'self'`` for the host's module and stylesheet:
   the block's effective policy stays exactly its own. The author's code never runs in the
   editor's origin: the srcdoc frame is sandboxed (opaque origin).
 
@@ -66,7 +66,7 @@ from typing import Any
 from aiohttp import web
 
 from flowui_sandbox.bridge import BRIDGE_DIR
-from flowui_sandbox.sandbox.policy import CSP as BLOCK_CSP
+from flowui_sandbox.sandbox.block.policy import CSP as BLOCK_CSP
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PROTOCOL_FILE = BRIDGE_DIR / "PROTOCOL.md"
@@ -95,7 +95,7 @@ def preview_csp(editor_origin: str) -> str:
     """The preview host page's policy: the block's own, plus ``'self'`` where the host needs it,
     framed by the editor's origin only.
 
-    Built from ``flowui_sandbox.sandbox.policy.CSP`` (never restated), so the intersection the srcdoc
+    Built from ``flowui_sandbox.sandbox.block.policy.CSP`` (never restated), so the intersection the srcdoc
     enforces (inherited ∩ its own meta policy) is the block's policy exactly.
     """
     directives = []
@@ -486,9 +486,9 @@ def analyze(source: str, fields: list) -> dict[str, Any]:
     """The generator's view of ``source``: its markup paths (or every problem with
     line:column) and the problems of ``fields``. Fast (the preview waits for it); the review's
     findings come separately (:func:`static_findings`)."""
+    from flowui_sandbox.sandbox.block.extract import ExtractionError, extract_paths
+    from flowui_sandbox.sandbox.block.srcdoc import check_paths, check_text
     from flowui_sandbox.sandbox.errors import SandboxError
-    from flowui_sandbox.sandbox.extract import ExtractionError, extract_paths
-    from flowui_sandbox.sandbox.generator import check_paths, check_text
 
     out: dict[str, Any] = {"paths": None, "problems": [], "fieldProblems": []}
     try:
@@ -539,9 +539,9 @@ def parse_state(text: str) -> dict[str, Any]:
     "column", "message", "error"}`` where ``error`` is the one located line the command line
     prints (``state.json:1:65: nested deeper than 64 objects and arrays``). Read by the
     repository's JSON reader (``flowui_sandbox.sandbox.files.parse_json``), so its rules are ``build``'s."""
+    from flowui_sandbox.sandbox.block.srcdoc import _json_type, check_state
     from flowui_sandbox.sandbox.errors import SandboxError, UsageError
     from flowui_sandbox.sandbox.files import parse_json, top_position
-    from flowui_sandbox.sandbox.generator import _json_type, check_state
 
     def problem(error: str) -> dict[str, Any]:
         # The reader's line is STATE_NAME:LINE:COL: message (its own format, built from numbers).

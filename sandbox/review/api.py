@@ -7,8 +7,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..block.extract import MAX_SOURCE_BYTES
 from ..errors import UsageError
-from ..extract import MAX_SOURCE_BYTES
 from ..files import display_name, parse_json, read_text
 from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
@@ -72,7 +72,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
                 errors.append(str(exc))
                 continue
             own = state
-            from ..generator import read_state, state_beside
+            from ..block.srcdoc import read_state, state_beside
 
             beside = state_beside(name)
             if own is None and name != "-" and beside.is_file():

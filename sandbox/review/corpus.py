@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..generator import state_beside
+from ..block.srcdoc import state_beside
 from .model import Finding
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "fixtures" / "review"

@@ -22,7 +22,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from ..paths import SEGMENT_PATTERN
+from ..block.paths import SEGMENT_PATTERN
 from .js import (
     _FUNCTIONS,
     _GLOBALS,

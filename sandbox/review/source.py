@@ -1,6 +1,6 @@
 """The author's source: lexbor's elements with their positions, and offset -> line:column.
 
-The elements come from the same lexbor tree as extraction (sandbox/extract.py: the
+The elements come from the same lexbor tree as extraction (sandbox/block/extract.py: the
 block document's prefix, document mode, scripting on). lexbor gives no source
 positions, so each element is matched to a start tag found by extract.py's
 tokenizer (its error-path locator): by tag name and attribute names, in document
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ..extract import _ATTRIBUTE, _FOREIGN_NAMES, _LOWER, _RAW_TEXT, _TOKEN, EXTRACTION_PREFIX, _raw_text_end
+from ..block.extract import _ATTRIBUTE, _FOREIGN_NAMES, _LOWER, _RAW_TEXT, _TOKEN, EXTRACTION_PREFIX, _raw_text_end
 
 
 class Positions:

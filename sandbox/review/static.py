@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
+from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from . import css as csslib
 from .catalogue import load_rules
 from .flow import Flow

@@ -1,4 +1,4 @@
-"""What the block's Content-Security-Policy (sandbox/policy.py) lets a URL do.
+"""What the block's Content-Security-Policy (sandbox/block/policy.py) lets a URL do.
 
 The policy is read, not restated: :data:`DIRECTIVES` is parsed from ``policy.CSP``.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ..policy import CSP
+from ..block.policy import CSP
 
 #: directive -> its source expressions, from the one policy string.
 DIRECTIVES: dict[str, tuple[str, ...]] = {

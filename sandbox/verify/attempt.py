@@ -6,7 +6,7 @@ page that holds the secrets (:mod:`.host_page`), opens it, clicks when the probe
 asks, watches for at most ``probe.wait`` seconds and then looks from outside
 (:mod:`.observation`): the servers' logs, the taps, the host page, browser events.
 The block's own report (``window.__probe``) is recorded as context only; it never
-decides. Results are judged in :mod:`.results`. A local browser's runs are
+decides. The run's observation is judged in :mod:`.judge` (pure). A local browser's runs are
 :func:`.runner.run_engine`'s, remote browsers' :func:`.spread.run_remote`'s.
 """
 
@@ -23,9 +23,10 @@ from ..errors import SandboxError, UsageError
 from ..remote import SessionLost
 from .generators import Generator, GeneratorOutputError, iframe_srcdoc
 from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
-from .observation import ALWAYS, LIVE_KINDS, Seen, describe, fired, read_frames, read_host, request_line
+from .judge import outcome_of
+from .observation import ALWAYS, LIVE_KINDS, fired, host_checks, read_frames, read_host, request_line, take
 from .probes import Probe, render, render_json
-from .results import Result
+from .results import Result, conclude
 from .servers import Servers, Taps
 
 #: Seconds a probe run may take beyond its observation window before it counts as timed out.
@@ -169,15 +170,14 @@ class Run:
         self.phases[name] = round(self.phases.get(name, 0.0) + now - self._mark, 3)
         self._mark = now
 
-    def result(self, status: str, evidence: list[str] | None = None, why: str = "") -> Result:
+    def result(self, status: str, evidence: list[str] | tuple[str, ...] = (), why: str = "") -> Result:
+        """The run's :class:`Result`, concluded now: the record so far goes with it, copied."""
         if why:
             self.observed["why"] = why
         if self.phases:
             self.observed["phases"] = self.phases
-        return Result(
-            self.probe.id, self.engine.name, status, self.probe.expected(self.engine.name),
-            evidence=evidence or [], observed=self.observed, seconds=time.monotonic() - self.started,
-        )
+        return conclude(self.probe.id, self.engine.name, status, self.probe.expected(self.engine.name),
+                        evidence=evidence, observed=self.observed, seconds=time.monotonic() - self.started)
 
     @property
     def keeps_page(self) -> bool:
@@ -289,13 +289,11 @@ class Run:
             except Exception as exc:  # a click that cannot happen leaves the probe invalid
                 self.observed["click_error"] = _first_line(exc)
             self.phase("click")
-        seen = Seen(probe, self.values, self.token, self.url, self.servers, taps, page, self.observed)
-        await self.window(seen)
+        await self.window(page, taps)
         self.phase("window")
-        result = await self.observe(seen)
+        result = await self.observe(page, taps)
         self.phase("observe")
-        result.observed["phases"] = self.phases
-        return result
+        return result.noting(phases=self.phases)
 
     async def mount_blocks(self, page: Page) -> None:
         """This run's blocks in the page's kept host page, loaded first if the page shows another."""
@@ -329,22 +327,23 @@ class Run:
             pass
         await page.wait_for("() => window.__host && window.__host.ready", timeout=max(0.5, deadline - loop.time()))
 
-    async def window(self, seen: Seen) -> None:
+    async def window(self, page: Page, taps: Taps) -> None:
         """Watch for ``probe.wait`` seconds, or less: once a detection that needs no call into the page
         (a request, a leak, a tap, a browser event) fired, the attack got through and the outcome is
         decided. A probe that is blocked shows nothing and is watched for its whole window."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.probe.wait
         live = [o for o in (*self.probe.detect, *ALWAYS) if o.kind in LIVE_KINDS]
-        watch = seen.page.watching
+        watch = page.watching
         last: tuple[int, ...] = ()
         while (left := deadline - loop.time()) > 0:
             # The checks scan the servers' logs: only when something new arrived (any run's request,
             # a tap, an event), not ten times a second for each of the pages in flight.
-            now = (sum(len(o.requests) for o in self.servers.origins), len(seen.taps.events),
+            now = (sum(len(o.requests) for o in self.servers.origins), len(taps.events),
                    len(watch.popups), len(watch.dialogs), len(watch.downloads), len(watch.navigations))
             if now != last:
                 last = now
+                seen = take(self.probe, self.values, self.token, self.url, self.servers, taps, page)
                 if any(fired(o, seen) for o in live):
                     self.observed["window_ended_early"] = round(self.probe.wait - left, 2)
                     return
@@ -352,10 +351,12 @@ class Run:
 
     # ---------------------------------------------------------------- observation
 
-    async def observe(self, seen: Seen) -> Result:
-        probe, page = self.probe, seen.page
+    async def observe(self, page: Page, taps: Taps) -> Result:
+        """Read the page once (the host page's answer, each frame's), take the run's
+        :class:`ProbeObservation`, and conclude the result from the judge's outcome."""
+        probe = self.probe
         await page.look(self.url)
-        answer = await read_host(page, seen.host_checks, self.values)
+        answer = await read_host(page, host_checks(probe), self.values)
         host: dict[str, Any] = answer if isinstance(answer, dict) else {}
         host_alive = isinstance(answer, dict)
         if host_alive and host.get("nonce") != self.values["host_nonce"]:
@@ -364,29 +365,21 @@ class Run:
         if not host_alive:
             self.observed["host_unanswered"] = answer
             host = {}
-        seen.host, seen.host_alive = host, host_alive
-        seen.frames = await read_frames(page, probe, self.values)
-        self.observed["self_report"] = seen.frames.get(0, {}).get("report")
+        frames = await read_frames(page, probe, self.values)
+        seen = take(probe, self.values, self.token, self.url, self.servers, taps, page, host=host, host_alive=host_alive,
+                    host_unanswered=str(answer) if not host_alive else "", frames=frames,
+                    click_error=self.observed.get("click_error", ""))
+        self.observed["self_report"] = frames.get(0, {}).get("report")
         for key in ("log", "errors", "messages"):
             if host.get(key):
                 self.observed[f"host_{key}" if key != "log" else "bridge_log"] = host[key]
         self.observed["requests"] = [request_line(label, r) for label, r in self.servers.requests_for(self.token)]
-        self.observed["taps"] = [f"{e.kind} from {e.peer}: {e.data[:60]!r}" for e in seen.taps.events]
+        self.observed["taps"] = [f"{e.kind} from {e.peer}: {e.data[:60]!r}" for e in taps.events]
         self.observed["events"] = {k: v for k, v in vars(page.watching).items() if v}
         if "maxGap" in host:
             self.observed["host_max_gap_ms"] = round(host["maxGap"])
-
-        evidence = list(dict.fromkeys(hit for obs in (*probe.detect, *ALWAYS) if (hit := fired(obs, seen))))
-        if evidence:
-            return self.result("allowed", evidence)
-        if not host_alive:
-            return self.result("timeout", [f"the host page did not answer: {self.observed['host_unanswered']}"])
-        missing = [describe(obs, self.values) for obs in probe.require if not fired(obs, seen)]
-        if "click_error" in self.observed:
-            missing.append(f"the click on {probe.click!r} failed: {self.observed['click_error']}")
-        if missing:
-            return self.result("invalid", why="the probe did not run as designed: missing " + "; ".join(missing))
-        return self.result("blocked")
+        outcome = outcome_of(seen)
+        return self.result(outcome.status, outcome.evidence, why=outcome.why)
 
 
 async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator: Generator,
@@ -417,7 +410,7 @@ async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator:
             break
         earlier.append({"status": result.status, "reason": result.reason})
     if earlier:
-        result.observed["earlier_attempts"] = earlier
+        result = result.noting(earlier_attempts=earlier)
     return result
 
 

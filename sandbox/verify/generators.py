@@ -1,5 +1,5 @@
-"""The generator under test: ours (sandbox.generator) or another platform's command, and the
-static check of the iframe either one made against the fixed policy (sandbox/policy.py)."""
+"""The generator under test: ours (sandbox.block.srcdoc) or another platform's command, and the
+static check of the iframe either one made against the fixed policy (sandbox/block/policy.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from ..block.policy import CSP, REFERRER_POLICY, SANDBOX
 from ..errors import OptionError, SandboxError
-from ..policy import CSP, REFERRER_POLICY, SANDBOX
 from .probes import Block
 from .request import GENERATOR_PROTOCOLS, REFUSED_STATUS, generator_request
 
@@ -71,7 +71,7 @@ def check_iframe(html: str) -> list[str]:
 
 
 class Generator:
-    """Our generator (sandbox.generator.build_iframe)."""
+    """Our generator (sandbox.block.srcdoc.build_iframe)."""
 
     name = "flowui-sandbox"
     #: Whether it takes fields, state and theme (an external command in the source protocol gets the source only).
@@ -82,7 +82,7 @@ class Generator:
     mounts_own_document = False
 
     async def build(self, block: Block, source: str, state: Any) -> Built:
-        from ..generator import build_iframe
+        from ..block.srcdoc import build_iframe
 
         html = build_iframe(source, block_id=block.block_id, fields=block.fields, state=state, theme=block.theme)
         return Built(html, check_iframe(html))

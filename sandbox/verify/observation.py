@@ -1,22 +1,24 @@
 """Observation: what the harness looks at from outside a block, and when an observation fired.
 
-Each kind of observation (sandbox.verify.probes: request, leak, host, frame, the browser
-events, tap, unresponsive) has one check in :data:`CHECKS`, keyed by its ``kind``. A check
-reads a :class:`Seen`: the servers' logs and taps of the run, the page's watch (events),
-and what the host page and the block's frames answered when read once, after the window.
-A check returns a sentence (the evidence) when its observation fired, else ''.
+A run's observation is a frozen :class:`ProbeObservation`, taken by :func:`take` from the live
+run: the servers' logs and taps, the page's watch (events), and what the host page and the
+block's frames answered when read once, after the window. Each kind of observation
+(sandbox.verify.probes: request, leak, host, frame, the browser events, tap, unresponsive) has
+one check in :data:`CHECKS`, keyed by its ``kind``; a check reads the observation and nothing
+else, and returns a sentence (the evidence) when its observation fired, else ''.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import Page
+from ..server import LoggedRequest
 from .host_page import FRAME
 from .probes import SECRETS, Event, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, render
-from .servers import HOST_COOKIES, Servers, Taps, cookie_value
+from .servers import HOST_COOKIES, Servers, TapEvent, Taps, cookie_value
 
 #: Observations made for every probe: any of these is an attack that got through.
 ALWAYS: tuple[Observation, ...] = (
@@ -41,27 +43,54 @@ ALWAYS: tuple[Observation, ...] = (
 LIVE_KINDS = frozenset({"request", "leak", "tap", "popup", "dialog", "download", "top_navigated"})
 
 
-@dataclass
-class Seen:
-    """What one run of a probe showed: the inputs of every check."""
+@dataclass(frozen=True)
+class ProbeObservation:
+    """What one run of a probe showed, frozen: the only input of the checks and of the judge
+    (:mod:`.judge`). :func:`take` makes one from the live run."""
 
     probe: Probe
-    values: dict[str, str]
+    values: Mapping[str, str]
     token: str
+    #: The host page's URL of the run (top-level navigations away from it are events).
     url: str
-    servers: Servers
-    taps: Taps
-    page: Page
-    observed: dict[str, Any]
-    #: The host page's answer (:func:`read_host`); empty when it did not answer.
-    host: dict[str, Any] = field(default_factory=dict)
+    #: Every request the run's origins logged (other runs' too: the checks match this run's token), with the origin's label.
+    requests: tuple[tuple[str, LoggedRequest], ...] = ()
+    taps: tuple[TapEvent, ...] = ()
+    popups: tuple[str, ...] = ()
+    dialogs: tuple[str, ...] = ()
+    downloads: tuple[str, ...] = ()
+    #: The page's top-level navigations away from :attr:`url` (the harness's own loads excluded).
+    left: tuple[str, ...] = ()
+    #: Whether the driver reports downloads as events; if not, an attachment request of the run stands in for one.
+    reports_downloads: bool = True
+    #: The host page's answer (:func:`read_host`); empty when it did not answer (or was not read yet).
+    host: Mapping[str, Any] = field(default_factory=dict)
     host_alive: bool = True
+    #: Why the host page did not answer, when it did not.
+    host_unanswered: str = ""
     #: Block index -> the frame's answer (:func:`read_frames`).
-    frames: dict[int, dict[str, Any]] = field(default_factory=dict)
+    frames: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    #: The click the probe needs, when it could not happen.
+    click_error: str = ""
 
     @property
     def host_checks(self) -> list[HostCheck]:
         return host_checks(self.probe)
+
+
+def take(probe: Probe, values: Mapping[str, str], token: str, url: str, servers: Servers, taps: Taps, page: Page,
+         **read: Any) -> ProbeObservation:
+    """The run as it stands now: the servers' logs, the taps and the page's watch copied, plus
+    what was ``read`` from the page (``host``, ``host_alive``, ``host_unanswered``, ``frames``,
+    ``click_error``: :class:`ProbeObservation`'s fields)."""
+    watch = page.watching
+    return ProbeObservation(
+        probe, dict(values), token, url,
+        requests=tuple((origin.label, r) for origin in servers.origins for r in origin.requests),
+        taps=tuple(taps.events),
+        popups=tuple(watch.popups), dialogs=tuple(watch.dialogs), downloads=tuple(watch.downloads),
+        left=tuple(page.left(url)), reports_downloads=page.reports_downloads, **read,
+    )
 
 
 def host_checks(probe: Probe) -> list[HostCheck]:
@@ -89,18 +118,17 @@ def request_line(label: str, r) -> str:
 # ------------------------------------------------------------------------ the checks
 
 
-def _request(obs: RequestSeen, seen: Seen) -> str:
-    path = render(obs.path, seen.values)
+def _request(obs: RequestSeen, seen: ProbeObservation) -> str:
+    path = render(obs.path, dict(seen.values))
     hits = [
-        request_line(origin.label, r)
-        for origin in seen.servers.origins if obs.server in ("any", origin.label)
-        for r in origin.requests
+        request_line(label, r)
+        for label, r in seen.requests if obs.server in ("any", label)
         if path in f"{r.path}?{r.query}" and (not obs.cookies or set(obs.cookies) & set(r.cookies))
     ]
     return (f"request seen: {hits[0]}" + (f" (+{len(hits) - 1} more)" if len(hits) > 1 else "")) if hits else ""
 
 
-def _leak(obs: Leak, seen: Seen) -> str:
+def _leak(obs: Leak, seen: ProbeObservation) -> str:
     values, token = seen.values, seen.token
     wanted: dict[str, list[str]] = {}
     for s in obs.secrets:
@@ -108,28 +136,27 @@ def _leak(obs: Leak, seen: Seen) -> str:
             wanted[s] = [cookie_value(n, token) for n in HOST_COOKIES]
         elif values.get(f"secret_{s}"):
             wanted[s] = [values[f"secret_{s}"]]
-    for origin in seen.servers.origins:
-        for r in origin.requests:
-            headers = "\n".join(f"{k}: {v}" for k, v in r.headers.items() if k.lower() not in ("cookie", "origin", "host"))
-            text = f"{r.path}?{r.query}\n{r.body.decode('utf-8', 'replace')}"
-            if token not in text and token not in headers:
-                continue
-            for name, secret_values in wanted.items():
-                # The host's origin is no secret in headers (Origin, Referer of the host's own requests).
-                hay = text if name == "host_origin" else f"{text}\n{headers}"
-                if any(v in hay for v in secret_values):
-                    return f"secret {name} leaked to {origin.label}: {request_line(origin.label, r)}"
+    for label, r in seen.requests:
+        headers = "\n".join(f"{k}: {v}" for k, v in r.headers.items() if k.lower() not in ("cookie", "origin", "host"))
+        text = f"{r.path}?{r.query}\n{r.body.decode('utf-8', 'replace')}"
+        if token not in text and token not in headers:
+            continue
+        for name, secret_values in wanted.items():
+            # The host's origin is no secret in headers (Origin, Referer of the host's own requests).
+            hay = text if name == "host_origin" else f"{text}\n{headers}"
+            if any(v in hay for v in secret_values):
+                return f"secret {name} leaked to {label}: {request_line(label, r)}"
     return ""
 
 
-def _host(obs: HostCheck, seen: Seen) -> str:
+def _host(obs: HostCheck, seen: ProbeObservation) -> str:
     if not seen.host_alive or "checks" not in seen.host:
         return ""
     value = seen.host["checks"][seen.host_checks.index(obs)]
     return f"{obs.what}: {value}" if value else ""
 
 
-def _frame(obs: FrameCheck, seen: Seen) -> str:
+def _frame(obs: FrameCheck, seen: ProbeObservation) -> str:
     frame = seen.frames.get(obs.block) or {}
     if not frame.get("checks"):
         return ""
@@ -137,48 +164,47 @@ def _frame(obs: FrameCheck, seen: Seen) -> str:
     return f"{obs.what}: {value}" if value else ""
 
 
-def _event(obs: Event, seen: Seen) -> str:
-    watch = seen.page.watching
+def _event(obs: Event, seen: ProbeObservation) -> str:
+    hits: tuple[str, ...] | list[str]
     if obs.kind == "top_navigated":
-        hits = seen.page.left(seen.url)
-    elif obs.kind == "download" and not seen.page.reports_downloads:
+        hits = seen.left
+    elif obs.kind == "download" and not seen.reports_downloads:
         # No download events from this driver: an attachment request of this run stands in for one.
-        hits = [request_line(o.label, r) for o in seen.servers.origins for r in o.requests
-                if r.path.startswith("/dl/") and seen.token in r.path]
+        hits = [request_line(label, r) for label, r in seen.requests if r.path.startswith("/dl/") and seen.token in r.path]
     else:
-        hits = {"popup": watch.popups, "dialog": watch.dialogs, "download": watch.downloads}[obs.kind]
+        hits = {"popup": seen.popups, "dialog": seen.dialogs, "download": seen.downloads}[obs.kind]
     return f"{obs.kind}: {hits[0]}" if hits else ""
 
 
-def _tap(obs, seen: Seen) -> str:
-    hits = [e for e in seen.taps.events if e.kind == obs.proto]
+def _tap(obs, seen: ProbeObservation) -> str:
+    hits = [e for e in seen.taps if e.kind == obs.proto]
     return f"{obs.proto} tap reached {len(hits)} time(s), first from {hits[0].peer}" if hits else ""
 
 
-def _unresponsive(obs, seen: Seen) -> str:
+def _unresponsive(obs, seen: ProbeObservation) -> str:
     if not seen.host_alive:
-        return f"the host page did not answer: {seen.observed.get('host_unanswered')}"
+        return f"the host page did not answer: {seen.host_unanswered}"
     gap = seen.host.get("maxGap") or 0
     return f"the host's 50 ms timer stalled for {round(gap)} ms" if gap > obs.max_gap_ms else ""
 
 
 #: One check per kind of observation.
-CHECKS: dict[str, Callable[[Any, Seen], str]] = {
+CHECKS: dict[str, Callable[[Any, ProbeObservation], str]] = {
     "request": _request, "leak": _leak, "host": _host, "frame": _frame,
     "popup": _event, "dialog": _event, "download": _event, "top_navigated": _event,
     "tap": _tap, "unresponsive": _unresponsive,
 }
 
 
-def fired(obs: Observation, seen: Seen) -> str:
+def fired(obs: Observation, seen: ProbeObservation) -> str:
     """Evidence (a sentence) when ``obs`` fired, else ''."""
     return CHECKS[obs.kind](obs, seen)
 
 
-def describe(obs: Observation, values: dict[str, str]) -> str:
+def describe(obs: Observation, values: Mapping[str, str]) -> str:
     """What a requirement that did not fire was waiting for."""
     if isinstance(obs, RequestSeen):
-        return f"a request to {obs.server} matching {render(obs.path, values)!r}"
+        return f"a request to {obs.server} matching {render(obs.path, dict(values))!r}"
     if isinstance(obs, (HostCheck, FrameCheck)):
         return obs.what
     return obs.kind
@@ -222,6 +248,6 @@ async def read_frames(page: Page, probe: Probe, values: dict[str, str]) -> dict[
 
 
 __all__ = [
-    "ALWAYS", "CHECKS", "LIVE_KINDS", "Seen", "fired", "describe", "read_host", "read_frames", "request_line",
+    "ALWAYS", "CHECKS", "LIVE_KINDS", "ProbeObservation", "take", "fired", "describe", "read_host", "read_frames", "request_line",
     "host_checks", "frame_checks",
 ]

@@ -37,12 +37,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..block.extract import MAX_SOURCE_BYTES
+from ..block.jsonjs import MAX_DEPTH
 from ..data import PROBES_DIR  # the built-in catalogue, in a checkout or installed
 from ..engines import ENGINE_NAMES
 from ..errors import SandboxError, UsageError
-from ..extract import MAX_SOURCE_BYTES
 from ..files import member_positions, parse_json, position, read_text, top_position
-from ..jsonjs import MAX_DEPTH
 
 #: A probe file nests a block's state (itself at most jsonjs.MAX_DEPTH deep) a few levels down.
 MAX_PROBE_DEPTH = MAX_DEPTH + 8
@@ -120,7 +120,7 @@ class Event(_Model):
     kind: Literal["popup", "dialog", "download", "top_navigated"]
 
 
-class Tap(_Model):
+class TapReached(_Model):
     """A bare TCP connection or a UDP datagram reached this run's tap ports."""
 
     kind: Literal["tap"]
@@ -134,7 +134,7 @@ class Unresponsive(_Model):
     max_gap_ms: int = Field(1500, ge=200)
 
 
-Observation = Annotated[RequestSeen | Leak | HostCheck | FrameCheck | Event | Tap | Unresponsive, Field(discriminator="kind")]
+Observation = Annotated[RequestSeen | Leak | HostCheck | FrameCheck | Event | TapReached | Unresponsive, Field(discriminator="kind")]
 
 ALIVE = RequestSeen(kind="request", server="canary", path="{{token}}/alive")
 
@@ -398,6 +398,6 @@ def _glob_escape(text: str) -> str:
 
 __all__ = [
     "Probe", "Block", "Expect", "ProbeError", "Observation", "RequestSeen", "Leak", "HostCheck", "FrameCheck",
-    "Event", "Tap", "Unresponsive", "ALIVE", "SECRETS", "TEMPLATE_VARS", "CATEGORIES", "PROBES_DIR",
+    "Event", "TapReached", "Unresponsive", "ALIVE", "SECRETS", "TEMPLATE_VARS", "CATEGORIES", "PROBES_DIR",
     "HELPER_FILE", "helper", "block_files", "load_probe", "load_catalogue", "render", "render_json",
 ]

@@ -7,8 +7,8 @@ import json
 import time
 from typing import Any
 
+from ..block.policy import CSP, SANDBOX
 from ..engines import ENGINE_NAMES
-from ..policy import CSP, SANDBOX
 from .probes import Probe
 from .results import EngineRun, Result
 

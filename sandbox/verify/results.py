@@ -1,32 +1,36 @@
-"""What a verify run produces: one :class:`Result` per (probe, engine), judged against the
-probe's expectation, and one :class:`EngineRun` per engine."""
+"""What a verify run produces: one frozen :class:`Result` per (probe, engine), concluded by
+:func:`conclude` from the run's status and the probe's expectation (:mod:`.judge`), and one
+:class:`EngineRun` per engine."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .judge import reason_of, verdict_of
 from .probes import Expect
 
 
-@dataclass
+@dataclass(frozen=True)
 class Result:
+    """A probe's run on one engine, judged. Frozen: what the harness learns after the verdict
+    (the browser it ran on, earlier attempts) is added by :meth:`noting`, which cannot change it."""
+
     probe: str
     engine: str
     status: str  # blocked | allowed | timeout | invalid | error | n/a
     expected: Expect
-    verdict: str = ""  # held | allowed | UNEXPECTED | n/a
-    reason: str = ""
+    verdict: str  # held | allowed | UNEXPECTED | n/a
+    reason: str
     evidence: list[str] = field(default_factory=list)
+    #: The run's record for the report: what the harness saw and did (JSON).
     observed: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
-    def __post_init__(self) -> None:
-        if not self.verdict:
-            self.verdict = judge(self.status, self.expected, self.observed.get("generator_problems", []))
-        if not self.reason:
-            self.reason = explain(self)
+    def noting(self, **more: Any) -> Result:
+        """This result with ``more`` added to its record (the verdict stays)."""
+        return replace(self, observed={**self.observed, **more})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -36,26 +40,14 @@ class Result:
         }
 
 
-def judge(status: str, expected: Expect, generator_problems: list[str]) -> str:
-    if status == "n/a":
-        return "n/a"
-    if generator_problems or status != expected.outcome:
-        return "UNEXPECTED"
-    return "held" if status == "blocked" else "allowed"
-
-
-def explain(result: Result) -> str:
-    problems = result.observed.get("generator_problems", [])
-    if result.status in ("error", "invalid", "n/a"):
-        return result.observed.get("why", result.status)
-    parts = []
-    if problems:
-        parts.append("generator output: " + "; ".join(problems))
-    if result.status != result.expected.outcome:
-        parts.append(f"expected {result.expected.outcome}, observed {result.status}")
-    elif result.expected.why:
-        parts.append(result.expected.why)
-    return "; ".join(parts)
+def conclude(probe: str, engine: str, status: str, expected: Expect, *, evidence: list[str] | tuple[str, ...] = (),
+             observed: dict[str, Any] | None = None, seconds: float = 0.0) -> Result:
+    """The :class:`Result` of a run that ended in ``status``: its verdict and reason from the judge
+    (``observed`` gives ``generator_problems`` and ``why``; it is copied)."""
+    record = dict(observed or {})
+    problems = record.get("generator_problems", [])
+    return Result(probe, engine, status, expected, verdict_of(status, expected, problems),
+                  reason_of(status, expected, problems, record.get("why", "")), list(evidence), record, seconds)
 
 
 @dataclass
@@ -71,4 +63,4 @@ class EngineRun:
 Progress = Callable[[Result, int, int], None]
 
 
-__all__ = ["Result", "EngineRun", "Progress", "judge", "explain"]
+__all__ = ["Result", "EngineRun", "Progress", "conclude"]

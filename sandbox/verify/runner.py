@@ -17,9 +17,10 @@ from typing import Any
 from ..engines import Engine, EngineError, Session, Watch, launch
 from .attempt import Pages, Run, Slot, attempt_probe, watch_webdriver
 from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe
+from .judge import outcome_of, verdict_of
 from .observation import ALWAYS
 from .probes import Probe
-from .results import EngineRun, Progress, Result, judge
+from .results import EngineRun, Progress, Result, conclude
 from .servers import Servers
 from .spread import run_remote
 
@@ -89,6 +90,6 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
 __all__ = [
     "Result", "EngineRun", "Generator", "CommandGenerator", "GeneratorOutputError", "GeneratorRefused", "check_iframe",
-    "run_engine", "run_matrix", "attempt_probe", "judge", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
+    "run_engine", "run_matrix", "attempt_probe", "conclude", "outcome_of", "verdict_of", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
     "Pages", "Run", "Progress",
 ]

@@ -16,7 +16,7 @@ from ..remote import Endpoint, Worker, close_all, connect_all, spread
 from .attempt import Pages, attempt_probe
 from .generators import Generator
 from .probes import Probe
-from .results import EngineRun, Progress, Result
+from .results import EngineRun, Progress, Result, conclude
 from .servers import Servers
 
 
@@ -33,8 +33,7 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
     async def run(worker: Worker, probe: Probe) -> Result:
         nonlocal done
         alive = getattr(worker.session, "alive", None)
-        result = await attempt_probe(probe, pools[id(worker)], servers, generator, alive)
-        result.observed["browser"] = worker.label
+        result = (await attempt_probe(probe, pools[id(worker)], servers, generator, alive)).noting(browser=worker.label)
         done += 1
         if progress:
             progress(result, done, len(probes))
@@ -42,7 +41,7 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
 
     def failed(probe: Probe, why: str) -> Result:
         nonlocal done
-        result = Result(probe.id, engine.name, "error", probe.expected(engine.name), observed={"why": why})
+        result = conclude(probe.id, engine.name, "error", probe.expected(engine.name), observed={"why": why})
         done += 1
         if progress:
             progress(result, done, len(probes))

@@ -21,8 +21,8 @@ import json
 
 import pytest
 
-from flowui_sandbox.sandbox.generator import build_iframe, build_srcdoc
-from flowui_sandbox.sandbox.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.sandbox.block.policy import CSP, REFERRER_POLICY, SANDBOX
+from flowui_sandbox.sandbox.block.srcdoc import build_iframe, build_srcdoc
 from flowui_sandbox.theme import LIGHT, Theme, ThemeError
 
 

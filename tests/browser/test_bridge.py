@@ -1,6 +1,6 @@
 """The bridge in real browsers: window.flowUi in the block and the host module that mounts it.
 
-Blocks are built by the real generator (sandbox.generator.build_srcdoc) unless a test is about
+Blocks are built by the real generator (sandbox.block.srcdoc.build_srcdoc) unless a test is about
 the host module building them, and mounted by the real bridge/flow-ui-host.js served by the real
 aiohttp server. Each test opens one host page and mounts several blocks in it, to stay fast.
 """
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from flowui_sandbox.bridge.protocol import HEIGHT_MAX, RATE_BURST, RATE_PER_SECOND
-from flowui_sandbox.sandbox.generator import build_srcdoc
+from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -708,7 +708,7 @@ def test_a_block_mounted_in_a_hidden_tab_gets_its_height_when_the_tab_is_shown(f
 # ------------------------------------------------------------------- the host builds it
 
 def test_the_host_module_builds_the_generators_document_in_this_browser(flowui_page, flowui_server):
-    from flowui_sandbox.sandbox.goldens import GOLDEN_DIR, from_golden, load_cases
+    from flowui_sandbox.sandbox.derived.goldens import GOLDEN_DIR, from_golden, load_cases
 
     cases = load_cases()
     goldens = {c["name"]: from_golden((GOLDEN_DIR / c["golden"]).read_bytes().decode("utf-8")) for c in cases}
@@ -718,7 +718,7 @@ def test_the_host_module_builds_the_generators_document_in_this_browser(flowui_p
     for name, document in goldens.items():
         assert built[name] == document, name
     # Without paths, the host extracts them with this browser's parser, as the server does.
-    from flowui_sandbox.sandbox.extract import extract_paths
+    from flowui_sandbox.sandbox.block.extract import extract_paths
 
     source = CORE_SOURCE
     assert host.js("(s) => T.host.extractPaths(s)", source) == extract_paths(source)

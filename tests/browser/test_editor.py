@@ -12,8 +12,8 @@ import urllib.parse
 import pytest
 from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, preview_eval, type_text
 
+from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
-from flowui_sandbox.sandbox.generator import build_srcdoc
 
 BLOCK = """<style>
   body { color: var(--flow-ui-text); background: var(--flow-ui-surface); }

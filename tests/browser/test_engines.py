@@ -1,6 +1,6 @@
 """The harness itself: every engine loads a page from the local server and drives a sandboxed frame."""
 
-from flowui_sandbox.sandbox.policy import SANDBOX
+from flowui_sandbox.sandbox.block.policy import SANDBOX
 
 
 def test_sandboxed_srcdoc_frame_has_an_opaque_origin(flowui_page, flowui_server):
@@ -18,7 +18,7 @@ def test_sandboxed_srcdoc_frame_has_an_opaque_origin(flowui_page, flowui_server)
 
 def test_every_engine_is_found_in_ci():
     from flowui_sandbox.sandbox.engines import ENGINE_NAMES, find_engines
-    from flowui_sandbox.sandbox.pytest_plugin import in_ci
+    from flowui_sandbox.sandbox.plugin.fixtures import in_ci
 
     found = {e.name for e in find_engines()}
     if in_ci():
@@ -36,7 +36,7 @@ def test_a_stale_playwright_folder_falls_back_to_debians_chromium_which_launches
     import pytest
 
     from flowui_sandbox.sandbox.engines import DEBIAN_CHROMIUM, find_engines, launch
-    from flowui_sandbox.sandbox.pytest_plugin import in_ci
+    from flowui_sandbox.sandbox.plugin.fixtures import in_ci
 
     if not os.access(DEBIAN_CHROMIUM, os.X_OK):
         (pytest.fail if in_ci() else pytest.skip)(f"{DEBIAN_CHROMIUM} is not installed (the fallback under test)")

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from flowui_sandbox.sandbox.generator import build_page
+from flowui_sandbox.sandbox.block.srcdoc import build_page
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Differential test: sandbox.extract against the DOM of every browser engine.
+"""Differential test: sandbox.block.extract against the DOM of every browser engine.
 
 Each corpus input is loaded the way a block is parsed: an iframe whose srcdoc is
 the block document's prefix (a CSP that blocks every script, so no author script
@@ -8,7 +8,7 @@ sandbox attribute, so the host page (same origin) reads
 the whole corpus in one evaluate, several iframes at a time.
 
 The comparison is stricter than the contract: per element, tag name, attribute
-name and value, in order, nothing deduplicated (sandbox.extract.raw_values, which
+name and value, in order, nothing deduplicated (sandbox.block.extract.raw_values, which
 extract_paths validates and deduplicates).
 
 Corpus: tests/browser/parity/traps.json (hand-written traps) + a seeded random
@@ -23,7 +23,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from flowui_sandbox.sandbox.extract import EXTRACTION_PREFIX, raw_values
+from flowui_sandbox.sandbox.block.extract import EXTRACTION_PREFIX, raw_values
 
 HERE = Path(__file__).resolve().parent / "parity"
 # The block document's head as far as the tree builder cares, plus a CSP that stops scripts.

@@ -76,7 +76,7 @@ WEAKENED = {
 
 def weakened(kind: str) -> CommandGenerator:
     code = (
-        "import sys; from flowui_sandbox.sandbox.generator import build_iframe; "
+        "import sys; from flowui_sandbox.sandbox.block.srcdoc import build_iframe; "
         "h = build_iframe(sys.stdin.read(), block_id='probe'); " + WEAKENED[kind] + "; sys.stdout.write(h)"
     )
     return CommandGenerator(shlex.join([sys.executable, "-c", code]))

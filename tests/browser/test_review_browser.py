@@ -19,7 +19,7 @@ import warnings
 import pytest
 
 from flowui_sandbox.sandbox.engines import ENGINE_NAMES, find_engines
-from flowui_sandbox.sandbox.pytest_plugin import in_ci, selected_engines
+from flowui_sandbox.sandbox.plugin.fixtures import in_ci, selected_engines
 from flowui_sandbox.sandbox.review.browser import run_browser_layer
 from flowui_sandbox.sandbox.review.browser.canaries import Canaries
 from flowui_sandbox.sandbox.review.corpus import LOAD_DEPENDENT, load_corpus, score

@@ -31,7 +31,7 @@ def servers(flowui_portal):
 
 
 def same_origin() -> CommandGenerator:
-    code = ("import sys; from flowui_sandbox.sandbox.generator import build_iframe; "
+    code = ("import sys; from flowui_sandbox.sandbox.block.srcdoc import build_iframe; "
             "h = build_iframe(sys.stdin.read(), block_id='probe'); "
             "sys.stdout.write(h.replace('sandbox=\"allow-scripts\"', 'sandbox=\"allow-scripts allow-same-origin\"'))")
     return CommandGenerator(shlex.join([sys.executable, "-c", code]))

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from flowui_sandbox.sandbox.engines import find_engines
-from flowui_sandbox.sandbox.pytest_plugin import in_ci
+from flowui_sandbox.sandbox.plugin.fixtures import in_ci
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -16,9 +16,9 @@ import json
 import random
 import time
 
+from flowui_sandbox.sandbox.block.projection import MISSING, get_path, project
 from flowui_sandbox.sandbox.document.live import LiveServer
 from flowui_sandbox.sandbox.document.patch import json_equal
-from flowui_sandbox.sandbox.projection import MISSING, get_path, project
 
 # Each html block records every state it holds, from inside its own frame.
 RECORDER = "<script>window.seen = []; flowUi.onChange(function (s) { window.seen.push(JSON.stringify(s)); });</script>"

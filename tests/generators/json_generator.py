@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
+from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc, iframe_for
 from flowui_sandbox.sandbox.errors import SandboxError
-from flowui_sandbox.sandbox.generator import build_srcdoc, iframe_for
 
 INIT_OPEN = '<script type="application/json" id="flow-ui-init">'
 

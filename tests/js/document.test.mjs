@@ -1,4 +1,4 @@
-// The server's side seen from JavaScript: templates render the same as sandbox/templates.py
+// The server's side seen from JavaScript: templates render the same as sandbox/block/templates.py
 // (fixtures/templates.json and every template of fixtures/document/documents.json), the host
 // module's project() gives the same projections, and its applyPatch() applies the patches
 // Python's diff/fan_out/validate_ui_action made (fixtures/document/*.json) to the same results.

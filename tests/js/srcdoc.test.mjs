@@ -1,5 +1,5 @@
 // The host module builds the block document byte for byte as the Python generator does:
-// the golden documents of fixtures/srcdoc/ are written by sandbox.generator (`flowui-sandbox generate`),
+// the golden documents of fixtures/srcdoc/ are written by sandbox.block.srcdoc (`flowui-sandbox generate`),
 // with the inlined runtime replaced by GOLDEN_RUNTIME_MARKER.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -17,9 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...block.extract import extract_paths
 from ...engines import Engine, EngineError, select_engines
 from ...errors import OptionError, UsageError
-from ...extract import extract_paths
 from ...remote import Endpoint, ServerNames, Worker, close_all, connect_all, plan
 from ...server import tls_context
 from ..model import BlockInput, BrowserResult, Finding

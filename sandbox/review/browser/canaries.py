@@ -27,7 +27,7 @@ import secrets
 from typing import Any
 from urllib.parse import unquote_plus
 
-from ...projection import project
+from ...block.projection import project
 
 # Data, not code: tokens of a URL or body that may hold an encoded canary.
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")

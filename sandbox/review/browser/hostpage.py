@@ -1,6 +1,6 @@
 """The host page a reviewed block is mounted in: the real host module, callbacks that record.
 
-The block's document is built by the real generator (:func:`flowui_sandbox.sandbox.generator.build_srcdoc`)
+The block's document is built by the real generator (:func:`flowui_sandbox.sandbox.block.srcdoc.build_srcdoc`)
 and mounted with ``mountHtmlBlock({srcdoc, ...})`` from ``/bridge/flow-ui-host.js``, as
 ``build --page`` does. A page slot loads the host page once and mounts block after block
 in it (:data:`MOUNT`), each with a fresh record. Everything the host sees goes to

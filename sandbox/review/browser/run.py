@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ...block.srcdoc import build_srcdoc
 from ...engines import Engine, EngineError, Page, Session, launch, webdriver_enter_frame
-from ...generator import build_srcdoc
 from ...remote import ServerNames, Worker, connect
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries

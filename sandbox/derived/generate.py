@@ -2,9 +2,9 @@
 
 The derived files are:
 
-* from :mod:`flowui_sandbox.sandbox.contract`: ``bridge/contract.js``, the ``@generated-constants`` block of
+* from :mod:`flowui_sandbox.sandbox.derived.contract`: ``bridge/contract.js``, the ``@generated-constants`` block of
   ``bridge/flow-ui-runtime.js`` and ``bridge/protocol.schema.json``;
-* from :mod:`flowui_sandbox.sandbox.goldens`: the golden block documents of ``fixtures/srcdoc/``;
+* from :mod:`flowui_sandbox.sandbox.derived.goldens`: the golden block documents of ``fixtures/srcdoc/``;
 * from :mod:`flowui_sandbox.sandbox.review.docs`: ``sandbox/review/report.schema.json`` and the rule table
   of ``docs/REVIEW.md`` (from ``sandbox/review/rules.toml``).
 
@@ -20,13 +20,13 @@ from pathlib import Path
 
 from flowui_sandbox.bridge import BRIDGE_DIR
 
-from .errors import OptionError
-from .files import write_output
+from ..errors import OptionError
+from ..files import write_output
 
 COMMAND = "flowui-sandbox generate"
 
 #: The modules that derive files; each has ``outputs() -> {path: text}``.
-SOURCES: tuple[str, ...] = ("flowui_sandbox.sandbox.contract", "flowui_sandbox.sandbox.goldens", "flowui_sandbox.sandbox.review.docs")
+SOURCES: tuple[str, ...] = ("flowui_sandbox.sandbox.derived.contract", "flowui_sandbox.sandbox.derived.goldens", "flowui_sandbox.sandbox.review.docs")
 
 ROOT = BRIDGE_DIR.parent
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .engines import Engine, find_engines, playwright_launch_options
+from ..engines import Engine, find_engines, playwright_launch_options
 
 
 def with_debian_browser(launch_args: dict[str, Any], browser_name: str, engines: list[Engine] | None = None) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SandboxError
+from ..errors import SandboxError
 from .paths import path_problem
 from .projection import MISSING, format_text, get_path
 

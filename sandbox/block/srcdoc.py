@@ -14,11 +14,11 @@ between the parts::
     </head><body>{source, verbatim}
 
 ``init`` is ``{"blockId", "paths", "fields", "state", "theme"}`` in that order,
-serialised by :func:`flowui_sandbox.sandbox.jsonjs.script_json` (JSON.stringify, then
+serialised by :func:`flowui_sandbox.sandbox.block.jsonjs.script_json` (JSON.stringify, then
 ``< > & U+2028 U+2029`` as ``\\u`` escapes): ``paths`` are the markup paths
 (extracted from the source unless given), ``fields`` the block's fields (in
 the given order, duplicates dropped), ``state`` the projection of the state on
-fields ∪ paths (:func:`flowui_sandbox.sandbox.projection.project`), ``theme`` the flat theme
+fields ∪ paths (:func:`flowui_sandbox.sandbox.block.projection.project`), ``theme`` the flat theme
 (``Theme.to_json()``).
 
 Inputs are checked first; a bad one raises a :class:`flowui_sandbox.sandbox.errors.SandboxError`
@@ -26,9 +26,9 @@ subclass naming what and where (``theme.ThemeError`` for the theme):
 
 * ``block_id`` matches :data:`BLOCK_ID_PATTERN`;
 * ``source`` is a string without NUL (an attribute cannot carry it) or surrogate
-  code points (not text), at most ``flowui_sandbox.sandbox.extract.MAX_SOURCE_BYTES`` of UTF-8;
-* ``fields`` and ``paths`` are lists of valid paths (:mod:`flowui_sandbox.sandbox.paths`), none frozen;
-* ``state`` is ``None`` or a JSON object by the rules of :mod:`flowui_sandbox.sandbox.jsonjs`
+  code points (not text), at most ``flowui_sandbox.sandbox.block.extract.MAX_SOURCE_BYTES`` of UTF-8;
+* ``fields`` and ``paths`` are lists of valid paths (:mod:`flowui_sandbox.sandbox.block.paths`), none frozen;
+* ``state`` is ``None`` or a JSON object by the rules of :mod:`flowui_sandbox.sandbox.block.jsonjs`
   (at most ``MAX_DEPTH`` levels deep), and the init JSON is at most
   :data:`MAX_INIT_CHARS` characters (code points);
 * ``theme`` is ``None``, a flat theme object or a :class:`theme.Theme`; it is
@@ -54,9 +54,9 @@ from flowui_sandbox.bridge import runtime_source
 from flowui_sandbox.bridge.grammar import BLOCK_ID_PATTERN
 from flowui_sandbox.theme import Theme
 
-from .errors import OptionError, SandboxError, UsageError
+from ..errors import OptionError, SandboxError, UsageError
+from ..files import display_name, member_positions, parse_json, read_text, top_position, writable_output, write_output
 from .extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
-from .files import display_name, member_positions, parse_json, read_text, top_position, writable_output, write_output
 from .jsonjs import check_json, script_json
 from .paths import parse_path_list, path_problem
 from .policy import CSP, REFERRER_POLICY, SANDBOX
@@ -124,7 +124,7 @@ def check_paths(paths: object, what: str, frozen: Iterable[str] = ()) -> list[st
 
 
 def check_state(state: object) -> dict:
-    """The state as a dict (``None`` is ``{}``), or :class:`flowui_sandbox.sandbox.jsonjs.JSONValueError` naming where."""
+    """The state as a dict (``None`` is ``{}``), or :class:`flowui_sandbox.sandbox.block.jsonjs.JSONValueError` naming where."""
     if state is None:
         return {}
     if not isinstance(state, dict):

@@ -31,11 +31,11 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
     first: options (OptionError, one line each), then files (UsageError, one
     ``FILE:LINE:COL: message`` line per problem). ``fields`` (comma-separated) defaults to
     none, or the starter's for the starter; ``state`` to FILE's NAME.state.json beside it."""
+    from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
+    from flowui_sandbox.sandbox.block.paths import parse_path_list
+    from flowui_sandbox.sandbox.block.srcdoc import GeneratorError, check_block_id, read_state, read_theme, state_beside
     from flowui_sandbox.sandbox.errors import OptionError
-    from flowui_sandbox.sandbox.extract import MAX_SOURCE_BYTES
     from flowui_sandbox.sandbox.files import read_text
-    from flowui_sandbox.sandbox.generator import GeneratorError, check_block_id, read_state, read_theme, state_beside
-    from flowui_sandbox.sandbox.paths import parse_path_list
 
     path = Path(file)
     starting = not path.exists()

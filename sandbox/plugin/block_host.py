@@ -16,8 +16,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .portal import SyncPage
-    from .server import LocalServer
+    from ..portal import SyncPage
+    from ..server import LocalServer
 
 #: The kinds of traffic a :class:`MountedBlock` records, each a list in arrival order:
 #: ``actions`` (ui-actions the block sent), ``values`` (``setValue`` writes, ``{blockId, path, value}``),
@@ -188,7 +188,7 @@ class BlockHost:
     ) -> MountedBlock:
         """Mount ``source`` as block ``block_id`` and (unless ``connect=False``) wait until it is connected.
 
-        The host module builds the srcdoc from ``source`` (the bytes ``flowui_sandbox.sandbox.generator`` writes),
+        The host module builds the srcdoc from ``source`` (the bytes ``flowui_sandbox.sandbox.block.srcdoc`` writes),
         unless ``srcdoc`` is given: then that document, e.g. one your own generator built, is
         mounted as it is. ``answers`` maps a ui-action name to what ``onAction`` returns to the
         block; a write to a path in ``refuse_values`` is refused; ``openUrl`` is refused unless

@@ -26,7 +26,7 @@ def load_cases() -> list[dict]:
 
 def render(case: dict) -> str:
     """The whole document ``build_srcdoc`` writes for ``case``."""
-    from .generator import build_srcdoc
+    from ..block.srcdoc import build_srcdoc
 
     return build_srcdoc(
         case["source"], block_id=case["block_id"], fields=case["fields"], paths=case["paths"],

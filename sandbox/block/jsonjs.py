@@ -41,7 +41,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from .errors import SandboxError
+from ..errors import SandboxError
 
 #: Deepest nesting of objects and arrays accepted (the top level is depth 1).
 MAX_DEPTH = 64

@@ -19,7 +19,7 @@ One set of rules, checked on both sides by ``fixtures/projection.json``,
   found in the projection by the same lookup; an unprojected index inside the
   padding reads as ``null`` (text ``""``, empty), never as another element's
   data. Objects keep the state's key order (JSON then orders them as
-  JavaScript does, see :mod:`flowui_sandbox.sandbox.jsonjs`).
+  JavaScript does, see :mod:`flowui_sandbox.sandbox.block.jsonjs`).
 * **Text** (:func:`format_text`, ``data-bind``): strings as they are, numbers
   and booleans as JavaScript prints them, null or missing ``""``, objects and
   arrays as compact JSON (``JSON.stringify``).
@@ -34,7 +34,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from .errors import SandboxError
+from ..errors import SandboxError
 from .jsonjs import number_text, stringify
 from .paths import path_problem
 
@@ -60,7 +60,7 @@ MISSING: Any = _Missing()
 
 
 class PathError(SandboxError):
-    """A path that does not follow the grammar of :mod:`flowui_sandbox.sandbox.paths`."""
+    """A path that does not follow the grammar of :mod:`flowui_sandbox.sandbox.block.paths`."""
 
 
 def _segments(path: str) -> list[str]:

@@ -27,8 +27,8 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     elsewhere for the in-browser layer, as ``verify --remote`` takes them (docs/REVIEW-BROWSER.md,
     "Remote browsers"); ``bind`` and ``public_host``: where the proxies they send through listen,
     and the name they reach them by."""
-    from ..generator import read_state, read_theme
-    from ..paths import parse_path_list
+    from ..block.paths import parse_path_list
+    from ..block.srcdoc import read_state, read_theme
     from . import render
     from .api import baseline_document, failing, load_baseline, review
 

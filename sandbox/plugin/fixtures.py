@@ -33,11 +33,11 @@ from typing import Any
 
 import pytest
 
-from . import pytest_launch_args as launch_args_plugin
-from .engines import ENGINE_NAMES, Engine, Session, find_engines, launch
-from .portal import Portal, SyncPage
-from .pytest_launch_args import with_debian_browser
-from .server import LocalServer
+from ..engines import ENGINE_NAMES, Engine, Session, find_engines, launch
+from ..portal import Portal, SyncPage
+from ..server import LocalServer
+from . import launch_args as launch_args_plugin
+from .launch_args import with_debian_browser
 
 
 def in_ci() -> bool:
@@ -200,7 +200,7 @@ def flowui_host(flowui_page: SyncPage, flowui_server: LocalServer):
     """A host page on ``flowui_page`` that mounts blocks with the real ``bridge/flow-ui-host.js``.
 
     ``flowui_host.mount(source, block_id=, state=, theme=, fields=, srcdoc=, answers=)`` returns a
-    :class:`flowui_sandbox.sandbox.block_host.MountedBlock`: ``evaluate``/``wait_for``/``click`` inside the
+    :class:`flowui_sandbox.sandbox.plugin.block_host.MountedBlock`: ``evaluate``/``wait_for``/``click`` inside the
     block, ``set_state``/``patch``/``set_theme`` from the host, and its bridge traffic
     (``actions``, ``values``, ``urls``, ``log``, ``codes()``, ``wait_for_traffic(kind)``).
     """
@@ -212,7 +212,7 @@ def flowui_host(flowui_page: SyncPage, flowui_server: LocalServer):
 @pytest.fixture(scope="session")
 def flowui_probe_servers(flowui_portal: Portal):
     """The four origins a probe run needs (:class:`flowui_sandbox.sandbox.verify.servers.Servers`), for the session."""
-    from .verify.servers import Servers
+    from ..verify.servers import Servers
 
     servers = flowui_portal.run(Servers().start())
     yield servers
@@ -230,8 +230,8 @@ def flowui_verify(flowui_engine: Engine, flowui_browsers: Browsers, flowui_porta
     :class:`flowui_sandbox.sandbox.verify.runner.Generator`, or ``None`` for this project's generator.
     ``probes`` narrows the run to those probe ids (an unknown id is an error).
     """
-    from .verify.probes import load_catalogue
-    from .verify.runner import CommandGenerator, Generator, run_engine
+    from ..verify.probes import load_catalogue
+    from ..verify.runner import CommandGenerator, Generator, run_engine
 
     def run(generator: str | Generator | None = None, *, protocol: str = "source",
             probes: list[str] | None = None, timeout: float = 1500) -> ProbeResults:

@@ -29,10 +29,10 @@ from html import unescape
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
-from .cpu_limited import AVAILABLE as _CAN_FORK
-from .cpu_limited import ChildStopped, call_cpu_limited
-from .errors import OptionError, SandboxError, UsageError
-from .files import display_name, read_text
+from ..cpu_limited import AVAILABLE as _CAN_FORK
+from ..cpu_limited import ChildStopped, call_cpu_limited
+from ..errors import OptionError, SandboxError, UsageError
+from ..files import display_name, read_text
 from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, parse_path_list, path_problem
 
 #: What precedes the author source in the block document, as far as the tree
@@ -133,7 +133,7 @@ def _check_paths(document: bytes, frozen: frozenset[str]) -> tuple[list[str], li
                     if (reason := path_problem(value, frozen)) is not None]
 
 
-# The grammar of sandbox.paths, limits included, as one match (the fast path);
+# The grammar of sandbox.block.paths, limits included, as one match (the fast path);
 # path_problem says why a value fails.
 _VALID_PATH = re.compile(
     rf"(?=.{{1,{MAX_LENGTH}}}\Z)(?:{SEGMENT_PATTERN})(?:\.(?:{SEGMENT_PATTERN})){{0,{MAX_SEGMENTS - 1}}}\Z"

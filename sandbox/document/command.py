@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
+from ..block.paths import parse_path_list
 from ..errors import OptionError, UsageError
 from ..files import read_text
-from ..paths import parse_path_list
 from .jsontext import load_json, locate, locate_all
 from .model import document_schema
 from .patch import PatchError, diff
@@ -21,7 +21,7 @@ from .validate import check_document
 
 #: Largest document file accepted. A document is design-time data edited by people; a
 #: few hundred blocks with html sources make a few hundred KB. Each html source is
-#: also limited on its own (sandbox.extract.MAX_SOURCE_BYTES).
+#: also limited on its own (sandbox.block.extract.MAX_SOURCE_BYTES).
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 #: Largest state file the diff command reads.
 MAX_STATE_BYTES = 16 * 1024 * 1024
