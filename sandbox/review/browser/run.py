@@ -265,6 +265,11 @@ class Lane:
         version = getattr(getattr(self.session, "browser", None), "version", "")
         options = self.persona.page_options(self.engine.name, self.engine.capabilities, version)
         page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url, options=options), 60)
+        await self._prepare_page(page)
+        return page, Slot(page)
+
+    async def _prepare_page(self, page: Page) -> None:
+        """What a new page gets before its host page loads, as far as its driver can."""
         # The block's frame is the holder frame's child: its navigations are the block's frame's
         # ("frame: URL", what navigation_target reads).
         page.watch_held_frames()
@@ -277,7 +282,6 @@ class Lane:
             # at the end of each review (:data:`LEAPS`). It reaches the sandboxed frame in Firefox
             # only (measured: Chromium runs no init script in a srcdoc frame).
             await page.clock_install()
-        return page, Slot(page)
 
     async def _relaunch(self) -> None:
         old = self.session
