@@ -9,7 +9,7 @@ import ssl
 
 import pytest
 
-from flowui_sandbox.sandbox.engines import Capability, Engine, EngineError, Unsupported
+from flowui_sandbox.sandbox.engines import Capability, Engine, EngineError, ScriptTimeout, Unsupported
 from flowui_sandbox.sandbox.engines.fake import FAKE_ENGINE, FakeSession
 from flowui_sandbox.sandbox.engines.playwright import PlaywrightSession
 from flowui_sandbox.sandbox.engines.remote import RemotePlaywrightSession, RemoteWebDriverSession
@@ -57,9 +57,16 @@ def test_a_declared_capability_reaches_the_driver():
     assert page.calls[1].args == (6000,)
 
 
-def test_unsupported_is_an_engine_error():
-    # Callers that catch EngineError keep catching a missing capability.
-    assert issubclass(Unsupported, EngineError)
+def test_the_drivers_errors_are_kinds_of_engine_error():
+    # Callers that catch EngineError keep catching a missing capability and a timeout.
+    assert issubclass(Unsupported, EngineError) and issubclass(ScriptTimeout, EngineError)
+
+    async def go():
+        page = await _page()  # every evaluate answers None: never truthy
+        with pytest.raises(ScriptTimeout, match="timed out after 0.1s"):
+            await page.wait_for("() => window.ready", timeout=0.1, interval=0.01)
+
+    run(go())
 
 
 def test_each_driver_declares_its_capabilities_per_engine():

@@ -85,7 +85,7 @@ class PlaywrightPage(Page):
             handle = await self.raw.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
             content = await handle.content_frame()
             if content is None:
-                raise PageGone(f"{self.engine.name}: {selector!r} is not a frame")
+                raise EngineError(f"{self.engine.name}: {selector!r} is not a frame")
             holder = await handle.get_attribute(HOLDER_ATTRIBUTE) is not None
         if holder:
             content = await self._held_frame(content, selector, timeout)

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import OptionError
-from .base import ENGINE_NAMES, Engine, EngineError, Page, PageGone, Session
+from .base import ENGINE_NAMES, Engine, EngineError, Page, Session
 from .discovery import WEBKIT_MINIBROWSER_GLOB, select_engines
 from .playwright import PlaywrightSession
 from .webdriver import WebDriverPage, WebDriverSession, quit_quietly
@@ -222,7 +222,7 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
     if endpoint.protocol == "webdriver":
         session = RemoteWebDriverSession(engine, endpoint)
         if not await session.alive():
-            raise PageGone(f"{engine.name}: {endpoint.url}: the WebDriver endpoint does not answer /status")
+            raise EngineError(f"{engine.name}: {endpoint.url}: the WebDriver endpoint does not answer /status")
         return session
     from playwright.async_api import async_playwright
 
