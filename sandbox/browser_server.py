@@ -29,7 +29,8 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
-from .engines import CHROMIUM_ARGS, ENGINE_NAMES, WEBKIT_DRIVER, EngineError, _Xvfb, find_engines, kill_tree
+from .engines import CHROMIUM_ARGS, ENGINE_NAMES, EngineError, find_engines, kill_tree
+from .engines.webdriver import WEBKIT_DRIVER, Xvfb
 from .errors import OptionError
 
 
@@ -158,7 +159,7 @@ def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
     if not os.access(WEBKIT_DRIVER, os.X_OK):
         raise EngineError(f"webkit: {WEBKIT_DRIVER} is missing (Debian package webkit2gtk-driver)")
     # MiniBrowser keeps its profile in $HOME: one home per driver keeps the drivers apart.
-    env = {**os.environ, "DISPLAY": _Xvfb.display(), "HOME": tempfile.mkdtemp(prefix="flowui-webkit-server-"),
+    env = {**os.environ, "DISPLAY": Xvfb.display(), "HOME": tempfile.mkdtemp(prefix="flowui-webkit-server-"),
            "TZ": _persona().time_zone}  # the MiniBrowsers it starts inherit it (their ICU reads TZ)
     where = "all" if host == "0.0.0.0" else host
     process = subprocess.Popen(

@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from flowui_sandbox.sandbox.engines.remote import Endpoint, parse_remote, plan
 from flowui_sandbox.sandbox.errors import UsageError
-from flowui_sandbox.sandbox.remote import Endpoint, SessionLost, Worker, parse_remote, plan, server_names, spread
+from flowui_sandbox.sandbox.remote import SessionLost, Worker, server_names, spread
 
 
 def test_endpoints_parse_with_their_protocol_and_pages():

@@ -15,7 +15,8 @@ from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, 
 from .static import analyse
 
 if TYPE_CHECKING:
-    from ..remote import Endpoint, ServerNames
+    from ..engines.remote import Endpoint
+    from ..remote import ServerNames
 
 
 def tool_version() -> str:
@@ -53,7 +54,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     ``edit`` does: the browsers then mount the block with data of the shape it expects, where a
     path missing from the state would get a string). ``baseline`` maps
     fingerprints to justifications: those findings are moved to ``report.suppressed``.
-    ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.remote.parse_remote`);
+    ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`);
     ``names``: where the proxies they send through listen, and the name they reach them by
     (:func:`flowui_sandbox.sandbox.remote.server_names`, ``canary=False``; default: 127.0.0.1).
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).

@@ -38,7 +38,8 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     if not files:
         raise OptionError("give at least one FILE (or a directory)")
 
-    from ..remote import parse_remote, plan, server_names
+    from ..engines.remote import parse_remote, plan
+    from ..remote import server_names
 
     names = server_names(bind, public_host, canary=False)
     endpoints = []

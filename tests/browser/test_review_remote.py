@@ -19,7 +19,7 @@ import pytest
 
 from flowui_sandbox.sandbox.browser_server import start_many
 from flowui_sandbox.sandbox.cli import main
-from flowui_sandbox.sandbox.remote import parse_remote
+from flowui_sandbox.sandbox.engines.remote import parse_remote
 from flowui_sandbox.sandbox.review.browser import run_browser_layer
 from flowui_sandbox.sandbox.review.corpus import load_corpus
 from flowui_sandbox.sandbox.review.model import BlockInput, BrowserResult

@@ -19,8 +19,9 @@ from urllib.parse import urlsplit
 
 from ...block.extract import extract_paths
 from ...engines import Engine, EngineError, select_engines
+from ...engines.remote import Endpoint, plan
 from ...errors import OptionError, UsageError
-from ...remote import Endpoint, ServerNames, Worker, close_all, connect_all, plan
+from ...remote import ServerNames, Worker, close_all, connect_all
 from ...server import tls_context
 from ..model import BlockInput, BrowserResult, Finding
 from .canaries import Canaries
@@ -42,7 +43,7 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
                       remote: list[Endpoint] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
     """Review ``blocks`` in the ``engines`` named (None: every engine found, or with ``remote`` the
     engines given remote browsers); results in the blocks' order. ``remote``: browsers elsewhere
-    (:func:`flowui_sandbox.sandbox.remote.parse_remote`); an engine named without one runs here.
+    (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`); an engine named without one runs here.
 
     Raises :class:`UsageError` when a named engine is not installed or none is found, and
     :class:`OptionError` when a remote browser does not answer. ``names``: where the slots' proxies
