@@ -121,13 +121,13 @@ def test_a_job_lost_twice_fails_and_no_worker_left_ends_the_run():
 
 def test_server_names_without_a_canary_site():
     """review's proxies: one name, no canary site to ask for."""
-    assert (server_names("127.0.0.2", canary=False).host, server_names("10.1.2.3", canary=False).host) == ("127.0.0.2", "10.1.2.3")
+    assert (server_names("127.0.0.1", canary=False).host, server_names("10.1.2.3", canary=False).host) == ("127.0.0.1", "10.1.2.3")
     assert server_names("0.0.0.0", "box.internal", canary=False).host == "box.internal"
     with pytest.raises(UsageError, match="--public-host NAME"):
         server_names("0.0.0.0", canary=False)
 
 
-def test_the_review_proxy_listens_where_told_and_names_that_address():
+def test_the_review_proxy_is_named_by_the_public_host():
     import asyncio
 
     import aiohttp
@@ -137,18 +137,12 @@ def test_the_review_proxy_listens_where_told_and_names_that_address():
 
     async def run() -> None:
         _, context = tls_context("127.0.0.1", "localhost")
-        tap = await Tap(context, bind="127.0.0.2").start()
+        tap = await Tap(context, bind="127.0.0.1", public_host="localhost").start()
         try:
-            assert tap.proxy_url == f"http://127.0.0.2:{tap.port}"
+            assert tap.proxy_url == f"http://localhost:{tap.port}"
             async with aiohttp.ClientSession() as session, session.get("http://leak.example/x.gif", proxy=tap.proxy_url) as response:
                 assert response.status == 200
             assert [s.host for s in tap.seen] == ["leak.example"]
-            async with aiohttp.ClientSession() as session:
-                try:  # not on 127.0.0.1
-                    async with session.get("http://leak.example/y.gif", proxy=f"http://127.0.0.1:{tap.port}"):
-                        raise AssertionError("the proxy answered on 127.0.0.1")
-                except aiohttp.ClientConnectionError:
-                    pass
         finally:
             await tap.stop()
 

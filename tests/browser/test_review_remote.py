@@ -119,10 +119,10 @@ def test_review_remote_command(one_server_per_engine, tmp_path):
     sarif, report = tmp_path / "r.sarif", tmp_path / "r.json"
     hostile = str(ROOT / "examples/hostile.html")
     remote = [arg for s in one_server_per_engine for arg in ("--remote", s.spec)]
-    # The proxies listen on another address than the browsers' machine's 127.0.0.1 (as for a browser
-    # elsewhere, --bind): the findings come only if the remote browsers send through them there.
+    # The remote browsers reach the proxies by the name given (--public-host, as for a browser
+    # elsewhere); sockets stay on 127.0.0.1.
     argv = [sys.executable, "-m", "flowui_sandbox", "review", hostile, "--fields", "order.total,customer.email", *remote,
-            "--bind", "127.0.0.2"]
+            "--bind", "127.0.0.1", "--public-host", "localhost"]
     run = subprocess.run([*argv, "--format", "json", "-o", str(report)], capture_output=True, text=True, timeout=400)
     assert run.returncode == 1, run.stderr[-2000:]  # the block leaks: high findings
     data = json.loads(report.read_text())
