@@ -232,16 +232,13 @@ async def fresh_page(session):
     """A page in a new browser context (Playwright) or a new MiniBrowser (WebDriver): no process
     or cache of an earlier measurement is reused, so the memory delta is this page's."""
     page = await session.new_page()
-    if page.engine.driver == "webdriver":
-        await asyncio.to_thread(page.raw.set_window_size, 1280, 900)  # type: ignore[attr-defined]
-    else:
-        await page.raw.set_viewport_size({"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    await page.resize(1280, 900)  # Playwright: the viewport; WebDriver: the window
     return page
 
 
 async def close_page(session, page) -> None:
     await page.close()
-    if page.engine.driver == "webdriver":
+    if not session.fresh_pages:
         await session.close()  # quits the MiniBrowser the pool kept; the next new_page starts a fresh one
 
 

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from flowui_sandbox.sandbox.browser_server import start_many
 from flowui_sandbox.sandbox.engines import ENGINE_NAMES, select_engines
-from flowui_sandbox.sandbox.remote import parse_remote, plan
+from flowui_sandbox.sandbox.engines.remote import parse_remote, plan
 from flowui_sandbox.sandbox.verify.probes import load_catalogue
 from flowui_sandbox.sandbox.verify.report import summary
 from flowui_sandbox.sandbox.verify.runner import run_matrix

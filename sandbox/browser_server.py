@@ -6,6 +6,12 @@
 * webkit: ``WebKitWebDriver --port=P`` (a W3C WebDriver endpoint; one session at a
   time), on an Xvfb display when there is none.
 
+Each server's browser looks like a desktop user's, as a review's local browser does
+(``sandbox/review/browser/persona.py``): a time zone drawn when the server starts (``TZ``), and
+for Chromium a desktop screen and its own version's desktop Chrome user agent (launch flags).
+These are the browser's for the server's life: a client cannot set them (docs/REVIEW-BROWSER.md,
+"Remote browsers").
+
 ``flowui-sandbox browser-server ENGINE [--host H] [--port P]`` prints the endpoint
 as ``ENGINE=URL``, ready for ``verify --remote``, and serves until interrupted.
 """
@@ -23,7 +29,8 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
-from .engines import CHROMIUM_ARGS, ENGINE_NAMES, WEBKIT_DRIVER, EngineError, _Xvfb, find_engines, kill_tree
+from .engines import CHROMIUM_ARGS, ENGINE_NAMES, EngineError, find_engines, kill_tree
+from .engines.webdriver import WEBKIT_DRIVER, Xvfb
 from .errors import OptionError
 
 
@@ -69,14 +76,20 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def _playwright_config(engine: str, host: str, port: int) -> dict:
+def _persona():
+    from .review.browser.persona import Persona
+
+    return Persona.draw()
+
+
+def _playwright_config(engine: str, host: str, port: int, launch_args: list[str] | None = None) -> dict:
     found = {e.name: e for e in find_engines()}
     if engine not in found:
         raise EngineError(f"{engine}: not installed here (run `make setup`, see README)")
     config: dict = {"host": host, "port": port}
     executable = found[engine].executable
     if engine == "chromium":
-        config["args"] = CHROMIUM_ARGS
+        config["args"] = [*CHROMIUM_ARGS, *(launch_args or [])]
         if executable:
             config["executablePath"] = executable
     elif engine == "firefox" and executable:
@@ -91,7 +104,12 @@ def start(engine: str, host: str = "127.0.0.1", port: int = 0, timeout: float = 
         raise OptionError(f"ENGINE {engine!r}: unknown engine; choose from {', '.join(ENGINE_NAMES)}")
     if engine == "webkit":
         return _start_webkit(host, port or _free_port(host), timeout)
-    config = _playwright_config(engine, host, port)
+    from .review.browser.persona import browser_version
+
+    persona = _persona()
+    executable = next((e.executable for e in find_engines() if e.name == engine), None)
+    version = browser_version(executable) if engine == "chromium" else ""
+    config = _playwright_config(engine, host, port, persona.launch_args(engine, version))
     folder = tempfile.mkdtemp(prefix="flowui-browser-server-")
     path = os.path.join(folder, "config.json")
     with open(path, "w") as f:
@@ -99,7 +117,7 @@ def start(engine: str, host: str = "127.0.0.1", port: int = 0, timeout: float = 
     log = open(os.path.join(folder, "stderr.log"), "w+")
     process = subprocess.Popen(
         [sys.executable, "-m", "playwright", "launch-server", "--browser", engine, "--config", path],
-        stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True, env={**os.environ, **persona.launch_env(engine)},
     )
     line = _first_line(process, timeout)
     if not line.startswith("ws://"):
@@ -141,7 +159,8 @@ def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
     if not os.access(WEBKIT_DRIVER, os.X_OK):
         raise EngineError(f"webkit: {WEBKIT_DRIVER} is missing (Debian package webkit2gtk-driver)")
     # MiniBrowser keeps its profile in $HOME: one home per driver keeps the drivers apart.
-    env = {**os.environ, "DISPLAY": _Xvfb.display(), "HOME": tempfile.mkdtemp(prefix="flowui-webkit-server-")}
+    env = {**os.environ, "DISPLAY": Xvfb.display(), "HOME": tempfile.mkdtemp(prefix="flowui-webkit-server-"),
+           "TZ": _persona().time_zone}  # the MiniBrowsers it starts inherit it (their ICU reads TZ)
     where = "all" if host == "0.0.0.0" else host
     process = subprocess.Popen(
         [WEBKIT_DRIVER, f"--port={port}", f"--host={where}"], env=env,

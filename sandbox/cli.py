@@ -180,6 +180,13 @@ def _add_review(sub: Subparsers) -> None:
     p.add_argument("--sensitive", metavar="w,w", help="comma-separated words that make a path sensitive (replaces the default list)")
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="per-block time limit in each engine, seconds (default: the in-browser layer's, 15)")
     p.add_argument("--list-rules", action="store_true", help="print the rule catalogue (Markdown) and exit")
+    g = p.add_argument_group("browsers elsewhere (docs/REVIEW-BROWSER.md, Remote browsers)")
+    g.add_argument("--remote", action="append", metavar="ENGINE[:PAGES]=URL", default=[],
+                   help="review in a remote browser (repeatable; the blocks are spread over all of an engine's): a Playwright "
+                   "browser server ws://HOST:PORT/PATH for chromium or firefox, a WebDriver endpoint http://HOST:PORT for webkit")
+    g.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
+                   help="address the proxies the browsers send through listen on (default 127.0.0.1)")
+    g.add_argument("--public-host", metavar="NAME", help="name or address the remote browsers reach the proxies by (default: the --bind address)")
     p.set_defaults(run=_review)
 
 
@@ -189,7 +196,8 @@ def _review(args: argparse.Namespace) -> int:
     return review_files(args.files, fields=args.fields, state=args.state, theme=args.theme, engines=args.engine,
                         static_only=args.static, output_format=args.format, output=args.output, fail_on=args.fail_on,
                         baseline=args.baseline, write_baseline=args.write_baseline, sensitive=args.sensitive,
-                        time_limit=args.time_limit, list_rules=args.list_rules)
+                        time_limit=args.time_limit, list_rules=args.list_rules, remote_specs=args.remote,
+                        bind=args.bind, public_host=args.public_host)
 
 
 # ----------------------------------------------------------------- document, diff
@@ -230,9 +238,9 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _add_browser_server(sub: Subparsers) -> None:
     p = sub.add_parser(
-        "browser-server", help="serve a browser for `verify --remote` on another machine (docs/SCALE.md)",
+        "browser-server", help="serve a browser for `verify --remote` or `review --remote` on another machine (docs/SCALE.md)",
         description="Starts a Playwright browser server (chromium, firefox) or WebKitWebDriver (webkit), prints "
-        "ENGINE=URL for `verify --remote`, and serves until interrupted.",
+        "ENGINE=URL for `verify --remote` and `review --remote`, and serves until interrupted.",
     )
     p.add_argument("engine", choices=ENGINE_NAMES)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")

@@ -1,16 +1,7 @@
-"""Browsers on other machines, through the engines' own remote protocols, and work spread over them.
+"""Work spread over the browsers of an engine, and the names of the servers remote browsers reach.
 
-Two kinds of endpoint (see docs/SCALE.md):
-
-* a **Playwright browser server** (``ws://`` or ``wss://``), as ``playwright
-  launch-server --browser chromium|firefox --config cfg.json`` prints it: one
-  browser, any number of pages; we connect with ``BrowserType.connect``;
-* a **WebDriver endpoint** (``http://`` or ``https://``) for WebKit: a
-  ``WebKitWebDriver --port=P`` (one session, so one page, at a time) or a
-  Selenium Grid whose nodes relay to WebKitWebDriver (as many pages as it has slots).
-
-Every endpoint is given as ``ENGINE[:PAGES]=URL`` (``--remote``, repeatable), e.g.
-``--remote chromium=ws://10.0.0.7:3000/abc --remote webkit:4=http://grid:4444``.
+The remote endpoints and their sessions are :mod:`.engines.remote`'s (``ENGINE[:PAGES]=URL``,
+see docs/SCALE.md); here a session becomes a :class:`Worker`:
 
 :func:`spread` runs jobs (probes, author blocks) over every session of an engine
 from one queue, each session ``pages`` jobs at a time; a session whose browser goes
@@ -24,234 +15,14 @@ the bind address and the two site names (defaults: 127.0.0.1, ``127.0.0.1`` and 
 from __future__ import annotations
 
 import asyncio
-import glob
 import ipaddress
-import os
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
-from urllib.parse import urlsplit
+from typing import Generic, TypeVar
 
-from .engines import (
-    ENGINE_NAMES,
-    WEBKIT_MINIBROWSER_GLOB,
-    Engine,
-    EngineError,
-    Page,
-    Session,
-    _PlaywrightSession,
-    _quit_quietly,
-    _WebDriverPage,
-    _WebDriverSession,
-)
+from .engines import Engine, Session
+from .engines.remote import Endpoint, connect
 from .errors import OptionError
-
-#: Pages open at once on one Playwright browser server (as verify's local CONCURRENCY).
-PLAYWRIGHT_PAGES = 3
-#: WebKitWebDriver holds one session (one MiniBrowser) at a time; a Grid URL says how many with ENGINE:PAGES.
-WEBDRIVER_PAGES = 1
-#: Where MiniBrowser lives on the remote machine (Debian's path unless FLOWUI_WEBKIT_BINARY says otherwise).
-DEFAULT_MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
-#: Seconds to reach an endpoint before it counts as down.
-CONNECT_TIMEOUT = 30.0
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One remote browser (or Grid) for one engine."""
-
-    engine: str
-    url: str
-    pages: int
-    protocol: str  # playwright | webdriver
-
-    @property
-    def label(self) -> str:
-        return f"{self.engine}@{self.url}"
-
-
-def parse_remote(specs: list[str], flag: str = "--remote") -> list[Endpoint]:
-    """``ENGINE[:PAGES]=URL`` values, every problem reported at once (OptionError, one line each)."""
-    endpoints: list[Endpoint] = []
-    problems: list[str] = []
-    for spec in specs:
-        where = f"{flag} {spec}"
-        name, eq, url = spec.partition("=")
-        if not eq or not url:
-            problems.append(f"{where}: expected ENGINE[:PAGES]=URL, e.g. chromium=ws://127.0.0.1:3000/abc")
-            continue
-        engine, colon, count = name.partition(":")
-        if engine not in ENGINE_NAMES:
-            problems.append(f"{where}: unknown engine {engine!r}; choose from {', '.join(ENGINE_NAMES)}")
-            continue
-        pages = None
-        if colon:
-            if not count.isdigit() or not 1 <= int(count) <= 64:
-                problems.append(f"{where}: PAGES must be a whole number from 1 to 64, not {count!r}")
-                continue
-            pages = int(count)
-        parts = urlsplit(url)
-        if parts.scheme in ("ws", "wss"):
-            protocol = "playwright"
-        elif parts.scheme in ("http", "https"):
-            protocol = "webdriver"
-            if engine != "webkit":
-                problems.append(f"{where}: a WebDriver endpoint is supported for webkit only; give {engine} a Playwright browser server (ws://...)")
-                continue
-        else:
-            problems.append(f"{where}: the URL must start with ws:// or wss:// (Playwright browser server) or http:// or https:// (WebDriver)")
-            continue
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if not parts.hostname or port is None:
-            problems.append(f"{where}: the URL needs a host and a port")
-            continue
-        if any(e.url == url for e in endpoints):
-            problems.append(f"{where}: the same URL is given twice")
-            continue
-        endpoints.append(Endpoint(engine, url, pages or (PLAYWRIGHT_PAGES if protocol == "playwright" else WEBDRIVER_PAGES), protocol))
-    if problems:
-        raise OptionError("\n".join(problems))
-    return endpoints
-
-
-def by_engine(endpoints: list[Endpoint]) -> dict[str, list[Endpoint]]:
-    out: dict[str, list[Endpoint]] = {}
-    for e in endpoints:
-        out.setdefault(e.engine, []).append(e)
-    return out
-
-
-def minibrowser_path() -> str:
-    """MiniBrowser's path on the WebDriver machine: FLOWUI_WEBKIT_BINARY, else this machine's, else Debian's."""
-    if os.environ.get("FLOWUI_WEBKIT_BINARY"):
-        return os.environ["FLOWUI_WEBKIT_BINARY"]
-    found = sorted(glob.glob(WEBKIT_MINIBROWSER_GLOB))
-    return found[-1] if found else DEFAULT_MINIBROWSER
-
-
-def remote_engine(name: str, endpoints: list[Endpoint]) -> Engine:
-    """The :class:`Engine` a remote endpoint stands for (``origin="remote"``)."""
-    protocol = endpoints[0].protocol
-    if any(e.protocol != protocol for e in endpoints):
-        raise OptionError(f"--remote {name}=...: mixes Playwright servers and WebDriver endpoints; give one kind per engine")
-    if protocol == "playwright":
-        return Engine(name, "playwright", None, "remote")
-    return Engine(name, "webdriver", minibrowser_path(), "remote")
-
-
-def plan(names: list[str] | None, endpoints: list[Endpoint]) -> tuple[list[Engine], dict[str, list[Endpoint]]]:
-    """The engines to run and the remote endpoints of each.
-
-    Without ``names``: the engines given remote endpoints, or (none given) every engine
-    found here. An engine named with no endpoint runs on this machine.
-    """
-    from .engines import select_engines
-
-    remote = by_engine(endpoints)
-    wanted = names or ([n for n in ENGINE_NAMES if n in remote] if remote else None)
-    if wanted:
-        unknown = [n for n in wanted if n not in ENGINE_NAMES]
-        if unknown:
-            raise OptionError(f"--engine: unknown engine {unknown[0]!r}; choose from {', '.join(ENGINE_NAMES)}")
-        unused = [n for n in remote if n not in wanted]
-        if unused:
-            raise OptionError(f"--remote {unused[0]}=...: {unused[0]} is not among the --engine given")
-    local = [n for n in wanted if n not in remote] if wanted else None
-    try:
-        found = select_engines(local) if local or not wanted else []
-    except EngineError as exc:
-        raise OptionError(str(exc)) from None
-    engines = {e.name: e for e in found}
-    for name, given in remote.items():
-        engines[name] = remote_engine(name, given)
-    return [engines[n] for n in ENGINE_NAMES if n in engines], remote
-
-
-# --------------------------------------------------------------------------- sessions
-
-
-class RemotePlaywrightSession(_PlaywrightSession):
-    """A browser of a Playwright browser server; closing it disconnects and leaves the server's browser running."""
-
-    def __init__(self, engine: Engine, manager: Any, playwright: Any, browser: Any, endpoint: Endpoint):
-        super().__init__(engine, manager, playwright, browser)
-        self.endpoint = endpoint
-
-    async def alive(self) -> bool:
-        return self.browser.is_connected()
-
-
-class RemoteWebDriverSession(_WebDriverSession):
-    """MiniBrowser windows made by a remote WebDriver endpoint, pooled as the local ones."""
-
-    def __init__(self, engine: Engine, endpoint: Endpoint):
-        super().__init__(engine)
-        self.endpoint = endpoint
-
-    def _start(self):
-        from selenium import webdriver
-        from selenium.webdriver.webkitgtk.options import Options
-
-        options = Options()
-        options.binary_location = self.engine.executable
-        options.add_argument("--automation")
-        options.accept_insecure_certs = True
-        try:
-            return webdriver.Remote(command_executor=self.endpoint.url, options=options)
-        except Exception as exc:
-            raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
-
-    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
-        if proxy is not None:  # the remote machine cannot reach this machine's proxy
-            raise EngineError(f"webkit: {self.endpoint.url}: a remote browser takes no local proxy")
-        if self._idle:
-            driver = self._idle.pop()
-        else:
-            driver = await asyncio.to_thread(self._start)
-            self._all.append(driver)
-        page = _WebDriverPage(self.engine, driver)
-        page._session = self
-        return page
-
-    async def alive(self) -> bool:
-        def status() -> bool:
-            try:
-                with urllib.request.urlopen(self.endpoint.url.rstrip("/") + "/status", timeout=5) as response:
-                    return response.status == 200
-            except (urllib.error.URLError, OSError, ValueError):
-                return False
-
-        return await asyncio.to_thread(status)
-
-    async def close(self) -> None:
-        for driver in self._all:
-            await asyncio.to_thread(_quit_quietly, driver)
-        self._all.clear()
-        self._idle.clear()
-
-
-async def connect(engine: Engine, endpoint: Endpoint) -> Session:
-    """A session on ``endpoint`` (EngineError when it cannot be reached)."""
-    if endpoint.protocol == "webdriver":
-        session = RemoteWebDriverSession(engine, endpoint)
-        if not await session.alive():
-            raise EngineError(f"{engine.name}: {endpoint.url}: the WebDriver endpoint does not answer /status")
-        return session
-    from playwright.async_api import async_playwright
-
-    manager = async_playwright()
-    pw = await manager.__aenter__()
-    try:
-        browser = await getattr(pw, engine.name).connect(endpoint.url, timeout=CONNECT_TIMEOUT * 1000)
-    except Exception as exc:
-        await manager.__aexit__(None, None, None)
-        raise EngineError(f"{engine.name}: {endpoint.url}: could not connect ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
-    return RemotePlaywrightSession(engine, manager, pw, browser, endpoint)
 
 
 async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list[Worker], list[dict[str, str]]]:
@@ -371,8 +142,10 @@ def _is_loopback(name: str) -> bool:
         return False
 
 
-def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary_host: str | None = None) -> ServerNames:
-    """The bind address and the two site names, checked (OptionError naming the option)."""
+def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary_host: str | None = None, *,
+                 canary: bool = True) -> ServerNames:
+    """The bind address and the two site names, checked (OptionError naming the option).
+    ``canary=False``: no canary site is served (review's proxy), so none is asked for."""
     problems = []
     try:
         address = ipaddress.ip_address(bind)
@@ -383,21 +156,20 @@ def server_names(bind: str = "127.0.0.1", public_host: str | None = None, canary
     host = public_host or ("127.0.0.1" if address.is_unspecified else bind)
     if address.is_unspecified and not public_host:
         problems.append(f"--bind {bind}: give --public-host NAME, the name or address the remote browsers reach this machine by")
-    canary = canary_host or "localhost"
-    if not canary_host and not address.is_unspecified and bind != "127.0.0.1":
+    canary_name = canary_host or "localhost"
+    if not canary:
+        pass
+    elif not canary_host and not address.is_unspecified and bind != "127.0.0.1":
         problems.append(f"--bind {bind}: give --canary-host NAME, a name of that address on another site than {host} "
                         "(localhost is 127.0.0.1)")
     elif not _is_loopback(host) and not canary_host:
         problems.append(f"--public-host {host}: give --canary-host NAME too, another name of this machine on another site "
                         "(e.g. the address for --public-host and a DNS name for --canary-host)")
-    if canary == host:
-        problems.append(f"--canary-host {canary}: must differ from --public-host (the canary stands for another site)")
+    if canary and canary_name == host:
+        problems.append(f"--canary-host {canary_name}: must differ from --public-host (the canary stands for another site)")
     if problems:
         raise OptionError("\n".join(problems))
-    return ServerNames(bind, host, canary)
+    return ServerNames(bind, host, canary_name)
 
 
-__all__ = [
-    "Endpoint", "parse_remote", "by_engine", "plan", "remote_engine", "connect", "connect_all", "close_all", "RemotePlaywrightSession",
-    "RemoteWebDriverSession", "SessionLost", "Worker", "spread", "server_names", "ServerNames",
-]
+__all__ = ["connect_all", "close_all", "SessionLost", "Worker", "spread", "server_names", "ServerNames"]

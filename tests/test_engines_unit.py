@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from flowui_sandbox.sandbox import engines
-from flowui_sandbox.sandbox.engines import DEBIAN_CHROMIUM, DEBIAN_FIREFOX, find_engines, playwright_revisions
+from flowui_sandbox.sandbox.engines import discovery as engines
+from flowui_sandbox.sandbox.engines.discovery import DEBIAN_CHROMIUM, DEBIAN_FIREFOX, find_engines, playwright_revisions
 
 
 def _folder(root, name, complete=True):

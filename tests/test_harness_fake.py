@@ -1,4 +1,4 @@
-"""The harness's own logic through the fake driver (sandbox/fake_browser.py), no browser: the
+"""The harness's own logic through the fake driver (sandbox/engines/fake.py), no browser: the
 page pool, the retry policy, the watchdog around a run, kept host pages and their reloads.
 
 What a browser does is proved in tests/browser/; these prove what the harness does with what
@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from flowui_sandbox.sandbox.engines import EngineError
-from flowui_sandbox.sandbox.fake_browser import HANG, Call, FakeSession
+from flowui_sandbox.sandbox.engines.fake import HANG, Call, FakeSession
 from flowui_sandbox.sandbox.remote import SessionLost
 from flowui_sandbox.sandbox.verify import attempt
 from flowui_sandbox.sandbox.verify.attempt import KEPT_HISTORY, KEPT_RUNS, MOUNT, READY, Pages, Run, attempt_probe

@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from flowui_sandbox.sandbox.engines.remote import Endpoint, parse_remote, plan
 from flowui_sandbox.sandbox.errors import UsageError
-from flowui_sandbox.sandbox.remote import Endpoint, SessionLost, Worker, parse_remote, plan, server_names, spread
+from flowui_sandbox.sandbox.remote import SessionLost, Worker, server_names, spread
 
 
 def test_endpoints_parse_with_their_protocol_and_pages():
@@ -116,3 +117,33 @@ def test_a_job_lost_twice_fails_and_no_worker_left_ends_the_run():
     assert len(results) == 5
     assert all(r.startswith("failed: ") for r in results)
     assert all(w.lost for w in workers)
+
+
+def test_server_names_without_a_canary_site():
+    """review's proxies: one name, no canary site to ask for."""
+    assert (server_names("127.0.0.1", canary=False).host, server_names("10.1.2.3", canary=False).host) == ("127.0.0.1", "10.1.2.3")
+    assert server_names("0.0.0.0", "box.internal", canary=False).host == "box.internal"
+    with pytest.raises(UsageError, match="--public-host NAME"):
+        server_names("0.0.0.0", canary=False)
+
+
+def test_the_review_proxy_is_named_by_the_public_host():
+    import asyncio
+
+    import aiohttp
+
+    from flowui_sandbox.sandbox.review.browser.proxy import Tap
+    from flowui_sandbox.sandbox.server import tls_context
+
+    async def run() -> None:
+        _, context = tls_context("127.0.0.1", "localhost")
+        tap = await Tap(context, bind="127.0.0.1", public_host="localhost").start()
+        try:
+            assert tap.proxy_url == f"http://localhost:{tap.port}"
+            async with aiohttp.ClientSession() as session, session.get("http://leak.example/x.gif", proxy=tap.proxy_url) as response:
+                assert response.status == 200
+            assert [s.host for s in tap.seen] == ["leak.example"]
+        finally:
+            await tap.stop()
+
+    asyncio.run(run())

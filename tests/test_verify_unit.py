@@ -332,9 +332,9 @@ def test_verify_usage_errors_exit_2_with_a_clear_message(argv, message, capsys):
 
 
 def test_a_missing_engine_is_a_usage_error(monkeypatch, capsys):
-    import flowui_sandbox.sandbox.engines as engines
+    from flowui_sandbox.sandbox.engines import discovery
 
-    monkeypatch.setattr(engines, "find_engines", lambda: [])
+    monkeypatch.setattr(discovery, "find_engines", lambda: [])
     assert main(["verify", "--engine", "webkit"]) == 2
     assert "engine 'webkit' is not installed" in capsys.readouterr().err
 

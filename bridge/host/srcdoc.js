@@ -1,4 +1,4 @@
-// The srcdoc twin: the block document, byte for byte what sandbox.generator.build_srcdoc writes,
+// The srcdoc twin: the block document, byte for byte what sandbox.block.srcdoc.build_srcdoc writes,
 // and the checks of its inputs (block id, text, paths, state). The generator is the reference;
 // tests/js/srcdoc.test.mjs holds this twin to its golden documents.
 
@@ -92,7 +92,7 @@ export function extractPaths(source, frozen = []) {
   return checkPaths(found, 'markup paths', frozen);
 }
 
-// The block document, byte for byte what sandbox.generator.build_srcdoc writes for the same inputs.
+// The block document, byte for byte what sandbox.block.srcdoc.build_srcdoc writes for the same inputs.
 export function buildSrcdoc(source, { blockId, fields = [], state = null, theme = null, paths = null, frozen = [] } = {}) {
   checkBlockId(blockId);
   checkText(source, 'source');

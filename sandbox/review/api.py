@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..block.extract import MAX_SOURCE_BYTES
 from ..errors import UsageError
@@ -13,6 +13,10 @@ from ..files import display_name, parse_json, read_text
 from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
 from .static import analyse
+
+if TYPE_CHECKING:
+    from ..engines.remote import Endpoint
+    from ..remote import ServerNames
 
 
 def tool_version() -> str:
@@ -41,7 +45,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
            theme: dict[str, Any] | None = None, engines: Sequence[str] | None = None, static_only: bool = False,
            sensitive: Sequence[str] | None = None, time_limit: float | None = None,
            progress: Callable[[str], None] | None = None, baseline: dict[str, str] | None = None,
-           fail_on: str = "high") -> ReviewReport:
+           fail_on: str = "high", remote: Sequence[Endpoint] = (), names: ServerNames | None = None) -> ReviewReport:
     """Review blocks (file names, directories, or :class:`BlockInput`) and return the report.
 
     ``time_limit`` is the per-block limit in each engine (None: the in-browser layer's
@@ -50,6 +54,9 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     ``edit`` does: the browsers then mount the block with data of the shape it expects, where a
     path missing from the state would get a string). ``baseline`` maps
     fingerprints to justifications: those findings are moved to ``report.suppressed``.
+    ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`);
+    ``names``: where the proxies they send through listen, and the name they reach them by
+    (:func:`flowui_sandbox.sandbox.remote.server_names`, ``canary=False``; default: 127.0.0.1).
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
     """
     blocks: list[BlockInput] = []
@@ -87,7 +94,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     if not static_only:
         from .browser import TIME_LIMIT, run_browser_layer  # the in-browser layer (sandbox/review/browser/)
 
-        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress,
+        results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, remote=list(remote), names=names,
                                     time_limit=TIME_LIMIT if time_limit is None else time_limit)  # None: the layer's default
         for report, browser in zip(reports, results):
             report.browser = browser

@@ -17,12 +17,16 @@ FAIL_ON = ("high", "medium", "low", "none")
 def review_files(files: Sequence[str], *, fields: str = "", state: str | None = None, theme: str | None = None,
                  engines: Sequence[str] | None = None, static_only: bool = False, output_format: str = "text", output: str | None = None,
                  fail_on: str = "high", baseline: str | None = None, write_baseline: str | None = None,
-                 sensitive: str | None = None, time_limit: float | None = None, list_rules: bool = False) -> int:
+                 sensitive: str | None = None, time_limit: float | None = None, list_rules: bool = False,
+                 remote_specs: Sequence[str] = (), bind: str = "127.0.0.1", public_host: str | None = None) -> int:
     """Review ``files`` (block sources or directories of them) and write the report in
     ``output_format`` to ``output`` (default: stdout); return 1 when a finding at or above
     ``fail_on`` remains, else 0. ``fields`` and ``sensitive`` are comma-separated lists,
     ``state`` and ``theme`` JSON files; a bad option is an :class:`OptionError` naming it.
-    ``list_rules``: print the rule catalogue instead."""
+    ``list_rules``: print the rule catalogue instead. ``remote_specs``: ``ENGINE[:PAGES]=URL`` browsers
+    elsewhere for the in-browser layer, as ``verify --remote`` takes them (docs/REVIEW-BROWSER.md,
+    "Remote browsers"); ``bind`` and ``public_host``: where the proxies they send through listen,
+    and the name they reach them by."""
     from ..block.paths import parse_path_list
     from ..block.srcdoc import read_state, read_theme
     from . import render
@@ -34,6 +38,16 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     if not files:
         raise OptionError("give at least one FILE (or a directory)")
 
+    from ..engines.remote import parse_remote, plan
+    from ..remote import server_names
+
+    names = server_names(bind, public_host, canary=False)
+    endpoints = []
+    if remote_specs:
+        if static_only:
+            raise OptionError("--remote: --static runs no browser; give one or the other")
+        endpoints = parse_remote(list(remote_specs))
+        plan(list(engines) if engines is not None else None, endpoints)  # an engine named but not served, one not installed
     for name in (output, write_baseline):
         if name:
             writable_output(name)  # refused now, not after the browsers ran
@@ -50,7 +64,8 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     report = review(list(files), fields=field_paths, state=state_value if isinstance(state_value, dict) else None,
                     theme=theme_value.to_json() if theme_value is not None else None,
                     engines=list(engines) if engines is not None else None, static_only=static_only, sensitive=sensitive_words,
-                    time_limit=time_limit, progress=progress, baseline=baseline_value, fail_on=fail_on)
+                    time_limit=time_limit, progress=progress, baseline=baseline_value, fail_on=fail_on,
+                    remote=endpoints, names=names)
     if progress is not None:
         sys.stderr.write("\r\x1b[K")
     text = {"text": render.to_text, "json": lambda r: render.to_json(r) + "\n", "html": render.to_html,

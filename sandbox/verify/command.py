@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import remote
+from ..engines.remote import parse_remote, plan
 from ..errors import OptionError, UsageError
 from ..files import writable_output, write_output
 from .probes import PROBES_DIR, ProbeError, load_catalogue
@@ -32,7 +33,7 @@ def verify(*, engines: Sequence[str] | None = None, json_file: str | None = None
     json_out = writable_output(json_file) if json_file else None
     html_out = writable_output(html_file) if html_file else None
     names = remote.server_names(bind, public_host, canary_host)
-    chosen_engines, endpoints = remote.plan(list(engines) if engines is not None else None, remote.parse_remote(list(remote_specs)))
+    chosen_engines, endpoints = plan(list(engines) if engines is not None else None, parse_remote(list(remote_specs)))
     if not chosen_engines:
         raise OptionError("no browser engine found (run `make setup`, see README)")
     if not Path(probes_dir).is_dir():

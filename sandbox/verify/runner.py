@@ -57,7 +57,7 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
                      progress: Progress | None = None, servers: Servers | None = None,
                      remote: dict[str, list[Any]] | None = None) -> list[EngineRun]:
     """The catalogue on every engine at once, each engine in its own browser,
-    or spread over the remote browsers ``remote[engine]`` (sandbox.remote.Endpoint) when given."""
+    or spread over the remote browsers ``remote[engine]`` (sandbox.engines.remote.Endpoint) when given."""
     generator = generator or Generator()
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-verify"))

@@ -12,7 +12,8 @@ import asyncio
 import time
 
 from ..engines import Engine
-from ..remote import Endpoint, Worker, close_all, connect_all, spread
+from ..engines.remote import Endpoint
+from ..remote import Worker, close_all, connect_all, spread
 from .attempt import Pages, attempt_probe
 from .generators import Generator
 from .probes import Probe

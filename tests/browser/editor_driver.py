@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flowui_sandbox.sandbox.engines import _WD_WRAPPER, EngineError, _PlaywrightPage
+from flowui_sandbox.sandbox.engines import EngineError
+from flowui_sandbox.sandbox.engines.playwright import PlaywrightPage
+from flowui_sandbox.sandbox.engines.webdriver import _WD_WRAPPER
 
 PREVIEW_FRAME = ".preview-frame"
 BLOCK_FRAME = ".block:not(.pending) iframe"  # the host module's holder frame; the block's frame is inside it
@@ -30,7 +32,7 @@ async def _held(holder_frame, timeout: float):
 
 
 def _is_playwright(page) -> bool:
-    return isinstance(page.async_page, _PlaywrightPage)
+    return isinstance(page.async_page, PlaywrightPage)
 
 
 def _run(page, coro_fn, timeout: float = 20):

@@ -19,7 +19,9 @@ from urllib.parse import urlsplit
 
 from ...block.extract import extract_paths
 from ...engines import Engine, EngineError, select_engines
-from ...errors import UsageError
+from ...engines.remote import Endpoint, plan
+from ...errors import OptionError, UsageError
+from ...remote import ServerNames, Worker, close_all, connect_all
 from ...server import tls_context
 from ..model import BlockInput, BrowserResult, Finding
 from .canaries import Canaries
@@ -37,21 +39,34 @@ Progress = Callable[[str], None]
 
 
 def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, time_limit: float = TIME_LIMIT,
-                      progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS) -> list[BrowserResult]:
-    """Review ``blocks`` in the ``engines`` named (None: every engine found); results in the blocks' order.
+                      progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS,
+                      remote: list[Endpoint] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
+    """Review ``blocks`` in the ``engines`` named (None: every engine found, or with ``remote`` the
+    engines given remote browsers); results in the blocks' order. ``remote``: browsers elsewhere
+    (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`); an engine named without one runs here.
 
-    Raises :class:`UsageError` when a named engine is not installed or none is found."""
-    try:
-        chosen = select_engines(engines)
-    except EngineError as exc:
-        raise UsageError(f"--engine: {exc}") from None
+    Raises :class:`UsageError` when a named engine is not installed or none is found, and
+    :class:`OptionError` when a remote browser does not answer. ``names``: where the slots' proxies
+    listen and the name the remote browsers reach them by (default: 127.0.0.1)."""
+    if remote:
+        chosen, endpoints = plan(engines, list(remote))
+    else:
+        try:
+            chosen, endpoints = select_engines(engines), {}
+        except EngineError as exc:
+            raise UsageError(f"--engine: {exc}") from None
     if not chosen:
         raise UsageError("review: no browser engine found for the in-browser layer (run `make setup`, or use --static)")
-    return asyncio.run(review_in_browsers(blocks, chosen, time_limit=time_limit, progress=progress, settle=settle, slots=slots))
+    return asyncio.run(review_in_browsers(blocks, chosen, time_limit=time_limit, progress=progress, settle=settle, slots=slots,
+                                          remote=endpoints, names=names))
 
 
 async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
-                             progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS) -> list[BrowserResult]:
+                             progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS,
+                             remote: dict[str, list[Endpoint]] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
+    """Review ``blocks`` in ``engines``; an engine with endpoints in ``remote`` on those browsers
+    (every one must answer: :class:`OptionError` naming those that do not, before any block runs)."""
+    workers = await _connect(engines, remote or {})
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-review"))
     loop.set_exception_handler(_quiet)
@@ -66,7 +81,9 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
         if progress:
             progress(f"{done}/{total} {engine} {work.file}")
 
-    lanes = [Lane(e, context, time_limit=time_limit, settle=settle, slots=slots, on_done=on_done) for e in engines]
+    lanes = [Lane(e, context, time_limit=time_limit, settle=settle, slots=slots, on_done=on_done, remote=workers.get(e.name),
+                  names=names)
+             for e in engines]
     quiet = _QuietDisconnects()
     logging.getLogger("aiohttp.server").addFilter(quiet)
     try:
@@ -78,6 +95,17 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
         per_engine = {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}
         results.append(judge(w, per_engine))
     return results
+
+
+async def _connect(engines: list[Engine], remote: dict[str, list[Endpoint]]) -> dict[str, list[Worker]]:
+    """The remote browsers of each engine, connected; all or none."""
+    named = [e for e in engines if remote.get(e.name)]
+    connected = await asyncio.gather(*(connect_all(e, remote[e.name]) for e in named))
+    unreachable = [u for _, errors in connected for u in errors]
+    if unreachable:
+        await asyncio.gather(*(close_all(w) for w, _ in connected))
+        raise OptionError("\n".join(f"--remote {u['error']}" for u in unreachable))  # each names its engine and URL
+    return {e.name: w for e, (w, _) in zip(named, connected)}
 
 
 class _QuietDisconnects(logging.Filter):

@@ -11,12 +11,14 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from ...engines import Capability
+
 #: Time zones a desktop user is in (never UTC, a server's and a CI machine's).
 TIME_ZONES = ("Europe/Berlin", "Europe/Paris", "Europe/Madrid", "Europe/Warsaw", "America/New_York",
               "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Toronto", "America/Sao_Paulo",
               "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney")
 #: Common desktop screens (CSS px), none of them a headless browser's 800x600.
-#: The screen of the WebDriver engines' virtual display (sandbox/engines.py's Xvfb).
+#: The screen of the WebDriver engines' virtual display (sandbox/engines/webdriver.py's Xvfb).
 XVFB_SCREEN = (1280, 1024)
 SCREENS = ((1920, 1080), (1536, 864), (1440, 900), (1366, 768), (1680, 1050), (2560, 1440), (1600, 900), (1280, 800))
 
@@ -53,11 +55,12 @@ class Persona:
         reads (the context's ``timezone_id`` reached the block's frame only now and then in Chromium)."""
         return {"TZ": self.time_zone}
 
-    def page_options(self, engine: str, driver: str, version: str = "") -> dict[str, Any]:
-        """:meth:`flowui_sandbox.sandbox.engines.Session.new_page`'s ``options`` for this persona."""
-        if driver != "playwright":
+    def page_options(self, engine: str, capabilities: frozenset[Capability], version: str = "") -> dict[str, Any]:
+        """:meth:`flowui_sandbox.sandbox.engines.Session.new_page`'s ``options`` for this persona, for a
+        driver with ``capabilities``: the context's emulation where it has CONTEXT_EMULATION."""
+        if Capability.CONTEXT_EMULATION not in capabilities:
             # WebKitGTK: the MiniBrowser's ICU reads TZ; the window is sized by WebDriver to fit the screen,
-            # which is Xvfb's (1280x1024, the same every run: sandbox/engines.py starts it).
+            # which is Xvfb's (1280x1024, the same every run: sandbox/engines/webdriver.py starts it).
             return {"env": {"TZ": self.time_zone}, "window": (XVFB_SCREEN[0], XVFB_SCREEN[1] - (self.screen[1] - self.viewport[1]))}
         options: dict[str, Any] = {
             "timezone_id": self.time_zone,

@@ -157,10 +157,14 @@ HOST_ORIGIN = "(the host's own origin)"
 class Tap:
     """A logging proxy and its two catch-all servers; ``await start()``, then ``proxy_url``."""
 
-    def __init__(self, ssl_context: ssl.SSLContext, name: str = ""):
+    def __init__(self, ssl_context: ssl.SSLContext, name: str = "", *, bind: str = "127.0.0.1", public_host: str = ""):
         #: The host name the slot's host page is served under (``https://NAME/``): a tunnel to it goes
         #: to the host server, not the catch-all, and is no request of the block's. Empty: 127.0.0.1.
         self.name = name
+        #: Where the proxy listens, and the name the browsers reach it by (remote browsers: docs/REVIEW-BROWSER.md);
+        #: the servers behind it stay on 127.0.0.1, reached through it only.
+        self.bind = bind
+        self.public_host = public_host or ("127.0.0.1" if bind == "0.0.0.0" else bind)
         self.https = _CatchAll(self, ssl_context=ssl_context)
         self.host = HostServer(self, ssl_context)
         self.http = _CatchAll(self)
@@ -180,7 +184,7 @@ class Tap:
 
     @property
     def proxy_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.public_host}:{self.port}"
 
     def page_url(self, url: str) -> str:
         """``url`` (one of the host server's, ``https://127.0.0.1:P/...``) under :attr:`name`."""
@@ -251,7 +255,7 @@ class Tap:
         await self.https.start()
         await self.http.start()
         await self.host.start()
-        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._client, self.bind, 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ...block.srcdoc import build_srcdoc
-from ...engines import Engine, EngineError, Page, Session, launch, webdriver_enter_frame
+from ...engines import Capability, Engine, EngineError, Page, Session, launch, webdriver_enter_frame
+from ...engines.remote import connect
+from ...remote import ServerNames, Worker
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
@@ -62,15 +64,14 @@ _READY = """() => new Promise((resolve) => { const poll = () => window.__review 
   : setTimeout(poll, 10); poll(); })"""
 #: An init script: navigator.webdriver reads false, as in a browser no one drives.
 HIDE_WEBDRIVER = "Object.defineProperty(Navigator.prototype, 'webdriver', {get: () => false, configurable: true});"
-#: Engines whose review moves the block's clock forward (Playwright's clock reaches the frame).
+#: Engines whose review moves the block's clock forward where the driver has CLOCK (Playwright's
+#: clock, an init script, reaches the sandboxed frame in Firefox only).
 CLOCK_ENGINES = ("firefox",)
 #: Leaps of the controlled clock at the end of a review (ms): a timer due within each fires once
 #: (6 s, 5 min, an hour, a day, then 20 days six times), intervals once per leap: a block that waits
 #: for a date up to four months after the review's sees it. One leap is at most 2^31 ms (24.8 days):
 #: Playwright refused a 30-day leap ("Cannot fast-forward to the past", measured).
 LEAPS = (6_000, 300_000, 3_600_000, 86_400_000, *(20 * 86_400_000,) * 6)
-#: Engines whose review runs the block's frame on virtual time (CDP), see :meth:`Lane._virtual_time`.
-VIRTUAL_TIME_ENGINES = ("chromium",)
 #: Virtual milliseconds the block's frame lives through at the end of its review in Chromium: 6 s,
 #: 5 min and an hour (:data:`LEAPS` without the day: every interval fires at each period, and a
 #: day of a 1 s interval is 86 400 calls).
@@ -155,18 +156,30 @@ class Observed:
 
 
 class Lane:
-    """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue."""
+    """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue.
+
+    With ``remote`` (the engine's remote browsers, connected: :func:`flowui_sandbox.sandbox.remote.connect_all`)
+    the lane launches nothing: each remote browser has ``pages`` slots, and every slot pulls from
+    the lane's one queue, so the blocks are spread over the browsers as they come free."""
 
     def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
-                 slots: int = SLOTS, on_done=None, differential: bool = True):
+                 slots: int = SLOTS, on_done=None, differential: bool = True, remote: list[Worker] | None = None,
+                 names: ServerNames | None = None):
         self.engine = engine
         self.differential = differential
         self.ssl_context = ssl_context
         self.time_limit = time_limit
         self.settle = settle
-        self.size = slots
         self.on_done = on_done
-        self.session: Session | None = None
+        #: The browsers: one launched here, or the remote ones; slot n runs on ``sessions[_of[n]]``.
+        self.remote = list(remote or [])
+        self.sessions: list[Session] = [w.session for w in self.remote]
+        #: Taken in turn, so a few blocks still go to every browser.
+        self._of = [i for k in range(max((w.pages for w in self.remote), default=0))
+                    for i, w in enumerate(self.remote) if k < w.pages] or [0] * slots
+        self.size = len(self._of)
+        #: Where each slot's proxy listens and the name the browsers reach it by (``--bind``, ``--public-host``).
+        self.names = names or ServerNames("127.0.0.1", "127.0.0.1", "localhost")
         self._closing: set[asyncio.Task] = set()
         self._lock = asyncio.Lock()
         #: This run's browser: time zone, screen, window, user agent (:mod:`.persona`).
@@ -176,7 +189,8 @@ class Lane:
     async def run(self, works: list[Work]) -> dict[int, Observed]:
         out: dict[int, Observed] = {}
         try:
-            self.session = await self._launch()
+            if not self.remote:
+                self.sessions = [await self._launch()]
         except EngineError as exc:
             for w in works:
                 out[w.index] = Observed(self.engine.name, Canaries(), error=str(exc))
@@ -186,7 +200,8 @@ class Lane:
             queue.put_nowait(w)
 
         async def worker(n: int, retry: bool = False) -> None:
-            tap = await Tap(self.ssl_context, host_name()).start()
+            which = self._of[n]
+            tap = await self._tap()
             page: Page | None = None
             slot: Slot | None = None
             try:
@@ -194,18 +209,21 @@ class Lane:
                     work = queue.get_nowait()
                     if page is None:
                         try:
-                            page, slot = await self._new_page(tap)
+                            page, slot = await self._new_page(tap, which)
                         except Exception:
                             # A browser that opens no page any more (Chromium busy letting go of a spinning
                             # renderer) is replaced; pages the other slots had on it fail and are retried.
                             try:
-                                await self._relaunch()
-                                page, slot = await self._new_page(tap)
+                                await self._relaunch(which)
+                                page, slot = await self._new_page(tap, which)
                             except Exception as exc:
+                                if self._retire(which, exc):  # a remote browser lost: its block goes to the others
+                                    queue.put_nowait(work)
+                                    return
                                 out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
                                 if self.on_done and not retry:
-                                    self.on_done(self.engine.name, work)
+                                    self.on_done(self._browser(which), work)
                                 continue
                     assert slot is not None  # made with the page
                     try:
@@ -223,9 +241,11 @@ class Lane:
                         # must not land in the log of the slot's next block.
                         self._drop(page, tap)
                         page = None
-                        tap = await Tap(self.ssl_context, host_name()).start()
+                        tap = await self._tap()
+                    if self.remote:
+                        self.remote[which].done += 1
                     if self.on_done and not retry:
-                        self.on_done(self.engine.name, work)
+                        self.on_done(self._browser(which), work)
             finally:
                 if page is not None:
                     try:
@@ -239,27 +259,52 @@ class Lane:
             # A block that hung while other pages ran may have been starved by one that really spins
             # (two cores, a busy loop on each): each is reviewed once more, alone, and that verdict stands.
             again = [w for w in works if out.get(w.index) is not None and (out[w.index].timed_out or out[w.index].error)]
-            if again and min(self.size, len(works)) > 1:
-                for w in again:
+            # And a block a lost remote browser handed back after the other slots had stopped.
+            left = [w for w in works if w.index not in out]
+            if left or (again and min(self.size, len(works)) > 1):
+                while not queue.empty():
+                    queue.get_nowait()
+                for w in [*left, *(again if min(self.size, len(works)) > 1 else [])]:
                     queue.put_nowait(w)
-                await worker(0, retry=True)
+                await worker(self._live(), retry=True)
         finally:
             if self._closing:
                 await asyncio.wait(list(self._closing), timeout=10)
-            try:
-                await asyncio.wait_for(self.session.close(), 30)
-            except Exception:
-                pass
+            for session in self.sessions:  # a remote browser is disconnected from, and stays up
+                try:
+                    await asyncio.wait_for(session.close(), 30)
+                except Exception:  # best effort: a browser already gone raises its driver's own error
+                    pass
             if self._closing:  # pages that would not close went with the browser: their proxies now
                 await asyncio.wait(list(self._closing), timeout=10)
         return out
+
+    def _retire(self, which: int, why: BaseException) -> bool:
+        """Whether the slots of remote browser ``which``, which could not be reached again, stop
+        (another of the engine's browsers is still there to take their blocks)."""
+        if not self.remote:
+            return False
+        self.remote[which].lost = self.remote[which].lost or _first_line(why)
+        return any(not w.lost for w in self.remote)
+
+    def _live(self) -> int:
+        """A slot whose browser is not lost (the first slot when every one is)."""
+        return next((n for n, i in enumerate(self._of) if not self.remote or not self.remote[i].lost), 0)
+
+    async def _tap(self) -> Tap:
+        """A slot's proxy, started: its host page under a host name drawn per slot (:func:`.persona.host_name`)."""
+        return await Tap(self.ssl_context, host_name(), bind=self.names.bind, public_host=self.names.host).start()
+
+    def _browser(self, which: int) -> str:
+        """How progress names the browser of ``sessions[which]``: the engine, ``ENGINE@URL`` when remote."""
+        return f"{self.engine.name}@{self.remote[which].label}" if self.remote else self.engine.name
 
     async def _launch(self) -> Session:
         """The engine's browser as :attr:`persona` says: Chromium's user agent is its own version's
         desktop Chrome (Playwright's own build, whose version only the running browser tells, is
         launched twice the first time)."""
         name = self.engine.name
-        if name == "chromium" and self.engine.driver == "playwright" and not self._version:
+        if name == "chromium" and self.engine.supports(Capability.LAUNCH_OPTIONS) and not self._version:
             self._version = await asyncio.to_thread(browser_version, self.engine.executable)
             if not self._version:
                 first = await launch(self.engine)
@@ -267,42 +312,42 @@ class Lane:
                 await first.close()
         return await launch(self.engine, args=self.persona.launch_args(name, self._version), env=self.persona.launch_env(name))
 
-    async def _new_page(self, tap: Tap) -> tuple[Page, Slot]:
-        assert self.session is not None
-        version = getattr(getattr(self.session, "browser", None), "version", "")
-        options = self.persona.page_options(self.engine.name, self.engine.driver, version)
-        page = await asyncio.wait_for(self.session.new_page(proxy=tap.proxy_url, options=options), 60)
-        if self.engine.driver == "playwright":
-            raw = page.raw  # type: ignore[attr-defined]
-
-            def held(frame) -> None:
-                # The block's frame is the holder frame's child: the watch names it "nested"; a
-                # navigation of it is the block's frame's ("frame: URL", what navigation_target reads).
-                parent = frame.parent_frame
-                if parent is not None and parent.parent_frame == raw.main_frame:
-                    page.watching.navigations.append(f"frame: {frame.url[:300]}")
-
-            raw.on("framenavigated", held)
-            # navigator.webdriver false in every frame the init script reaches (Firefox's block frame;
-            # Chromium's gets it from its launch flag, CHROMIUM_ARGS).
-            await page.raw.context.add_init_script(HIDE_WEBDRIVER)  # type: ignore[attr-defined]
-        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright":
-            # A controlled clock (Playwright's), installed before the host page loads: time is then
-            # moved forward at the end of each review (:data:`LEAPS`). It reaches the sandboxed
-            # frame in Firefox only (measured: Chromium runs no init script in a srcdoc frame).
-            await page.raw.clock.install()  # type: ignore[attr-defined]
+    async def _new_page(self, tap: Tap, which: int = 0) -> tuple[Page, Slot]:
+        session = self.sessions[which]
+        version = getattr(getattr(session, "browser", None), "version", "")
+        options = self.persona.page_options(self.engine.name, self.engine.capabilities, version)
+        page = await asyncio.wait_for(session.new_page(proxy=tap.proxy_url, options=options), 60)
+        await self._prepare_page(page)
         return page, Slot(page)
 
-    async def _relaunch(self) -> None:
-        old = self.session
+    async def _prepare_page(self, page: Page) -> None:
+        """What a new page gets before its host page loads, as far as its driver can."""
+        # The block's frame is the holder frame's child: its navigations are the block's frame's
+        # ("frame: URL", what navigation_target reads).
+        page.watch_held_frames()
+        if page.supports(Capability.INIT_SCRIPT):
+            # navigator.webdriver false in every frame the init script reaches (Firefox's block frame;
+            # Chromium's gets it from its launch flag, CHROMIUM_ARGS).
+            await page.add_init_script(HIDE_WEBDRIVER)
+        if self.engine.name in CLOCK_ENGINES and page.supports(Capability.CLOCK):
+            # A controlled clock, installed before the host page loads: time is then moved forward
+            # at the end of each review (:data:`LEAPS`). It reaches the sandboxed frame in Firefox
+            # only (measured: Chromium runs no init script in a srcdoc frame).
+            await page.clock_install()
+
+    async def _relaunch(self, which: int = 0) -> None:
+        """A new browser for the slots of ``sessions[which]``: launched again, or connected to again
+        (a remote browser server keeps running when a connection to it is closed)."""
+        old = self.sessions[which]
         async with self._lock:
-            if self.session is not old:
+            if self.sessions[which] is not old:
                 return  # another slot relaunched it already
             try:
-                await asyncio.wait_for(old.close(), 15)  # type: ignore[union-attr]
-            except Exception:
+                await asyncio.wait_for(old.close(), 15)
+            except Exception:  # best effort: the old browser may be gone already
                 pass
-            self.session = await self._launch()
+            self.sessions[which] = await (connect(self.engine, self.remote[which].session.endpoint)  # type: ignore[attr-defined]
+                                          if self.remote else self._launch())
 
     def _drop(self, page: Page, tap: Tap) -> None:
         """Close a page the last block may have hung, then its proxy, in the background: a busy
@@ -443,7 +488,7 @@ class Lane:
             else:
                 obs.timed_out = True
                 obs.steps["hung after"] = round(time.monotonic() - started, 3)
-        if not obs.timed_out and self.engine.driver != "playwright":
+        if not obs.timed_out and not page.supports(Capability.EVENT_WATCH):
             try:
                 await asyncio.wait_for(watch_webdriver(page, obs.watch, url), 5)
             except Exception as exc:
@@ -503,10 +548,10 @@ class Lane:
         """Run ``drive`` while a watchdog asks the host page (and, once connected, the block's frame)
         for a trivial answer every second: :data:`HANG_MISSES` misses in a row end the review as a
         hang long before the time limit, so a spinning block stops eating the CPU the other pages
-        need. Playwright only: WebDriver takes one call at a time, there the calls' own timeouts
-        and the time limit decide."""
+        need. Only where calls overlap (CONCURRENT_CALLS): WebDriver takes one call at a time, there
+        the calls' own timeouts and the time limit decide."""
         task = asyncio.ensure_future(drive)
-        if self.engine.driver != "playwright":
+        if not page.supports(Capability.CONCURRENT_CALLS):
             await task
             return
 
@@ -551,9 +596,9 @@ class Lane:
         if not loaded:  # a new page: the host page first (no block in it yet, so its load event comes)
             await page.goto(url, timeout=min(self.time_limit, 10))
             await page.wait_for(LOADED, timeout=10)
-        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright":
+        if self.engine.name in CLOCK_ENGINES and page.supports(Capability.CLOCK):
             # Each block starts at today's date: the last block's leaps moved the page's clock by months.
-            await asyncio.wait_for(page.raw.clock.set_system_time(time.time()), ACTION_TIMEOUT)  # type: ignore[attr-defined]
+            await asyncio.wait_for(page.clock_set_system_time(time.time()), ACTION_TIMEOUT)
         await page.evaluate(MOUNT, {"srcdoc": srcdoc, "background": work.background[0]}, timeout=10)
         step("load")
         # One call the page answers when it is up, not a round trip per 50 ms poll.
@@ -595,13 +640,12 @@ class Lane:
         await asyncio.sleep(max(QUIET, self.settle - (time.monotonic() - acted)))
         obs.host = await page.evaluate(READ) or obs.host
         step("settled")
-        if self.engine.name in VIRTUAL_TIME_ENGINES and self.engine.driver == "playwright" and obs.host.get("status") == "connected":
+        if page.supports(Capability.VIRTUAL_TIME) and obs.host.get("status") == "connected":
             await self._virtual_time(page, obs)
             step("virtual time")
-        if self.engine.name in CLOCK_ENGINES and self.engine.driver == "playwright" and obs.host.get("status") == "connected":
-            clock = page.raw.clock  # type: ignore[attr-defined]
+        if self.engine.name in CLOCK_ENGINES and page.supports(Capability.CLOCK) and obs.host.get("status") == "connected":
             for leap in LEAPS:
-                await clock.fast_forward(leap)
+                await page.clock_fast_forward(leap)
             await asyncio.sleep(QUIET)
             before = obs.host
             obs.host = await page.evaluate(READ) or obs.host
@@ -615,49 +659,27 @@ class Lane:
         frame). Its timers fire in order, intervals at every period, ``Date`` and ``performance.now()``
         move with them; afterwards the frame's virtual time stays paused (the frame is destroyed next;
         the next block's frame runs on real time, measured). What it set off is read :data:`QUIET` s later."""
-        raw = page.raw  # type: ignore[attr-defined]
         try:
-            frame = await page.content_frame(FRAME, ACTION_TIMEOUT)  # type: ignore[attr-defined]
-            cdp = await asyncio.wait_for(raw.context.new_cdp_session(frame), ACTION_TIMEOUT)
+            stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT)
         except Exception as exc:
             obs.steps["virtual time"] = f"no session: {_first_line(exc)[:120]}"
             return
-        expired = asyncio.get_running_loop().create_future()
-
-        def spent(_: Any) -> None:
-            if not expired.done():
-                expired.set_result(True)
-
-        cdp.on("Emulation.virtualTimeBudgetExpired", spent)
-        try:
-            await asyncio.wait_for(cdp.send("Emulation.setVirtualTimePolicy", {"policy": "advance", "budget": VIRTUAL_BUDGET}),
-                                   ACTION_TIMEOUT)
-            await asyncio.wait_for(expired, VIRTUAL_WAIT)
-        except Exception as exc:  # a frame that never idles (an animation loop) leaves virtual time where it got
-            obs.steps["virtual time stopped"] = _first_line(exc)[:120] or "budget not spent"
-        finally:
-            try:
-                await asyncio.wait_for(cdp.detach(), ACTION_TIMEOUT)
-            except Exception:  # a frame gone with its session: nothing left to detach
-                pass
+        if stopped:  # a frame that never idles (an animation loop) leaves virtual time where it got
+            obs.steps["virtual time stopped"] = stopped[:120]
         await asyncio.sleep(QUIET)
         before = obs.host
         obs.host = await page.evaluate(READ) or obs.host
         obs.host["maxGap"] = before.get("maxGap", 0)
 
     async def screenshot(self, page: Page) -> str:
-        if self.engine.driver == "playwright":
-            # A clip of the page, not Locator.screenshot: no waiting for the element to be "stable".
-            box = await page.evaluate("() => { const r = document.getElementById('block').getBoundingClientRect();"
-                                      " return {x: 0, y: 0, width: Math.ceil(r.right + 8), height: Math.ceil(Math.min(r.bottom + 8, 2000))}; }")
-            png = await page.raw.screenshot(clip=box, timeout=5000)  # type: ignore[attr-defined]
-            return base64.b64encode(png).decode("ascii")
-
-        def shot() -> str:
-
-            return page.raw.get_screenshot_as_base64()  # type: ignore[attr-defined]
-
-        return await asyncio.wait_for(asyncio.to_thread(shot), 10)
+        """The block's part of the page as a base64 PNG ("" where the driver takes none)."""
+        if not page.supports(Capability.SCREENSHOT):
+            return ""
+        # The block's box (a driver that cannot clip shoots the window).
+        clip = await page.evaluate("() => { const r = document.getElementById('block').getBoundingClientRect();"
+                                   " return {x: 0, y: 0, width: Math.ceil(r.right + 8), height: Math.ceil(Math.min(r.bottom + 8, 2000))}; }")
+        png = await asyncio.wait_for(page.screenshot(clip, timeout=5), 10)
+        return base64.b64encode(png).decode("ascii")
 
     # ------------------------------------------------------------------ acting like a user
 
@@ -701,21 +723,22 @@ class Lane:
         ``blur``)."""
         try:
             await page.evaluate(SCROLL_END, timeout=3)
-            if self.engine.driver == "playwright":
-                raw = page.raw  # type: ignore[attr-defined]
-                await raw.mouse.move(1000, 40, steps=4)
-                await raw.mouse.click(1000, 40)
-            else:
-                def blur() -> None:
+            if page.supports(Capability.POINTER):
+                await page.mouse_move(1000, 40, steps=4)
+                await page.mouse_click(1000, 40)
+            elif page.supports(Capability.WEBDRIVER_ACTIONS):
+                def blur(driver: Any) -> None:
                     from selenium.webdriver.common.action_chains import ActionChains
                     from selenium.webdriver.common.by import By
 
-                    driver = page.raw  # type: ignore[attr-defined]
                     body = driver.find_element(By.TAG_NAME, "body")
                     size = body.size  # offsets are from the element's centre: its top right corner, beside the block
                     ActionChains(driver).move_to_element_with_offset(body, size["width"] // 2 - 10, 5 - size["height"] // 2).click().perform()
 
-                await page._call(blur, timeout=ACTION_TIMEOUT)  # type: ignore[attr-defined]
+                await page.driver_call(blur, timeout=ACTION_TIMEOUT)
+            else:
+                obs.actions.append("scroll")
+                return await self._window(page, obs)
             obs.actions.append("scroll, blur")
         except Exception as exc:
             obs.actions.append(f"scroll, blur failed: {_first_line(exc)[:120]}")
@@ -727,81 +750,85 @@ class Lane:
         block's document is hidden, then visible: ``visibilitychange``). Headless Chromium and
         Firefox keep every page visible (measured: a second tab brought to the front, Chromium's
         window minimised over CDP, its lifecycle frozen: no ``visibilitychange`` in any frame)."""
-        width, height = self.persona.viewport
+        if not page.supports(Capability.RESIZE):
+            return
+        # The page's own size: the viewport where the context emulates one, else the window's.
+        width, height = self.persona.page_options(self.engine.name, page.capabilities).get("window", self.persona.viewport)
+        hides = page.supports(Capability.WINDOW_STATE)
         try:
-            if self.engine.driver == "playwright":
-                raw = page.raw  # type: ignore[attr-defined]
-                await asyncio.wait_for(raw.set_viewport_size({"width": NARROW, "height": height}), ACTION_TIMEOUT)
-                await page.evaluate(_FRAMES, timeout=ACTION_TIMEOUT)
-                await asyncio.wait_for(raw.set_viewport_size({"width": width, "height": height}), ACTION_TIMEOUT)
-                await page.evaluate(_FRAMES, timeout=ACTION_TIMEOUT)
-                obs.actions.append("resize")
-            else:
-                driver = page.raw  # type: ignore[attr-defined]
-                window = self.persona.page_options(self.engine.name, self.engine.driver)["window"]
-
-                def resize_and_hide() -> None:
-                    driver.set_window_size(NARROW, window[1])
-                    time.sleep(0.1)
-                    driver.set_window_size(*window)
-                    driver.minimize_window()
-                    time.sleep(0.1)
-                    driver.set_window_rect(x=0, y=0, width=window[0], height=window[1])
-
-                await page._call(resize_and_hide, timeout=ACTION_TIMEOUT * 2)  # type: ignore[attr-defined]
+            await page.resize(NARROW, height, timeout=ACTION_TIMEOUT)
+            await self._resized(page, hides)
+            await page.resize(width, height, timeout=ACTION_TIMEOUT)
+            if hides:
+                await page.minimise(timeout=ACTION_TIMEOUT)
+                await asyncio.sleep(0.1)
+                await page.restore(width, height, timeout=ACTION_TIMEOUT)
                 obs.actions.append("resize, hidden and shown")
+            else:
+                await self._resized(page, hides)
+                obs.actions.append("resize")
         except Exception as exc:
             obs.actions.append(f"resize failed: {_first_line(exc)[:120]}")
+
+    @staticmethod
+    async def _resized(page: Page, hides: bool) -> None:
+        """Wait for a resize to reach the page: two animation frames, or a tenth of a second for a
+        window the harness minimises next (no evaluate between its window calls)."""
+        if hides:
+            await asyncio.sleep(0.1)
+        else:
+            await page.evaluate(_FRAMES, timeout=ACTION_TIMEOUT)
 
     async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
         if not plan:
             return
-        if self.engine.driver == "playwright":
-            await self._act_playwright(page, plan, obs)
-        else:
+        if page.supports(Capability.POINTER) and page.supports(Capability.FRAMES) and page.supports(Capability.TYPING):
+            await self._act_at_points(page, plan, obs)
+        elif page.supports(Capability.WEBDRIVER_ACTIONS):
             await self._act_webdriver(page, plan, obs)
+        else:
+            obs.actions.append("no actions: the driver has no user input")
 
-    async def _act_playwright(self, page: Page, plan: list[Action], obs: Observed) -> None:
+    async def _act_at_points(self, page: Page, plan: list[Action], obs: Observed) -> None:
         """Real input at the element's point: a mouse click (and keys typed after it), as a user
         would. Not ``Locator.click``: resolving a locator inside a frame costs 1 to 3 s per action
         in Firefox over BiDi, against tens of ms for this (docs/REVIEW-BROWSER.md, Speed)."""
-        raw = page.raw  # type: ignore[attr-defined]
         try:
-            frame = await page.content_frame(FRAME, ACTION_TIMEOUT)  # type: ignore[attr-defined]
+            frame = await page.content_frame(FRAME, ACTION_TIMEOUT)
         except Exception:
             obs.actions.append("no actions: the block's frame is gone")
             return
 
-        async def call(target, script: str, arg: Any) -> Any:
-            return await asyncio.wait_for(target.evaluate(script, arg), ACTION_TIMEOUT)
+        async def call(script: str, arg: Any) -> Any:
+            return await asyncio.wait_for(frame.evaluate(script, arg), ACTION_TIMEOUT)
 
         async def click(i: int, clear: bool = False) -> None:
-            at = await call(frame, LOCATE, [ACTIONABLE, i, clear])
+            at = await call(LOCATE, [ACTIONABLE, i, clear])
             if at is None:
                 raise LookupError("the element is gone or has no box")
-            point = await call(raw, TO_VIEWPORT, at)
+            point = await asyncio.wait_for(page.evaluate(TO_VIEWPORT, at, timeout=ACTION_TIMEOUT), ACTION_TIMEOUT)
             if point is None:
                 raise LookupError("the block's frame is gone")
             # A pointer path from the host page into the frame, then to the element: a block that
             # acts only after a human pointer path sees one, and the host page sees the pointer enter
             # the block's frame, as with a real mouse (the host module reads whose click it was from it).
             x, y, ex, ey = point
-            await asyncio.wait_for(raw.mouse.move(ex, ey), ACTION_TIMEOUT)
+            await asyncio.wait_for(page.mouse_move(ex, ey), ACTION_TIMEOUT)
             width, height = self.persona.viewport
             for px, py in pointer_path(ex, ey, x, y, i):  # within the viewport: a move outside it is refused
-                await asyncio.wait_for(raw.mouse.move(min(max(1, px), width - 2), min(max(1, py), height - 2)), ACTION_TIMEOUT)
-            await asyncio.wait_for(raw.mouse.click(x, y), ACTION_TIMEOUT)
+                await asyncio.wait_for(page.mouse_move(min(max(1, px), width - 2), min(max(1, py), height - 2)), ACTION_TIMEOUT)
+            await asyncio.wait_for(page.mouse_click(x, y), ACTION_TIMEOUT)
 
         for kind, i, text, what, _ in plan:
             try:
                 if kind == "type":
                     await click(i, clear=True)
-                    await call(frame, FOCUS, [ACTIONABLE, i])
+                    await call(FOCUS, [ACTIONABLE, i])
                     # Key by key (keydown, keypress, input, keyup), as a user types: a keylogger on
                     # keydown sees the canary as well as one on input; the gaps vary (KEY_GAPS).
-                    await asyncio.wait_for(type_keys(raw.keyboard, text + "\n"), ACTION_TIMEOUT * 3)
+                    await asyncio.wait_for(type_keys(page, text + "\n"), ACTION_TIMEOUT * 3)
                 elif kind == "select":
-                    await call(frame, SELECT_LAST, [ACTIONABLE, i])
+                    await call(SELECT_LAST, [ACTIONABLE, i])
                 else:
                     await click(i)
                 obs.actions.append(f"{kind} {what}")
@@ -812,9 +839,9 @@ class Lane:
                     break  # the frame navigated away: the rest of its elements are gone
 
     async def _act_webdriver(self, page: Page, plan: list[Action], obs: Observed) -> None:
-        driver = page.raw  # type: ignore[attr-defined]
+        """The same actions as W3C WebDriver action chains on the element (WebDriver has no input at a point)."""
 
-        def run() -> None:
+        def run(driver: Any) -> None:
             from selenium.webdriver.common.action_chains import ActionChains
             from selenium.webdriver.common.by import By
             from selenium.webdriver.common.keys import Keys
@@ -872,7 +899,7 @@ class Lane:
             finally:
                 driver.switch_to.default_content()
 
-        await page._call(run, timeout=ACTION_TIMEOUT * max(1, len(plan)) + 5)  # type: ignore[attr-defined]
+        await page.driver_call(run, timeout=ACTION_TIMEOUT * max(1, len(plan)) + 5)
 
 
 def pointer_path(x0: float, y0: float, x1: float, y1: float, salt: int = 0) -> list[tuple[float, float]]:
@@ -889,13 +916,13 @@ def pointer_path(x0: float, y0: float, x1: float, y1: float, salt: int = 0) -> l
     return points
 
 
-async def type_keys(keyboard: Any, text: str) -> None:
-    """Type ``text`` key by key on a Playwright keyboard, waiting :data:`KEY_GAPS` after each."""
+async def type_keys(page: Page, text: str) -> None:
+    """Type ``text`` key by key into the page's focused element (TYPING), waiting :data:`KEY_GAPS` after each."""
     for n, ch in enumerate(text):
         if ch == "\n":
-            await keyboard.press("Enter")
+            await page.press("Enter", timeout=ACTION_TIMEOUT)
         else:
-            await keyboard.type(ch)
+            await page.type_text(ch)
         await asyncio.sleep(KEY_GAPS[n % len(KEY_GAPS)] / 1000)
 
 

@@ -1,0 +1,337 @@
+"""The W3C WebDriver driver: WebKitGTK's MiniBrowser through ``WebKitWebDriver`` (Selenium), on
+an Xvfb display started when there is none. One MiniBrowser is one page; the session pools them.
+WebDriver takes one call at a time and reports no events (docs/ENGINES.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Page, ScriptTimeout, Session
+
+T = TypeVar("T")
+
+#: Debian's WebKitGTK WebDriver (package webkit2gtk-driver).
+WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
+
+class Xvfb:
+    """One virtual display shared by every WebDriver browser of this process."""
+
+    _lock = threading.Lock()
+    _proc: subprocess.Popen | None = None
+    _display: str | None = None
+
+    @classmethod
+    def display(cls) -> str:
+        if os.environ.get("DISPLAY"):
+            return os.environ["DISPLAY"]
+        with cls._lock:
+            if cls._display is None:
+                if not shutil.which("Xvfb"):
+                    raise EngineError("webkit: no DISPLAY and no Xvfb (install the xvfb package)")
+                read, write = os.pipe()
+                cls._proc = subprocess.Popen(
+                    ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                    pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+                os.close(write)
+                with os.fdopen(read) as pipe:
+                    number = pipe.readline().strip()
+                if not number:
+                    raise EngineError("webkit: Xvfb did not start")
+                cls._display = f":{number}"
+                import atexit
+
+                atexit.register(cls._proc.terminate)
+            return cls._display
+
+
+_WD_WRAPPER = """
+const done = arguments[arguments.length - 1];
+const arg = JSON.parse(arguments[0]);
+let fn;
+try { fn = (%s); } catch (e) { done({__err: 'SyntaxError: ' + e.message}); }
+Promise.resolve().then(() => fn(arg)).then(
+  (v) => { try { done({__ok: v === undefined ? null : JSON.parse(JSON.stringify(v === undefined ? null : v))}); } catch (e) { done({__err: 'unserialisable result: ' + e}); } },
+  (e) => done({__err: (e && e.name ? e.name + ': ' : '') + (e && e.message !== undefined ? e.message : String(e))}));
+"""
+
+
+#: What the WebDriver driver can do: no events (a page looks after the fact), one call at a time,
+#: no script before the page's own, no clock, no launch flags, the window's size and state.
+CAPABILITIES = frozenset({Capability.SCREENSHOT, Capability.RESIZE, Capability.WINDOW_STATE, Capability.WEBDRIVER_ACTIONS})
+
+
+class WebDriverPage(Page):
+    """A WebDriver session is one window: one page per session, so pages never share state."""
+
+    capabilities = CAPABILITIES
+    _session: WebDriverSession  # the pool the page returns to; set by the session that made it
+
+    def __init__(self, engine: Engine, driver: Any):
+        self.engine = engine
+        self.capabilities = WebDriverSession.capabilities_for(engine)
+        self.raw = driver
+        self._lock = asyncio.Lock()
+
+    async def _call(self, fn, *args, timeout: float):
+        async with self._lock:
+            try:
+                return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout + 5)
+            except TimeoutError:
+                raise ScriptTimeout(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
+
+    async def goto(self, url: str, timeout: float = 15) -> None:
+        self.raw.set_page_load_timeout(timeout)
+        await self._call(self.raw.get, url, timeout=timeout)
+
+    def _in_frame(self, frame: str | None, action):
+
+        if frame is None:
+            return action()
+        webdriver_enter_frame(self.raw, frame)
+        try:
+            return action()
+        finally:
+            self.raw.switch_to.default_content()
+
+    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+        def run():
+            self.raw.set_script_timeout(timeout)
+            return self._in_frame(frame, lambda: self.raw.execute_async_script(_WD_WRAPPER % script, json.dumps(arg)))
+
+        try:
+            result = await self._call(run, timeout=timeout)
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"{self.engine.name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+        if isinstance(result, dict) and "__err" in result:
+            raise EngineError(f"{self.engine.name}: script failed: {result['__err']}")
+        return result.get("__ok") if isinstance(result, dict) else result
+
+    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+        from selenium.webdriver.common.by import By
+
+        def run():
+            return self._in_frame(frame, lambda: self.raw.find_element(By.CSS_SELECTOR, selector).click())
+
+        await self._call(run, timeout=timeout)
+
+    async def press(self, key: str, *, timeout: float = 10) -> None:
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+
+        named = {"Tab": Keys.TAB, "Enter": Keys.ENTER, "Escape": Keys.ESCAPE, "Space": Keys.SPACE}
+        await self._call(lambda: ActionChains(self.raw).send_keys(named.get(key, key)).perform(), timeout=timeout)
+
+    reports_downloads = False
+
+    # ------------------------------------------------------------------ capabilities
+
+    async def screenshot(self, clip: dict[str, float] | None = None, *, timeout: float = 10) -> bytes:
+        # WebDriver shoots the window (its viewport): no clip.
+        return await self._call(self.raw.get_screenshot_as_png, timeout=timeout)
+
+    async def resize(self, width: int, height: int, *, timeout: float = 10) -> None:
+        await self._call(self.raw.set_window_size, width, height, timeout=timeout)
+
+    async def minimise(self, *, timeout: float = 10) -> None:
+        await self._call(self.raw.minimize_window, timeout=timeout)
+
+    async def restore(self, width: int, height: int, *, timeout: float = 10) -> None:
+        await self._call(lambda: self.raw.set_window_rect(x=0, y=0, width=width, height=height), timeout=timeout)
+
+    async def driver_call(self, fn: Callable[[Any], T], *, timeout: float) -> T:
+        return await self._call(fn, self.raw, timeout=timeout)
+
+    async def look(self, url: str) -> None:
+        watch = self.watching if hasattr(self, "watching") else self.watch()
+        driver = self.raw
+
+        def look() -> None:
+            try:
+                alert = driver.switch_to.alert
+                watch.dialogs.append(f"alert: {alert.text[:200]}")
+                alert.dismiss()
+            except Exception:  # no alert open (NoAlertPresentException), or one gone meanwhile
+                pass
+            handles = driver.window_handles
+            if len(handles) > 1:
+                watch.popups.append(f"{len(handles) - 1} new window(s)")
+            try:
+                current = driver.current_url
+            except Exception as exc:
+                current = f"(unreadable: {type(exc).__name__})"
+            if current.split("#")[0] != url.split("#")[0]:
+                watch.navigations.append(f"top: {current[:300]}")
+
+        await asyncio.to_thread(look)
+
+    async def close(self) -> None:
+        await self._session._release(self)
+
+    async def abandon(self) -> None:
+        # A hung MiniBrowser answers no WebDriver call: kill its WebKitWebDriver, the browser and
+        # their children by process id, and drop it from the pool.
+        driver = self.raw
+        if driver in self._session._all:
+            self._session._all.remove(driver)
+        process = getattr(getattr(driver, "service", None), "process", None)
+        if process is not None:
+            await asyncio.to_thread(kill_tree, process.pid)
+            try:
+                await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
+            except Exception:  # killed but not reaped within 5 s: the process table keeps it, nothing else
+                pass
+
+
+def webdriver_enter_frame(driver: Any, selector: str) -> None:
+    """Switch a WebDriver session into the frame ``selector`` names in the top document; into the
+    block's frame when that is a host module's holder frame (:data:`HOLDER_ATTRIBUTE`)."""
+    from selenium.webdriver.common.by import By
+
+    element = driver.find_element(By.CSS_SELECTOR, selector)
+    holder = element.get_attribute(HOLDER_ATTRIBUTE)
+    driver.switch_to.frame(element)
+    if holder:
+        # By index: WebKitWebDriver finds no element in a frame's about:blank or srcdoc document.
+        driver.switch_to.frame(0)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and its descendants (read from /proc), children first."""
+    import signal
+
+    def children(p: int) -> list[int]:
+        found: list[int] = []
+        for task in glob.glob(f"/proc/{p}/task/*/children"):
+            try:
+                with open(task) as f:
+                    found += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+        return found
+
+    order: list[int] = []
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        order.append(p)
+        stack += children(p)
+    for p in reversed(order):
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+class WebDriverSession(Session):
+    """A pool of MiniBrowser windows: a closed page goes back to the pool after about:blank,
+    since starting a MiniBrowser costs a second or two."""
+
+    driver = "webdriver"
+    capabilities = CAPABILITIES
+    fresh_pages = False
+
+    @classmethod
+    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
+        # No LAUNCH_OPTIONS: a MiniBrowser starts per page, with new_page's options.
+        return cls(engine)
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._all: list[Any] = []
+        self._idle: list[Any] = []
+
+    async def warm(self, count: int) -> list[Page]:
+        # One MiniBrowser at a time (starting them together thrashes 2 cores), straight back to the
+        # pool: every run takes a window from it and gives it back (a WebDriver page is never reused).
+        pages: list[Page] = []
+        for _ in range(count):
+            pages.append(await self.new_page())
+        for page in pages:
+            await page.close()
+        return []
+
+    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
+        # A MiniBrowser's proxy and environment are fixed when it starts: only one started with the same is reused.
+        env = dict((options or {}).get("env") or {})
+        idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy and getattr(d, "flowui_env", {}) == env]
+        if idle:
+            driver = idle[-1]
+            self._idle.remove(driver)
+        else:
+            driver = await asyncio.to_thread(start_webkit_driver, self.engine, proxy, env)
+            driver.flowui_proxy = proxy
+            driver.flowui_env = env
+            self._all.append(driver)
+        window = (options or {}).get("window")
+        if window:
+            await asyncio.to_thread(driver.set_window_size, *window)
+        page = WebDriverPage(self.engine, driver)
+        page._session = self
+        return page
+
+    async def _release(self, page: WebDriverPage) -> None:
+        try:
+            await page._call(lambda: (page.raw.switch_to.default_content(), page.raw.get("about:blank")), timeout=10)
+            handles = page.raw.window_handles
+            for extra in handles[1:]:  # windows a test opened
+                page.raw.switch_to.window(extra)
+                page.raw.close()
+            page.raw.switch_to.window(handles[0])
+        except Exception:
+            await asyncio.to_thread(quit_quietly, page.raw)
+            self._all.remove(page.raw)
+            return
+        self._idle.append(page.raw)
+
+    async def close(self) -> None:
+        for driver in self._all:
+            await asyncio.to_thread(quit_quietly, driver)
+        self._all.clear()
+        self._idle.clear()
+
+
+def quit_quietly(driver: Any) -> None:
+    try:
+        driver.quit()
+    except Exception:  # a browser already gone: quitting it has nothing left to do
+        pass
+
+
+def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: dict[str, str] | None = None):
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    display = Xvfb.display()
+    options = Options()
+    assert engine.executable is not None  # WebKitGTK is found by its MiniBrowser's path
+    options.binary_location = engine.executable
+    options.add_argument("--automation")
+    # As Playwright's ignore_https_errors: verify's HTTPS origins use a CA made at run time.
+    options.accept_insecure_certs = True
+    # MiniBrowser keeps its profile in $HOME; a fresh one per page keeps pages apart.
+    env = {**os.environ, "DISPLAY": display, "HOME": tempfile.mkdtemp(prefix="flowui-webkit-")}
+    if proxy:
+        # WebKitGTK ignores WebDriver's https proxy capability; GLib's resolver (libproxy) reads these.
+        env.update(http_proxy=proxy, https_proxy=proxy, no_proxy="127.0.0.1,localhost")
+    env.update(environment or {})
+    service = Service(executable_path=WEBKIT_DRIVER, env=env)
+    try:
+        return webdriver.WebKitGTK(options=options, service=service)
+    except Exception as exc:
+        raise EngineError(f"webkit: could not start WebKitWebDriver ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
+
+

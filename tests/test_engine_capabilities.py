@@ -1,0 +1,155 @@
+"""Drivers declare capabilities, and the harness asks for them (sandbox/engines/): a method of a
+capability the driver lacks raises Unsupported, and the review's steps that need one skip it
+cleanly. Through the fake driver (sandbox/engines/fake.py), no browser."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+
+import pytest
+
+from flowui_sandbox.sandbox.engines import Capability, Engine, EngineError, ScriptTimeout, Unsupported
+from flowui_sandbox.sandbox.engines.fake import FAKE_ENGINE, FakeSession
+from flowui_sandbox.sandbox.engines.playwright import PlaywrightSession
+from flowui_sandbox.sandbox.engines.remote import RemotePlaywrightSession, RemoteWebDriverSession
+from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
+from flowui_sandbox.sandbox.review.browser.persona import Persona
+from flowui_sandbox.sandbox.review.browser.run import NARROW, Lane, Observed
+
+CHROMIUM = Engine("chromium", "playwright", None, "playwright")
+FIREFOX = Engine("firefox", "playwright", "/usr/bin/firefox-esr", "debian")
+WEBKIT = Engine("webkit", "webdriver", "/usr/lib/x/webkit2gtk-4.1/MiniBrowser", "debian")
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def _page(*capabilities: Capability):
+    return await FakeSession(capabilities=capabilities).new_page()
+
+
+# ------------------------------------------------------------------------ the declarations
+
+
+def test_a_fake_page_without_clock_raises_unsupported_from_the_clock_methods():
+    async def go():
+        page = await _page()
+        assert not page.supports(Capability.CLOCK)
+        for call in (page.clock_install(), page.clock_fast_forward(1000), page.clock_set_system_time(0.0)):
+            with pytest.raises(Unsupported, match="has no clock"):
+                await call
+        assert page.actions() == []  # refused before reaching the browser
+
+    run(go())
+
+
+def test_a_declared_capability_reaches_the_driver():
+    async def go():
+        page = await _page(Capability.CLOCK)
+        await page.clock_install()
+        await page.clock_fast_forward(6000)
+        return page
+
+    page = run(go())
+    assert page.actions() == ["clock_install", "clock_fast_forward"]
+    assert page.calls[1].args == (6000,)
+
+
+def test_the_drivers_errors_are_kinds_of_engine_error():
+    # Callers that catch EngineError keep catching a missing capability and a timeout.
+    assert issubclass(Unsupported, EngineError) and issubclass(ScriptTimeout, EngineError)
+
+    async def go():
+        page = await _page()  # every evaluate answers None: never truthy
+        with pytest.raises(ScriptTimeout, match="timed out after 0.1s"):
+            await page.wait_for("() => window.ready", timeout=0.1, interval=0.01)
+
+    run(go())
+
+
+def test_each_driver_declares_its_capabilities_per_engine():
+    assert CHROMIUM.supports(Capability.VIRTUAL_TIME) and not FIREFOX.supports(Capability.VIRTUAL_TIME)  # CDP is Chromium's
+    assert FIREFOX.supports(Capability.CLOCK) and FIREFOX.supports(Capability.EVENT_WATCH)
+    assert not WEBKIT.supports(Capability.EVENT_WATCH) and not WEBKIT.supports(Capability.CONCURRENT_CALLS)
+    assert WEBKIT.supports(Capability.WINDOW_STATE) and not CHROMIUM.supports(Capability.WINDOW_STATE)
+    assert WEBKIT.capabilities == WebDriverSession.capabilities
+    # A remote session is its driver's session: the same capabilities.
+    assert RemotePlaywrightSession.capabilities_for(CHROMIUM) == PlaywrightSession.capabilities_for(CHROMIUM)
+    assert RemoteWebDriverSession.capabilities_for(WEBKIT) == WebDriverSession.capabilities
+    assert Engine("chromium", "no-such-driver", None, "x").capabilities == frozenset()
+    assert FAKE_ENGINE.capabilities == frozenset()  # the fake's default; a test gives its session more
+
+
+def test_the_persona_emulates_in_the_context_only_where_the_driver_can():
+    persona = Persona("Europe/Berlin", (1920, 1080), (1912, 950))
+    emulated = persona.page_options("chromium", CHROMIUM.capabilities, "130.0.1")
+    assert emulated["timezone_id"] == "Europe/Berlin" and emulated["viewport"] == {"width": 1912, "height": 950}
+    assert "Chrome/130.0.0.0" in emulated["user_agent"]
+    windowed = persona.page_options("webkit", WEBKIT.capabilities)
+    assert windowed == {"env": {"TZ": "Europe/Berlin"}, "window": (1280, 1024 - (1080 - 950))}
+
+
+# ------------------------------------------------------------- the review's call sites
+
+
+def _lane() -> Lane:
+    lane = Lane(FAKE_ENGINE, ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), time_limit=5)
+    lane.persona = Persona("Europe/Berlin", (1920, 1080), (1912, 950))
+    return lane
+
+
+def _observed() -> Observed:
+    from flowui_sandbox.sandbox.review.browser.canaries import Canaries
+
+    return Observed(FAKE_ENGINE.name, Canaries())
+
+
+@pytest.mark.parametrize(("capabilities", "calls", "note"), [
+    ((), [], []),
+    # Playwright's: the context's viewport, narrowed and widened back.
+    ((Capability.RESIZE, Capability.CONTEXT_EMULATION), [("resize", (NARROW, 950)), ("evaluate", None), ("resize", (1912, 950)), ("evaluate", None)],
+     ["resize"]),
+    # WebDriver's: the window on Xvfb's screen, narrowed, widened, minimised and restored.
+    ((Capability.RESIZE, Capability.WINDOW_STATE), [("resize", (NARROW, 894)), ("resize", (1280, 894)), ("minimise", ()), ("restore", (1280, 894))],
+     ["resize, hidden and shown"]),
+], ids=["no resize", "viewport", "window"])
+def test_the_review_resizes_and_hides_the_window_only_as_the_driver_can(capabilities, calls, note):
+    async def go():
+        page = await _page(*capabilities)
+        obs = _observed()
+        await _lane()._window(page, obs)
+        return page, obs
+
+    page, obs = run(go())
+    assert [(c.action, c.args if c.action != "evaluate" else None) for c in page.calls] == calls
+    assert obs.actions == note  # a driver without RESIZE: the step is skipped, nothing failed
+
+
+def test_the_review_moves_the_clock_only_where_the_driver_has_one():
+    # Lane._host's end of a review in Firefox: the leaps go to the page's clock where it has CLOCK.
+    async def go(*capabilities: Capability):
+        page = await _page(*capabilities)
+        lane = _lane()
+        lane.engine = FIREFOX
+        await lane._prepare_page(page)
+        return page
+
+    assert run(go()).actions() == []
+    assert run(go(Capability.CLOCK, Capability.INIT_SCRIPT)).actions() == ["add_init_script", "clock_install"]
+
+
+def test_the_review_without_input_records_that_it_could_not_act():
+    from flowui_sandbox.sandbox.review.browser.run import Action
+
+    async def go():
+        page = await _page()
+        obs = _observed()
+        await _lane().perform(page, [Action("click", 0, "", "<button> #0", False)], obs)
+        shot = await _lane().screenshot(page)
+        return page, obs, shot
+
+    page, obs, shot = run(go())
+    assert obs.actions == ["no actions: the driver has no user input"]
+    assert shot == "" and page.actions() == []
