@@ -44,6 +44,9 @@ _BODIES = {
 }
 
 
+#: The longest request line and header line the servers read (a URL of a browser's maximum, 2 MiB, and then some).
+MAX_LINE = 4 * 1024 * 1024
+
 @dataclass
 class LoggedRequest:
     method: str
@@ -82,7 +85,10 @@ class LocalServer:
         return f"{scheme}://{self.public_host}:{self.port}"
 
     async def start(self) -> LocalServer:
-        self._runner = web.AppRunner(self.app, access_log=None)
+        # A request line or header as long as a browser sends (Chromium takes 2 MiB URLs): aiohttp's
+        # 8190-byte default answered 400 before the request was logged, so a block hid a request
+        # behind a long URL.
+        self._runner = web.AppRunner(self.app, access_log=None, max_line_size=MAX_LINE, max_field_size=MAX_LINE)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, 0, ssl_context=self.ssl_context)
         await site.start()

@@ -77,3 +77,22 @@ def test_a_request_logged_after_its_block_ended_is_still_that_blocks():
             await tap.stop()
 
     asyncio.run(run())
+
+
+def test_a_request_line_as_long_as_a_browser_sends_is_logged():
+    """A URL far past a web server's default limit (8 KB) reaches the log whole: the state at its
+    end must not be answered 400 unlogged (fixtures/review/exfil_long_url.html)."""
+
+    async def run() -> None:
+        _, context = tls_context("127.0.0.1", "localhost")
+        tap = await Tap(context).start()
+        try:
+            mark = tap.mark()
+            query = "p=" + "x" * 300_000 + "&n=canary"
+            assert await _through(tap, f"http://long.example/t.gif?{query}") == 200
+            seen, _, _ = tap.since(mark)
+            assert [(s.host, s.query) for s in seen] == [("long.example", query)]
+        finally:
+            await tap.stop()
+
+    asyncio.run(run())

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from ...server import LocalServer
+from ...server import MAX_LINE, LocalServer
 
 #: Requests kept per block; a flood beyond this is counted, not stored.
 MAX_KEPT = 2000
@@ -255,7 +255,9 @@ class Tap:
         await self.https.start()
         await self.http.start()
         await self.host.start()
-        self._server = await asyncio.start_server(self._client, self.bind, 0)
+        # A request's head as long as a browser sends (a 2 MiB URL): the stream's 64 KiB default
+        # would drop it unlogged.
+        self._server = await asyncio.start_server(self._client, self.bind, 0, limit=MAX_LINE + 65536)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
