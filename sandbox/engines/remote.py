@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import OptionError
-from .base import ENGINE_NAMES, Engine, EngineError, Page, Session
+from .base import ENGINE_NAMES, Engine, EngineError, Session
 from .discovery import WEBKIT_MINIBROWSER_GLOB, select_engines
 from .playwright import PlaywrightSession
 from .webdriver import WebDriverPage, WebDriverSession, quit_quietly
@@ -206,30 +206,24 @@ class RemoteWebDriverSession(WebDriverSession):
         except Exception as exc:
             raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 
-    async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
-        """A MiniBrowser window of the endpoint; ``proxy`` must be an address the remote machine
-        reaches. ``options``: ``window`` (width, height) is applied; ``env`` cannot be (the
-        remote browser's environment is its machine's)."""
-        idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy]
-        for other in [d for d in self._idle if d not in idle]:
-            # A window started with another proxy is of no more use, and the endpoint's sessions are few
-            # (WebKitWebDriver holds one): it ends before a new one starts.
+    # A MiniBrowser window of the endpoint: the local pool's, with ``proxy`` an address the remote
+    # machine reaches; ``options["window"]`` is applied, ``env`` cannot be (the remote browser's
+    # environment is its machine's).
+    page_class = RemoteWebDriverPage
+
+    def _environment(self, options: dict[str, Any] | None) -> dict[str, str]:
+        return {}
+
+    def _start_window(self, proxy: str | None, env: dict[str, str]) -> Any:
+        return self._start(proxy)
+
+    async def _unmatched(self, drivers: list[Any]) -> None:
+        # A window started with another proxy is of no more use, and the endpoint's sessions are few
+        # (WebKitWebDriver holds one): it ends before a new one starts.
+        for other in drivers:
             self._idle.remove(other)
             self._all.remove(other)
             await asyncio.to_thread(quit_quietly, other)
-        if idle:
-            driver = idle[-1]
-            self._idle.remove(driver)
-        else:
-            driver = await asyncio.to_thread(self._start, proxy)
-            driver.flowui_proxy = proxy
-            self._all.append(driver)
-        window = (options or {}).get("window")
-        if window:
-            await asyncio.to_thread(driver.set_window_size, *window)
-        page = RemoteWebDriverPage(self.engine, driver)
-        page._session = self
-        return page
 
     async def alive(self) -> bool:
         def status() -> bool:

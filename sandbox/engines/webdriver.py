@@ -263,22 +263,37 @@ class WebDriverSession(Session):
             await page.close()
         return []
 
+    #: The page class of this session's windows.
+    page_class: type[WebDriverPage] = WebDriverPage
+
+    def _environment(self, options: dict[str, Any] | None) -> dict[str, str]:
+        """The environment a new MiniBrowser gets (``options["env"]``)."""
+        return dict((options or {}).get("env") or {})
+
+    def _start_window(self, proxy: str | None, env: dict[str, str]) -> Any:
+        """A new MiniBrowser window (blocking: runs in a thread)."""
+        return start_webkit_driver(self.engine, proxy, env)
+
+    async def _unmatched(self, drivers: list[Any]) -> None:
+        """Idle windows started with another proxy or environment: kept for a later page that asks for theirs."""
+
     async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
         # A MiniBrowser's proxy and environment are fixed when it starts: only one started with the same is reused.
-        env = dict((options or {}).get("env") or {})
+        env = self._environment(options)
         idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy and getattr(d, "flowui_env", {}) == env]
+        await self._unmatched([d for d in self._idle if d not in idle])
         if idle:
             driver = idle[-1]
             self._idle.remove(driver)
         else:
-            driver = await asyncio.to_thread(start_webkit_driver, self.engine, proxy, env)
+            driver = await asyncio.to_thread(self._start_window, proxy, env)
             driver.flowui_proxy = proxy
             driver.flowui_env = env
             self._all.append(driver)
         window = (options or {}).get("window")
         if window:
             await asyncio.to_thread(driver.set_window_size, *window)
-        page = WebDriverPage(self.engine, driver)
+        page = self.page_class(self.engine, driver)
         page._session = self
         return page
 
