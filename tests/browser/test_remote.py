@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from flowui_sandbox.sandbox.browser_server import start_many
 from flowui_sandbox.sandbox.verify.probes import load_catalogue
 
 #: Probes of several kinds: host secrets, the network, a dialog event, storage, the bridge,
@@ -45,14 +44,6 @@ def _verify(tmp: Path, name: str, engine: str, remote: list[str], *, on_progress
 
 def _outcomes(report: dict) -> dict[str, tuple[str, str]]:
     return {r["probe"]: (r["status"], r["verdict"]) for r in report["results"]}
-
-
-@pytest.fixture
-def two_servers(flowui_engine):
-    servers = start_many([flowui_engine.name, flowui_engine.name])
-    yield servers
-    for server in servers:
-        server.stop()
 
 
 @pytest.mark.timeout(900)

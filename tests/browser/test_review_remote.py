@@ -46,14 +46,6 @@ def _bridge(result: BrowserResult) -> list[tuple]:
     return sorted({(b["type"], b.get("action") or b.get("path") or urlsplit(b.get("url", "")).hostname) for b in result.bridge})
 
 
-@pytest.fixture
-def two_servers(flowui_engine):
-    servers = start_many([flowui_engine.name, flowui_engine.name])
-    yield servers
-    for server in servers:
-        server.stop()
-
-
 @pytest.mark.timeout(600)
 def test_remote_review_gives_the_local_findings(flowui_engine, two_servers):
     blocks = _blocks()
