@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flowui_sandbox.sandbox.engines import ENGINE_NAMES, launch, select_engines
-from flowui_sandbox.sandbox.server import LocalServer
+from flowui_sandbox.sandbox.harness.server import LocalServer
 
 BLOCK = """<button id=b style='width:200px;height:60px'>b</button><input id=i><script>
 document.getElementById('b').onclick = () => { top.postMessage({clicked: NAME}, '*'); };

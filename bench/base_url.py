@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flowui_sandbox.sandbox.engines import ENGINE_NAMES, launch, select_engines
-from flowui_sandbox.sandbox.server import LocalServer
+from flowui_sandbox.sandbox.harness.server import LocalServer
 
 BLOCK = r"""<script>
 const V = 'VARIANT';

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from flowui_sandbox.sandbox.block.policy import CSP, SANDBOX
 from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc
 from flowui_sandbox.sandbox.engines import find_engines, launch
-from flowui_sandbox.sandbox.server import LocalServer
+from flowui_sandbox.sandbox.harness.server import LocalServer
 
 BLOCK = """<p>Total: <b id="v" data-bind="order.total"></b> <i data-bind="customer.name"></i></p>
 <p data-show="order.paid">paid</p>

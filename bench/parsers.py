@@ -139,7 +139,7 @@ CANDIDATES = {
 
 async def browser_answers(engine_name: str, sources: list[str]):
     from flowui_sandbox.sandbox.engines import find_engines, launch
-    from flowui_sandbox.sandbox.server import LocalServer
+    from flowui_sandbox.sandbox.harness.server import LocalServer
 
     engines = {e.name: e for e in find_engines()}
     if engine_name not in engines:

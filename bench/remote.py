@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/remote.py [--probes N] [--engine E]... [--servers 1,2]
 
-Starts the browser servers on this machine (``flowui_sandbox.sandbox.browser_server``: Playwright
+Starts the browser servers on this machine (``flowui_sandbox.sandbox.harness.browser_server``: Playwright
 browser servers for Chromium and Firefox, WebKitWebDriver for WebKit), then runs the
 same probes (the first N of the catalogue, all by default) on every engine at once:
 locally (one browser per engine, as `verify`), then through 1 server per engine, then 2.
@@ -23,9 +23,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from flowui_sandbox.sandbox.browser_server import start_many
 from flowui_sandbox.sandbox.engines import ENGINE_NAMES, select_engines
 from flowui_sandbox.sandbox.engines.remote import parse_remote, plan
+from flowui_sandbox.sandbox.harness.browser_server import start_many
 from flowui_sandbox.sandbox.verify.probes import load_catalogue
 from flowui_sandbox.sandbox.verify.report import summary
 from flowui_sandbox.sandbox.verify.runner import run_matrix

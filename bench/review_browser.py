@@ -24,10 +24,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from flowui_sandbox.sandbox.engines import select_engines
+from flowui_sandbox.sandbox.harness.server import tls_context
 from flowui_sandbox.sandbox.review.browser import review_in_browsers
 from flowui_sandbox.sandbox.review.browser.run import SETTLE, Lane
 from flowui_sandbox.sandbox.review.model import BlockInput
-from flowui_sandbox.sandbox.server import tls_context
 
 
 def block_5kb(i: int) -> BlockInput:

@@ -135,7 +135,7 @@ def _add_verify(sub: Subparsers) -> None:
     p.add_argument("--probe", action="append", metavar="ID", help="run only probes whose id starts with ID (repeatable)")
     p.add_argument("--probes-dir", metavar="DIR", default=str(PROBES_DIR), help="the catalogue to run (default: the built-in one)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    # Browsers on other machines (sandbox/remote.py).
+    # Browsers on other machines (sandbox/harness/remote.py).
     g = p.add_argument_group("browsers elsewhere (docs/SCALE.md)")
     g.add_argument("--remote", action="append", metavar="ENGINE[:PAGES]=URL", default=[],
                    help="use a remote browser (repeatable; the work is spread over all of an engine's): a Playwright browser "
@@ -249,7 +249,7 @@ def _add_browser_server(sub: Subparsers) -> None:
 
 
 def _browser_server(args: argparse.Namespace) -> int:
-    from .browser_server import serve
+    from .harness.browser_server import serve
 
     return serve(args.engine, host=args.host, port=args.port)
 

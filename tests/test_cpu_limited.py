@@ -1,4 +1,4 @@
-"""flowui_sandbox.sandbox.cpu_limited: a call in a forked child, its result or why it has none.
+"""flowui_sandbox.sandbox.block.cpu_limited: a call in a forked child, its result or why it has none.
 
 Extraction uses it for large sources (tests/test_extract.py checks the messages); here the
 three ways a child is stopped, each with its own cause, and the result coming back.
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from flowui_sandbox.sandbox.cpu_limited import AVAILABLE, ChildStopped, call_cpu_limited
+from flowui_sandbox.sandbox.block.cpu_limited import AVAILABLE, ChildStopped, call_cpu_limited
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="no fork() on this platform: extraction parses in-process")
 

@@ -12,7 +12,7 @@ import pytest
 
 from flowui_sandbox.sandbox.engines import EngineError
 from flowui_sandbox.sandbox.engines.fake import HANG, Call, FakeSession
-from flowui_sandbox.sandbox.remote import SessionLost
+from flowui_sandbox.sandbox.harness.remote import SessionLost
 from flowui_sandbox.sandbox.verify import attempt
 from flowui_sandbox.sandbox.verify.attempt import KEPT_HISTORY, KEPT_RUNS, MOUNT, READY, Pages, Run, attempt_probe
 from flowui_sandbox.sandbox.verify.generators import Generator

@@ -1,4 +1,4 @@
-"""flowui_sandbox.sandbox.remote without browsers: the --remote grammar, the server names, the work queue."""
+"""flowui_sandbox.sandbox.harness.remote without browsers: the --remote grammar, the server names, the work queue."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from flowui_sandbox.sandbox.engines.remote import Endpoint, parse_remote, plan
 from flowui_sandbox.sandbox.errors import UsageError
-from flowui_sandbox.sandbox.remote import SessionLost, Worker, server_names, spread
+from flowui_sandbox.sandbox.harness.remote import SessionLost, Worker, server_names, spread
 
 
 def test_endpoints_parse_with_their_protocol_and_pages():
@@ -132,8 +132,8 @@ def test_the_review_proxy_is_named_by_the_public_host():
 
     import aiohttp
 
+    from flowui_sandbox.sandbox.harness.server import tls_context
     from flowui_sandbox.sandbox.review.browser.proxy import Tap
-    from flowui_sandbox.sandbox.server import tls_context
 
     async def run() -> None:
         _, context = tls_context("127.0.0.1", "localhost")

@@ -6,8 +6,8 @@ import asyncio
 
 import aiohttp
 
+from flowui_sandbox.sandbox.harness.server import tls_context
 from flowui_sandbox.sandbox.review.browser.proxy import MAX_KEPT, Seen, Tap
-from flowui_sandbox.sandbox.server import tls_context
 
 
 async def _through(tap: Tap, url: str) -> int:

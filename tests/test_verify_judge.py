@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from flowui_sandbox.sandbox.server import LoggedRequest
+from flowui_sandbox.sandbox.harness.server import LoggedRequest
 from flowui_sandbox.sandbox.verify.judge import outcome_of, reason_of, verdict_of
 from flowui_sandbox.sandbox.verify.observation import ProbeObservation
 from flowui_sandbox.sandbox.verify.probes import TEMPLATE_VARS, load_catalogue

@@ -15,7 +15,7 @@ selected option's content in lexbor as in the browser.
 Bad input (docs/PARSER.md, "Limits"): a source over :data:`MAX_SOURCE_BYTES`, NUL
 characters and unpaired surrogates are refused with an :class:`ExtractionError`
 that says where; a source over :data:`GUARD_THRESHOLD` is parsed in a forked child
-that is stopped when nesting makes the parse slow (:mod:`flowui_sandbox.sandbox.cpu_limited`).
+that is stopped when nesting makes the parse slow (:mod:`flowui_sandbox.sandbox.block.cpu_limited`).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from html import unescape
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
-from ..cpu_limited import AVAILABLE as _CAN_FORK
-from ..cpu_limited import ChildStopped, call_cpu_limited
 from ..errors import OptionError, SandboxError, UsageError
 from ..files import display_name, read_text
+from .cpu_limited import AVAILABLE as _CAN_FORK
+from .cpu_limited import ChildStopped, call_cpu_limited
 from .paths import MAX_LENGTH, MAX_SEGMENTS, SEGMENT_PATTERN, parse_path_list, path_problem
 
 #: What precedes the author source in the block document, as far as the tree
@@ -482,7 +482,7 @@ def _find(candidates, start: int, tag: str, attribute: str, value: str) -> int |
 
 def _isolated(fn, *args):
     """``fn(*args)`` in a child stopped after :data:`PARSE_CPU_SECONDS` of CPU or
-    :data:`PARSE_WALL_SECONDS` of wall time (:mod:`flowui_sandbox.sandbox.cpu_limited`); a stop is an
+    :data:`PARSE_WALL_SECONDS` of wall time (:mod:`flowui_sandbox.sandbox.block.cpu_limited`); a stop is an
     :class:`ExtractionError` that says why."""
     try:
         return call_cpu_limited(fn, *args, cpu_seconds=PARSE_CPU_SECONDS, wall_seconds=PARSE_WALL_SECONDS)

@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import web
 
 from ..errors import SandboxError
-from ..server import LocalServer
+from ..harness.server import LocalServer
 from .action import UiActionRefused
 from .session import Session
 from .wire import WireError

@@ -2,7 +2,7 @@
 
 This is what the ``flowui_host`` pytest fixture gives a test (docs/PYTEST.md): mount a block the
 way a platform does (``bridge/flow-ui-host.js``'s ``mountHtmlBlock``, served by
-:class:`flowui_sandbox.sandbox.server.LocalServer`), act inside it as a user would, and read what it sent
+:class:`flowui_sandbox.sandbox.harness.server.LocalServer`), act inside it as a user would, and read what it sent
 over the bridge: ui-actions, value writes, ``openUrl`` requests and the host's log.
 
     block = flowui_host.mount(source, block_id="checkout", state=state, answers={"pay": {"ok": True}})
@@ -16,8 +16,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..portal import SyncPage
-    from ..server import LocalServer
+    from ..harness.portal import SyncPage
+    from ..harness.server import LocalServer
 
 #: The kinds of traffic a :class:`MountedBlock` records, each a list in arrival order:
 #: ``actions`` (ui-actions the block sent), ``values`` (``setValue`` writes, ``{blockId, path, value}``),

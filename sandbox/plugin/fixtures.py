@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 
 from ..engines import ENGINE_NAMES, Engine, Session, find_engines, launch
-from ..portal import Portal, SyncPage
-from ..server import LocalServer
+from ..harness.portal import Portal, SyncPage
+from ..harness.server import LocalServer
 from . import launch_args as launch_args_plugin
 from .launch_args import with_debian_browser
 
@@ -130,7 +130,7 @@ def flowui_portal() -> Iterator[Portal]:
     """The asyncio loop (in a background thread) the flowui browsers and servers run on.
 
     ``flowui_portal.run(coro, timeout=180)`` runs a coroutine there and returns its result;
-    use it to start your own :class:`flowui_sandbox.sandbox.server.LocalServer` or call the async API of
+    use it to start your own :class:`flowui_sandbox.sandbox.harness.server.LocalServer` or call the async API of
     ``flowui_sandbox.sandbox.engines`` and ``flowui_sandbox.sandbox.verify``.
     """
     p = Portal()
@@ -184,7 +184,7 @@ def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal:
 
 @pytest.fixture(scope="session")
 def flowui_server(flowui_portal: Portal) -> Iterator[LocalServer]:
-    """A :class:`flowui_sandbox.sandbox.server.LocalServer` on 127.0.0.1 for the session.
+    """A :class:`flowui_sandbox.sandbox.harness.server.LocalServer` on 127.0.0.1 for the session.
 
     It serves the bridge's files under ``/bridge/`` (the host module), pages you register with
     ``add_page(html, headers=...)`` (which returns their URL), and records every request to

@@ -16,7 +16,7 @@ from .static import analyse
 
 if TYPE_CHECKING:
     from ..engines.remote import Endpoint
-    from ..remote import ServerNames
+    from ..harness.remote import ServerNames
 
 
 def tool_version() -> str:
@@ -56,7 +56,7 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     fingerprints to justifications: those findings are moved to ``report.suppressed``.
     ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`);
     ``names``: where the proxies they send through listen, and the name they reach them by
-    (:func:`flowui_sandbox.sandbox.remote.server_names`, ``canary=False``; default: 127.0.0.1).
+    (:func:`flowui_sandbox.sandbox.harness.remote.server_names`, ``canary=False``; default: 127.0.0.1).
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
     """
     blocks: list[BlockInput] = []

@@ -39,7 +39,7 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
         raise OptionError("give at least one FILE (or a directory)")
 
     from ..engines.remote import parse_remote, plan
-    from ..remote import server_names
+    from ..harness.remote import server_names
 
     names = server_names(bind, public_host, canary=False)
     endpoints = []

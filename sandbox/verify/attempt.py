@@ -20,7 +20,7 @@ from typing import Any
 
 from ..engines import Engine, EngineError, Page, Session, Watch
 from ..errors import SandboxError, UsageError
-from ..remote import SessionLost
+from ..harness.remote import SessionLost
 from .generators import Generator, GeneratorOutputError, iframe_srcdoc
 from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
 from .judge import outcome_of
@@ -387,7 +387,7 @@ async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator:
     """One probe on one browser, retried when the run did not exercise it.
 
     ``alive`` (remote sessions): after a lost run, ``await alive()`` false means the
-    browser itself went away: :class:`flowui_sandbox.sandbox.remote.SessionLost` is raised instead of retrying here.
+    browser itself went away: :class:`flowui_sandbox.sandbox.harness.remote.SessionLost` is raised instead of retrying here.
     """
     engine = pages.session.engine.name
     earlier: list[dict[str, str]] = []

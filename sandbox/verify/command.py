@@ -10,10 +10,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import remote
 from ..engines.remote import parse_remote, plan
 from ..errors import OptionError, UsageError
 from ..files import writable_output, write_output
+from ..harness import remote
 from .probes import PROBES_DIR, ProbeError, load_catalogue
 
 

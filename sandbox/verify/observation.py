@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engines import Page
-from ..server import LoggedRequest
+from ..harness.server import LoggedRequest
 from .host_page import FRAME
 from .probes import SECRETS, Event, FrameCheck, HostCheck, Leak, Observation, Probe, RequestSeen, render
 from .servers import HOST_COOKIES, Servers, TapEvent, Taps, cookie_value

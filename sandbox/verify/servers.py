@@ -31,7 +31,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..server import LocalServer, LoggedRequest, tls_context
+from ..harness.server import LocalServer, LoggedRequest, tls_context
 
 #: The host's cookies: name -> (SameSite, HttpOnly). ``None`` needs ``Secure``, so HTTPS only.
 HOST_COOKIES = {

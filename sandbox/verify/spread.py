@@ -2,7 +2,7 @@
 
 A probe whose browser went away during its run (the server was killed, the machine
 was lost) is run again on another session of the same engine, once
-(:func:`flowui_sandbox.sandbox.remote.spread`); each result records the browser that ran it
+(:func:`flowui_sandbox.sandbox.harness.remote.spread`); each result records the browser that ran it
 (``observed["browser"]``).
 """
 
@@ -13,7 +13,7 @@ import time
 
 from ..engines import Engine
 from ..engines.remote import Endpoint
-from ..remote import Worker, close_all, connect_all, spread
+from ..harness.remote import Worker, close_all, connect_all, spread
 from .attempt import Pages, attempt_probe
 from .generators import Generator
 from .probes import Probe

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flowui_sandbox.sandbox.browser_server import start_many
+from flowui_sandbox.sandbox.harness.browser_server import start_many
 
 
 @pytest.fixture

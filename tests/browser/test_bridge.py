@@ -357,7 +357,7 @@ async def _opener_of(popup):
 
 
 def _https_server(portal):
-    from flowui_sandbox.sandbox.server import LocalServer, tls_context
+    from flowui_sandbox.sandbox.harness.server import LocalServer, tls_context
 
     # Another site than the host page's 127.0.0.1: a block may not open the host's own site.
     return portal.run(LocalServer(ssl_context=tls_context("127.0.0.1", "localhost")[1], public_host="localhost").start())

@@ -2,7 +2,7 @@
 
 Per engine: two browser servers on 127.0.0.1 (Playwright browser servers for Chromium
 and Firefox, WebKitWebDriver for WebKit) as subprocesses, started with
-``flowui_sandbox.sandbox.browser_server`` as a browser machine would; then ``flowui-sandbox verify``
+``flowui_sandbox.sandbox.harness.browser_server`` as a browser machine would; then ``flowui-sandbox verify``
 itself (a subprocess, ``--json``) through them and on this machine, compared probe by probe.
 """
 

@@ -1,7 +1,7 @@
 """review through browser servers finds what review finds locally.
 
 Per engine: two browser servers on 127.0.0.1 (Playwright browser servers for Chromium and
-Firefox, WebKitWebDriver for WebKit), started with ``flowui_sandbox.sandbox.browser_server`` as a
+Firefox, WebKitWebDriver for WebKit), started with ``flowui_sandbox.sandbox.harness.browser_server`` as a
 browser machine would; a few corpus blocks reviewed through them and on this machine, compared
 finding by finding. Then the command itself: ``review --remote`` with one server per engine,
 and the one-line refusals of a bad ``--remote``.
@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from flowui_sandbox.sandbox.browser_server import start_many
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.engines.remote import parse_remote
+from flowui_sandbox.sandbox.harness.browser_server import start_many
 from flowui_sandbox.sandbox.review.browser import run_browser_layer
 from flowui_sandbox.sandbox.review.corpus import load_corpus
 from flowui_sandbox.sandbox.review.model import BlockInput, BrowserResult
@@ -27,7 +27,7 @@ from flowui_sandbox.sandbox.review.model import BlockInput, BrowserResult
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: A benign block, leaks by an image, on a click, on a change, through openUrl, a bridge send, and two
 #: blocks that leak only in a browser that looks like a desktop user's (a non-UTC time zone, no
-#: ``HeadlessChrome`` user agent): the browser server's persona (sandbox/browser_server.py).
+#: ``HeadlessChrome`` user agent): the browser server's persona (sandbox/harness/browser_server.py).
 BLOCKS = ["benign_card", "exfil_image", "exfil_on_click_handler", "exfil_onchange", "exfil_openurl", "benign_form_send",
           "evade_timezone_utc", "evade_headless_ua"]
 

@@ -21,8 +21,8 @@ from ...block.extract import extract_paths
 from ...engines import Engine, EngineError, select_engines
 from ...engines.remote import Endpoint, plan
 from ...errors import OptionError, UsageError
-from ...remote import ServerNames, Worker, close_all, connect_all
-from ...server import tls_context
+from ...harness.remote import ServerNames, Worker, close_all, connect_all
+from ...harness.server import tls_context
 from ..model import BlockInput, BrowserResult, Finding
 from .canaries import Canaries
 from .proxy import HOST_ORIGIN, Seen

@@ -12,7 +12,7 @@ the same bypass list). The proxy never connects out:
 * ``GET http://host/path`` (plain http, absolute form) is spliced to a local HTTP
   catch-all server, which reads the absolute form like any request.
 
-The catch-all servers are :class:`flowui_sandbox.sandbox.server.LocalServer` with one route that
+The catch-all servers are :class:`flowui_sandbox.sandbox.harness.server.LocalServer` with one route that
 logs every method and path and answers by the path's extension: an image (:func:`image`) of a
 plausible size, not always 1x1 (a block that checks the size of an image it knows must not learn it
 is reviewed), empty CSS, JS, JSON; never cacheable, so a run of the differential review with the
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from ...server import MAX_LINE, LocalServer
+from ...harness.server import MAX_LINE, LocalServer
 
 #: Requests kept per block; a flood beyond this is counted, not stored.
 MAX_KEPT = 2000

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from ...block.srcdoc import build_srcdoc
 from ...engines import Capability, Engine, EngineError, Page, Session, launch, webdriver_enter_frame
 from ...engines.remote import connect
-from ...remote import ServerNames, Worker
+from ...harness.remote import ServerNames, Worker
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
@@ -158,7 +158,7 @@ class Observed:
 class Lane:
     """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue.
 
-    With ``remote`` (the engine's remote browsers, connected: :func:`flowui_sandbox.sandbox.remote.connect_all`)
+    With ``remote`` (the engine's remote browsers, connected: :func:`flowui_sandbox.sandbox.harness.remote.connect_all`)
     the lane launches nothing: each remote browser has ``pages`` slots, and every slot pulls from
     the lane's one queue, so the blocks are spread over the browsers as they come free."""
 

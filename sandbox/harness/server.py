@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from .data import EXAMPLES_DIR
+from ..data import EXAMPLES_DIR
 
 if TYPE_CHECKING:  # pragma: no cover
     import trustme
 
-BRIDGE_DIR = Path(__file__).resolve().parent.parent / "bridge"
+BRIDGE_DIR = Path(__file__).resolve().parents[2] / "bridge"
 
 _GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
 _BODIES = {

@@ -10,7 +10,7 @@ import asyncio
 import threading
 from typing import Any
 
-from .engines import Engine, Page
+from ..engines import Engine, Page
 
 
 class Portal:

@@ -29,9 +29,9 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
-from .engines import CHROMIUM_ARGS, ENGINE_NAMES, EngineError, find_engines, kill_tree
-from .engines.webdriver import WEBKIT_DRIVER, Xvfb
-from .errors import OptionError
+from ..engines import CHROMIUM_ARGS, ENGINE_NAMES, EngineError, find_engines, kill_tree
+from ..engines.webdriver import WEBKIT_DRIVER, Xvfb
+from ..errors import OptionError
 
 
 @dataclass
@@ -77,7 +77,7 @@ def _free_port(host: str) -> int:
 
 
 def _persona():
-    from .review.browser.persona import Persona
+    from ..review.browser.persona import Persona
 
     return Persona.draw()
 
@@ -104,7 +104,7 @@ def start(engine: str, host: str = "127.0.0.1", port: int = 0, timeout: float = 
         raise OptionError(f"ENGINE {engine!r}: unknown engine; choose from {', '.join(ENGINE_NAMES)}")
     if engine == "webkit":
         return _start_webkit(host, port or _free_port(host), timeout)
-    from .review.browser.persona import browser_version
+    from ..review.browser.persona import browser_version
 
     persona = _persona()
     executable = next((e.executable for e in find_engines() if e.name == engine), None)

@@ -20,9 +20,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from .engines import Engine, Session
-from .engines.remote import Endpoint, connect
-from .errors import OptionError
+from ..engines import Engine, Session
+from ..engines.remote import Endpoint, connect
+from ..errors import OptionError
 
 
 async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list[Worker], list[dict[str, str]]]:
