@@ -3,8 +3,10 @@
 The block's document is built by the real generator (:func:`flowui_sandbox.sandbox.block.srcdoc.build_srcdoc`)
 and mounted with ``mountHtmlBlock({srcdoc, ...})`` from ``/bridge/flow-ui-host.js``, as
 ``build --page`` does. A page slot loads the host page once and mounts block after block
-in it (:data:`MOUNT`), each with a fresh record. Everything the host sees goes to
-``window.__review``, which the harness reads from outside the block's frame:
+in it (:data:`MOUNT`), each with a fresh record. The page's script is :data:`HOST_SCRIPT`
+(``host-page.js``), given its parameters as JSON (:func:`config`); everything the host sees
+goes to ``window.__review``, which the harness reads from outside the block's frame through
+the functions of ``window.__reviewHost``:
 
 * ``actions`` (onAction: the ui-action), ``values`` (onValue), ``urls`` (onOpenUrl:
   recorded and let through to a stand-in ``window.open``, so the block is told "opened", as
@@ -14,123 +16,138 @@ in it (:data:`MOUNT`), each with a fresh record. Everything the host sees goes t
   main thread stalls its host in every engine: a sandboxed srcdoc frame shares its
   parent's process);
 * ``heights``: the frame's heights as the host module applied them.
+
+What the harness runs inside the block's frame is :data:`FRAME_SCRIPT` (``block-frame.js``):
+one function per call, its text read from the file (:func:`frame_function`) and evaluated in
+the frame, so nothing of the harness stays in the block's window.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import tree_sitter_javascript
+from tree_sitter import Language, Parser
+
+from ...errors import SandboxError
+
 #: Items kept per list in ``window.__review`` (a flood is counted by the host's own rate limit).
 MAX_ITEMS = 200
-
-_SCRIPT = """import { mountHtmlBlock } from '/bridge/flow-ui-host.js';
-const keep = (list, item) => { if (list.length < %(max)d) list.push(item); };
-const copy = (v) => { try { const t = JSON.stringify(v); return t.length > 20000 ? t.slice(0, 20000) : JSON.parse(t); } catch (e) { return String(v); } };
-// openUrl is recorded and answered as a host that opens URLs answers ("opened"), but the window
-// is a stand-in: an inert document, so the host module's link click in it goes nowhere.
-window.open = () => ({ opener: null, closed: false, close() {}, document: document.implementation.createHTMLDocument('') });
-let r = null, sizes = null, last = performance.now();
-setInterval(() => { const now = performance.now(); if (r) r.maxGap = Math.max(r.maxGap, now - last); last = now; }, 50);
-// One page, many blocks: each mount starts a fresh record and destroys the last block first.
-window.__reviewMount = (config) => {
-  if (r && r.handle) r.handle.destroy();
-  if (sizes) sizes.disconnect();
-  const box = document.getElementById('block');
-  box.replaceChildren();
-  document.body.style.background = config.background;
-  scrollTo(0, 0);
-  const own = r = window.__review = { ready: false, connected: '', actions: [], values: [], urls: [], log: [], errors: [],
-    heights: [], maxGap: 0 };
-  last = performance.now();
-  try {
-    own.handle = mountHtmlBlock(box, {
-      srcdoc: config.srcdoc,
-      // With the holder frame, as a host page mounts a block: the block's base URL is about:blank
-      // and its parent is the holder, as in production (docs/REVIEW-BROWSER.md, "The host page").
-      onAction: (a) => { keep(own.actions, copy(a)); return { ok: true }; },
-      onValue: (v) => { keep(own.values, copy(v)); return true; },
-      onOpenUrl: (u) => { keep(own.urls, copy(u)); return true; },
-      onLog: (e) => keep(own.log, copy(e)),
-    });
-    sizes = new ResizeObserver(() => keep(own.heights, Math.round(own.handle.frame.getBoundingClientRect().height)));
-    sizes.observe(own.handle.frame);
-    Promise.race([
-      own.handle.ready.then(() => 'connected'),
-      new Promise((resolve) => setTimeout(() => resolve('not connected within 5 s'), 5000)),
-    ]).then((how) => { own.connected = how; own.ready = true; });
-  } catch (e) { own.errors.push('mount: ' + e); own.ready = true; }
-  return true;
-};
-"""
+#: Characters kept of each recorded value (its JSON text, cut).
+MAX_CHARS = 20_000
+#: The block's frame in the host page (the host module's holder frame, in the ``#block`` box).
+FRAME = "#block iframe"
+#: The host page's script (a module: :func:`host_page` calls its ``start``).
+HOST_SCRIPT = Path(__file__).resolve().parent / "host-page.js"
+#: The functions the harness evaluates inside the block's frame.
+FRAME_SCRIPT = Path(__file__).resolve().parent / "block-frame.js"
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SandboxError(f"{path}: {exc} (a broken installation?)") from None
+
+
+def _json(value: Any) -> str:
+    """JSON for inside a <script> (no '</' can close it)."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def config() -> dict[str, Any]:
+    """The host script's parameters."""
+    return {"maxItems": MAX_ITEMS, "maxChars": MAX_CHARS, "frame": FRAME}
+
+
+@functools.cache
 def host_page() -> str:
     """The slot's host page: loaded once per page, then :data:`MOUNT` mounts each block in it
     (a page load per block cost 0.15 to 0.4 s in Firefox)."""
+    script = _read(HOST_SCRIPT)
+    if "</script" in script.lower():
+        raise SandboxError(f"{HOST_SCRIPT}: holds '</script', which would end the page's script element")
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>flowui-sandbox review</title><link rel="icon" href="data:,">'
         "<style>body{margin:0;padding:8px}#block{max-width:640px}</style>"
         '</head><body><div id="block"></div>'
-        f'<script type="module">{_SCRIPT % {"max": MAX_ITEMS}}</script></body></html>'
+        f"<script type=\"module\">import {{ mountHtmlBlock }} from '/bridge/flow-ui-host.js';\n{script}\n"
+        f"start(mountHtmlBlock, {_json(config())});</script></body></html>"
     )
 
 
-#: In the host page: whether it is the review's host page, its script run (then MOUNT can be called).
-LOADED = "() => typeof window.__reviewMount === 'function'"
-#: In the host page: mount the block ``{srcdoc, background}`` in place of the last one.
-MOUNT = "(config) => window.__reviewMount(config)"
+@functools.cache
+def _frame_functions() -> dict[str, str]:
+    """Each ``export const NAME = <function>`` of :data:`FRAME_SCRIPT`: NAME to the function's text."""
+    data = _read(FRAME_SCRIPT).encode("utf-8")
+    tree = Parser(Language(tree_sitter_javascript.language())).parse(data)
+    if tree.root_node.has_error:
+        raise SandboxError(f"{FRAME_SCRIPT}: not valid JavaScript (a broken installation?)")
+    out: dict[str, str] = {}
+    for node in tree.root_node.named_children:
+        declaration = node.child_by_field_name("declaration") if node.type == "export_statement" else None
+        if declaration is None or declaration.type != "lexical_declaration":
+            continue
+        for declarator in declaration.named_children:
+            name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
+            if name is not None and value is not None and value.type in ("arrow_function", "function_expression"):
+                out[data[name.start_byte:name.end_byte].decode()] = data[value.start_byte:value.end_byte].decode()
+    return out
 
 
+def frame_function(name: str) -> str:
+    """The text of function ``name`` of :data:`FRAME_SCRIPT`, for an evaluate in the block's frame."""
+    try:
+        return _frame_functions()[name]
+    except KeyError:
+        raise SandboxError(f"{FRAME_SCRIPT}: no function {name!r} (a broken installation?)") from None
+
+
+# The harness's calls into the host page: one-line calls of window.__reviewHost (host-page.js).
+
+#: Whether the page is the review's host page with its script run (then MOUNT can be called). Asked
+#: of any page, before the host script may exist: it only looks for it.
+LOADED = "() => !!window.__reviewHost"
+#: Mount the block ``{srcdoc, background}`` in place of the last one.
+MOUNT = "(block) => window.__reviewHost.mount(block)"
+#: Resolves once the block is mounted and heard from (connected, or not within 5 s).
+READY = "() => window.__reviewHost.ready()"
 #: What the harness reads back (one call: a busy page answers once).
-READ = """() => { const r = window.__review; if (!r) return null;
-  const h = r.handle; return { ready: r.ready, connected: r.connected, actions: r.actions, values: r.values, urls: r.urls,
-  log: r.log, errors: r.errors, heights: r.heights, maxGap: Math.round(r.maxGap), status: h ? h.status : 'unmounted',
-  loads: h ? h.loads : 0, height: h ? Math.round(h.iframe.getBoundingClientRect().height) : 0 }; }"""
+READ = "() => window.__reviewHost.read()"
+#: Destroy the block's frame (its pending loads stop), as a host does.
+UNMOUNT = "() => window.__reviewHost.unmount()"
+#: Whether the block's frame is still there, and how many loads it had.
+FRAME_STATE = "() => window.__reviewHost.frameState()"
+#: The block's box, as a screenshot's clip.
+CLIP = "() => window.__reviewHost.clip()"
+#: Scroll to the end of the block's frame (as a reader does) and back.
+SCROLL_END = "() => window.__reviewHost.scrollEnd()"
+#: Resolves after an animation frame and a little more (a theme painted).
+PAINTED = "() => window.__reviewHost.painted()"
+#: Resolves after two animation frames and a little more (a resize delivered).
+RESIZED = "() => window.__reviewHost.resized()"
+#: The state update and the theme switch, sent to the mounted block.
+SET_STATE = "(s) => window.__reviewHost.setState(s)"
+SET_THEME = "(t) => window.__reviewHost.setTheme(t)"
+#: A point of the block's frame as a viewport point, and where a pointer from the host page enters
+#: the frame (``[x, y, entry x, entry y]``), the host page scrolled first when the point is outside
+#: the viewport; null when the frame is gone.
+TO_VIEWPORT = "(point) => window.__reviewHost.toViewport(point)"
 
 #: Elements a user acts on, read inside the block's frame.
 ACTIONABLE = "a[href], button, input, select, textarea, summary, [onclick], [role=button]"
-LIST_ACTIONS = """(sel) => [...document.querySelectorAll(sel)].slice(0, 60).map((e, i) => ({
-  i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
-  link: e.matches('a[href]'), name: e.id || e.getAttribute('name') || e.getAttribute('aria-label') || e.getAttribute('placeholder') || '',
-  visible: e.getClientRects().length > 0 && !e.disabled }))"""
+#: Inside the block's frame (:data:`FRAME_SCRIPT` says what each does).
+LIST_ACTIONS = frame_function("listActions")
+LOCATE = frame_function("locate")
+FOCUS = frame_function("focusElement")
+SELECT_LAST = frame_function("selectLast")
+HAS_COLOR_SCHEME = frame_function("hasColorScheme")
 
-#: Inside the block's frame: bring element ``i`` of ``sel`` into view and say where a user would
-#: click it (frame coordinates), or null when it is gone or has no box. ``clear``: empty a text
-#: field first (the typing that follows replaces its value, as a user's select-all would).
-#: Runs in the block's own JS world: a block that redefines DOM methods can steer the clicks
-#: (docs/REVIEW-BROWSER.md says so; the static layer's findings stand either way).
-LOCATE = """([sel, i, clear]) => { const e = document.querySelectorAll(sel)[i]; if (!e || !e.isConnected) return null;
-  e.scrollIntoView({block: 'center', inline: 'center'});
-  const r = e.getClientRects()[0]; if (!r || r.width <= 0 || r.height <= 0) return null;
-  if (clear && 'value' in e) e.value = '';
-  return [r.left + r.width / 2, r.top + r.height / 2]; }"""
-#: Inside the block's frame, after the click that should have focused element ``i``: focus it if
-#: the click did not (a covering element took it), so the typing that follows reaches it.
-FOCUS = """([sel, i]) => { const e = document.querySelectorAll(sel)[i];
-  if (e && document.activeElement !== e) e.focus(); return !!e && document.activeElement === e; }"""
-#: Inside the block's frame: choose the last option of select ``i`` and fire input and change,
-#: as Playwright's selectOption does (its events are not trusted either).
-SELECT_LAST = """([sel, i]) => { const e = document.querySelectorAll(sel)[i]; if (!e || !e.options || !e.options.length) return false;
-  e.selectedIndex = e.options.length - 1; e.dispatchEvent(new Event('input', {bubbles: true}));
-  e.dispatchEvent(new Event('change', {bubbles: true})); return true; }"""
-#: In the host page: frame point (x, y) of the block's frame (inside the host module's holder frame) as a viewport point, the host page
-#: scrolled first when the point is outside the viewport (the frame can be taller than it).
-TO_VIEWPORT = """([x, y]) => { const f = document.querySelector('#block iframe'); if (!f) return null;
-  const inner = f.contentDocument && f.contentDocument.querySelector('iframe'); if (!inner) return null;
-  const box = (e) => { const r = e.getBoundingClientRect(), s = e.ownerDocument.defaultView.getComputedStyle(e);
-    return [r.left + e.clientLeft + parseFloat(s.paddingLeft), r.top + e.clientTop + parseFloat(s.paddingTop)]; };
-  const at = () => { const [hx, hy] = box(f), [bx, by] = box(inner); return [hx + bx + x, hy + by + y]; };
-  let [px, py] = at();
-  if (py < 0 || py >= innerHeight || px < 0 || px >= innerWidth) { scrollBy(px - innerWidth / 2, py - innerHeight / 2); [px, py] = at(); }
-  const r = f.getBoundingClientRect();
-  const entry = r.left >= 4 ? [r.left - 3, py] : r.top >= 4 ? [px, r.top - 3] : [Math.min(innerWidth - 1, r.right + 3), py];
-  return [px, py, entry[0], entry[1]]; }"""
-#: (TO_VIEWPORT gives the element's point and where a pointer coming from the host page enters the
-#: frame: the host module judges whose click it was by the last pointer event it saw, docs/THREATS.md.)
-
-#: In the host page: scroll to the end of the block's frame (as a reader does) and wait a frame.
-SCROLL_END = """() => new Promise((r) => { scrollTo(0, document.body.scrollHeight);
-  requestAnimationFrame(() => setTimeout(() => { scrollTo(0, 0); r(true); }, 250)); })"""
-#: In the host page: destroy the block's frame (its pending loads stop), as a host does.
-UNMOUNT = """() => { const r = window.__review; if (r && r.handle) r.handle.destroy();
-  const b = document.getElementById('block'); if (b) b.replaceChildren(); return true; }"""
-
-__all__ = ["host_page", "LOADED", "MOUNT", "UNMOUNT", "READ", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS", "SELECT_LAST", "SCROLL_END", "TO_VIEWPORT", "MAX_ITEMS"]
+__all__ = [
+    "host_page", "config", "frame_function", "LOADED", "MOUNT", "READY", "READ", "UNMOUNT", "FRAME_STATE", "CLIP", "SCROLL_END",
+    "PAINTED", "RESIZED", "SET_STATE", "SET_THEME", "TO_VIEWPORT", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS",
+    "SELECT_LAST", "HAS_COLOR_SCHEME", "FRAME", "MAX_ITEMS", "MAX_CHARS", "HOST_SCRIPT", "FRAME_SCRIPT",
+]

@@ -29,7 +29,8 @@ from ...harness.remote import ServerNames, Worker
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
-from .hostpage import ACTIONABLE, FOCUS, LIST_ACTIONS, LOADED, LOCATE, MOUNT, READ, SCROLL_END, SELECT_LAST, TO_VIEWPORT, UNMOUNT, host_page
+from .hostpage import (ACTIONABLE, CLIP, FOCUS, FRAME, FRAME_STATE, HAS_COLOR_SCHEME, LIST_ACTIONS, LOADED, LOCATE, MOUNT, PAINTED, READ,
+                       READY, RESIZED, SCROLL_END, SELECT_LAST, SET_STATE, SET_THEME, TO_VIEWPORT, UNMOUNT, host_page)
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
 from .proxy import Seen, Tap
 
@@ -55,14 +56,9 @@ SLOTS = 3
 MAX_ACTIONS = 40
 #: Seconds one user action may take (a click on an element that never becomes clickable).
 ACTION_TIMEOUT = 3.0
-FRAME = "#block iframe"
-#: In the host page: whether the block's frame is still there, and how many loads it had.
-_FRAME_STATE = ("(s) => ({frame: !!document.querySelector(s),"
-                " loads: window.__review && window.__review.handle ? window.__review.handle.loads : 0})")
-#: In the host page: resolves once the review's host script has mounted the block and heard from it.
-_READY = """() => new Promise((resolve) => { const poll = () => window.__review && window.__review.ready ? resolve(true)
-  : setTimeout(poll, 10); poll(); })"""
-#: An init script: navigator.webdriver reads false, as in a browser no one drives.
+#: An init script: navigator.webdriver reads false, as in a browser no one drives. Python text, not
+#: the host page's script: it runs in every document of the page (the block's frame too), before
+#: any script of its own.
 HIDE_WEBDRIVER = "Object.defineProperty(Navigator.prototype, 'webdriver', {get: () => false, configurable: true});"
 #: Engines whose review moves the block's clock forward where the driver has CLOCK (Playwright's
 #: clock, an init script, reaches the sandboxed frame in Firefox only).
@@ -89,8 +85,6 @@ PATH_STEPS = 7
 #: The width (CSS px) the window is narrowed to and widened back from (:meth:`Lane._window`): the
 #: block (640 px at most) is then narrower than its usual width, and its window gets ``resize``.
 NARROW = 600
-#: In the host page: resolves after two animation frames and a little more (a resize delivered).
-_FRAMES = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))"
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
@@ -531,7 +525,7 @@ class Lane:
         reports as a navigation, not a timeout."""
         for _ in range(2):  # twice: the frame may go between the two questions
             try:
-                state = await page.evaluate(_FRAME_STATE, FRAME, timeout=timeout)
+                state = await page.evaluate(FRAME_STATE, timeout=timeout)
             except Exception:
                 return False
             if not isinstance(state, dict):  # not the review's host page any more
@@ -602,7 +596,7 @@ class Lane:
         await page.evaluate(MOUNT, {"srcdoc": srcdoc, "background": work.background[0]}, timeout=10)
         step("load")
         # One call the page answers when it is up, not a round trip per 50 ms poll.
-        await page.evaluate(_READY, timeout=self.time_limit)
+        await page.evaluate(READY, timeout=self.time_limit)
         step("connected")
         obs.host = await page.evaluate(READ) or {}
         if obs.host.get("status") != "connected":
@@ -617,17 +611,16 @@ class Lane:
         acted = time.monotonic()
         step("actions")
         obs.host = await page.evaluate(READ) or obs.host
-        await page.evaluate("(s) => window.__review.handle.setState(s)", canaries.again(state))
+        await page.evaluate(SET_STATE, canaries.again(state))
         step("update")
-        await page.evaluate("(t) => window.__review.handle.setTheme(t)", work.dark)
+        await page.evaluate(SET_THEME, work.dark)
         try:  # the theme travels over the bridge: wait until the block's root has it (if it is still there)
-            if not (await page.evaluate(_FRAME_STATE, FRAME)).get("frame"):
+            if not (await page.evaluate(FRAME_STATE)).get("frame"):
                 raise LookupError("no frame")
-            await page.wait_for("(s) => getComputedStyle(document.documentElement).colorScheme === s", work.dark["color-scheme"],
-                                frame=FRAME, timeout=3)
+            await page.wait_for(HAS_COLOR_SCHEME, work.dark["color-scheme"], frame=FRAME, timeout=3)
         except Exception:
             pass
-        await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+        await page.evaluate(PAINTED)
         if shots:
             obs.screenshots["dark"] = await self.screenshot(page)
             step("dark screenshot")
@@ -676,8 +669,7 @@ class Lane:
         if not page.supports(Capability.SCREENSHOT):
             return ""
         # The block's box (a driver that cannot clip shoots the window).
-        clip = await page.evaluate("() => { const r = document.getElementById('block').getBoundingClientRect();"
-                                   " return {x: 0, y: 0, width: Math.ceil(r.right + 8), height: Math.ceil(Math.min(r.bottom + 8, 2000))}; }")
+        clip = await page.evaluate(CLIP)
         png = await asyncio.wait_for(page.screenshot(clip, timeout=5), 10)
         return base64.b64encode(png).decode("ascii")
 
@@ -686,7 +678,7 @@ class Lane:
     async def plan(self, page: Page, obs: Observed, canaries: Canaries) -> list[Action]:
         """What a user does: click every button, [onclick] and link, type into every input, change
         every select and checkbox."""
-        if not (await page.evaluate(_FRAME_STATE, FRAME, timeout=5)).get("frame"):
+        if not (await page.evaluate(FRAME_STATE, timeout=5)).get("frame"):
             obs.actions.append("no actions: the host removed the block's frame (it navigated away or stopped answering)")
             return []
         items = await page.evaluate(LIST_ACTIONS, ACTIONABLE, frame=FRAME, timeout=5)
@@ -777,7 +769,7 @@ class Lane:
         if hides:
             await asyncio.sleep(0.1)
         else:
-            await page.evaluate(_FRAMES, timeout=ACTION_TIMEOUT)
+            await page.evaluate(RESIZED, timeout=ACTION_TIMEOUT)
 
     async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
         if not plan:
