@@ -32,6 +32,8 @@ from .servers import Servers, Taps
 #: Seconds a probe run may take beyond its observation window before it counts as timed out.
 RUN_SLACK = 40.0
 #: The host page's own wait for its ready flag (one evaluate that resolves when the page is up).
+#: Not a function of host-page.js: it is asked right after a load, of whatever document the tab
+#: shows, which may not run the host script yet (or at all, a block having replaced it).
 READY = ("() => new Promise((resolve) => { const tick = () => (window.__host && window.__host.ready)"
          " ? resolve(true) : setTimeout(tick, 20); tick(); })")
 #: How often the observation window asks the live checks whether the attack already got through.

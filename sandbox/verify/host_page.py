@@ -5,14 +5,18 @@ the run's template values (URLs, token, secrets) that probes and the page share.
 A run either loads a host page made for it (:func:`host_page`), or mounts its blocks in the
 host page its page slot keeps (:func:`kept_host_page`, :data:`MOUNT`), which first takes the
 run's URL, title, secret element, storage and cookies: loading a page per run costs about a
-third of verify's CPU (docs/SCALE.md). Both run the same script, :data:`_HOST_CORE`."""
+third of verify's CPU (docs/SCALE.md). Both run the same script, :data:`HOST_SCRIPT`
+(``host-page.js``); the page gives it the run's values as JSON, in one-line calls."""
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets as _secrets
+from pathlib import Path
 from typing import Any
 
+from ..errors import SandboxError
 from .probes import Probe, render
 from .servers import Servers, Taps, cookie_value
 
@@ -25,78 +29,21 @@ def _js(value: Any) -> str:
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-#: What every host page runs first, whichever way its blocks arrive. The listeners record into
-#: the current run's record, ``window.__host``, which a kept page replaces at each mount.
-_HOST_CORE = """(() => {
-  const copy = (v) => { try { return JSON.parse(JSON.stringify(v)); } catch (e) { return String(v); } };
-  let last = performance.now();
-  setInterval(() => { const h = window.__host, now = performance.now(); if (h) h.maxGap = Math.max(h.maxGap, now - last); last = now; }, 50);
-  addEventListener('message', (e) => { const h = window.__host; if (h && h.messages.length < 50) h.messages.push({origin: e.origin, data: copy(e.data)}); });
-  addEventListener('error', (e) => { const h = window.__host; if (h) h.errors.push(String(e.message)); });
-  const settled = () => { const h = window.__host; h.historyLength = history.length; h.maxGap = 0; last = performance.now(); };
-  // A run's record: its secrets (init) and what the host saw; storage holds this run's secrets.
-  window.__hostStart = (init) => {
-    const h = window.__host = Object.assign(init, {ready: false, maxGap: 0, messages: [], log: [], actions: [],
-      values: [], urls: [], errors: [], handles: []});
-    h.title = document.title;
-    try { localStorage.setItem('flowui_secret', h.ls); sessionStorage.setItem('flowui_secret', h.ss); }
-    catch (e) { h.errors.push('storage: ' + e); }
-    return h;
-  };
-  // A loaded host page: ready at its load event (bridge blocks: once connected, __hostBridge).
-  window.__hostLoaded = () => { settled(); if (!window.__host.bridge) window.__host.ready = true; };
-  window.__hostBridge = (mountHtmlBlock) => {
-    const h = window.__host;
-    try {
-      h.blocks.forEach((b, i) => {
-        // b.srcdoc: the document an external generator built (verify --generator-protocol json).
-        const doc = b.srcdoc ? {srcdoc: b.srcdoc} : {source: b.source, blockId: b.block_id, fields: b.fields};
-        h.handles[i] = mountHtmlBlock(document.getElementById('block-' + i), {
-          ...doc, state: b.state, theme: b.theme || undefined,
-          onAction: (a) => { h.actions.push(copy(a)); return {ok: true}; },
-          onValue: (v) => { h.values.push(copy(v)); },
-          // Refused after recording: the harness sees what reached the host without opening windows.
-          onOpenUrl: (u) => { h.urls.push(copy(u)); return false; },
-          onLog: (entry) => { if (h.log.length < 200) h.log.push(copy(entry)); },
-        });
-      });
-    } catch (e) { h.errors.push('mount: ' + e); }
-    // Ready when every block is connected (its handle's promise), or after 5 s, recorded as not connected.
-    Promise.race([
-      Promise.all(h.handles.map((x) => x && x.ready)).then(() => 'connected'),
-      new Promise((resolve) => setTimeout(() => resolve('not connected within 5 s'), 5000)),
-    ]).then((how) => { h.connected = how; h.ready = true; });
-  };
-  // A kept host page (docs/SCALE.md): the last run's blocks go, this run's secrets and blocks come.
-  // run: {url, title, cookies, init, iframes}: iframes are the static blocks' HTML, or null (bridge).
-  window.__hostMount = async (run) => {
-    const old = window.__host;
-    for (const x of (old && old.handles) || []) { try { x && x.destroy(); } catch (e) {} }
-    for (const d of document.querySelectorAll('.flowui-block')) d.remove();
-    delete window.__pwned; delete document.body.dataset.pwned;
-    history.replaceState(null, '', run.url);
-    document.title = run.title;
-    document.getElementById('secret').textContent = run.init.dom;
-    const h = window.__hostStart(run.init);
-    await fetch(run.cookies, {credentials: 'same-origin', cache: 'no-store'});  // this run's host cookies
-    settled();
-    let at = document.getElementById('secret');  // blocks follow it, as in a loaded host page
-    (run.iframes || h.blocks).forEach((html, i) => {
-      const d = document.createElement('div');
-      d.className = 'flowui-block'; d.id = 'block-' + i;
-      if (run.iframes) d.innerHTML = html;
-      at.after(d); at = d;
-    });
-    if (h.bridge) {
-      window.__hostBridge((await import('/bridge/flow-ui-host.js')).mountHtmlBlock);
-    } else {
-      const loads = [...document.querySelectorAll('.flowui-block iframe')]
-        .map((f) => new Promise((resolve) => f.addEventListener('load', resolve, {once: true})));
-      Promise.race([Promise.all(loads), new Promise((resolve) => setTimeout(resolve, 5000))]).then(() => { h.ready = true; });
-    }
-    return history.length;
-  };
-})();"""
+#: What every host page runs first, whichever way its blocks arrive (a classic script: it records
+#: into the current run's record, ``window.__host``, which a kept page replaces at each mount).
+HOST_SCRIPT = Path(__file__).resolve().parent / "host-page.js"
+
+
+@functools.cache
+def _host_script() -> str:
+    try:
+        script = HOST_SCRIPT.read_text(encoding="utf-8").rstrip("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SandboxError(f"{HOST_SCRIPT}: {exc} (a broken installation?)") from None
+    if "</script" in script.lower():
+        raise SandboxError(f"{HOST_SCRIPT}: holds '</script', which would end the page's script element")
+    return script
+
 
 #: The kept page's mount call (its argument: :func:`mount_run`); answers the tab's history length.
 MOUNT = "(run) => window.__hostMount(run)"
@@ -117,7 +64,7 @@ def host_page(probe: Probe, values: dict[str, str], iframes: list[str] | None, b
     parts = [
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         f"<title>{values['secret_title']}</title>",
-        f'<script nonce="{nonce}">{_HOST_CORE}\n__hostStart({_js(_init(probe, values, blocks))});'
+        f'<script nonce="{nonce}">{_host_script()}\n__hostStart({_js(_init(probe, values, blocks))});'
         " addEventListener('load', __hostLoaded);</script>",
         _STYLE,
         f'</head><body><h1>host</h1><p id="secret">{values["secret_dom"]}</p>',
@@ -136,7 +83,7 @@ def kept_host_page() -> str:
     """The host page a page slot keeps: no run's secrets, no blocks, until :data:`MOUNT` brings them."""
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title>'
-        f"<script>{_HOST_CORE}</script>{_STYLE}"
+        f"<script>{_host_script()}</script>{_STYLE}"
         f'</head><body><h1>host</h1><p id="secret"></p></body></html>'
     )
 
@@ -177,4 +124,4 @@ def make_values(servers: Servers, token: str, taps: Taps, https: bool) -> dict[s
     return values
 
 
-__all__ = ["FRAME", "MOUNT", "host_page", "kept_host_page", "make_values", "mount_run"]
+__all__ = ["FRAME", "HOST_SCRIPT", "MOUNT", "host_page", "kept_host_page", "make_values", "mount_run"]

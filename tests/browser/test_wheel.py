@@ -62,6 +62,9 @@ def test_the_wheel_holds_one_top_level_name_and_its_data(installed):
     assert "site-packages" in init and not init.startswith(str(ROOT))
     assert Path(probes) == site / "probes" and any(Path(probes).glob("host.dom_read.*"))
     assert Path(examples) == site / "examples" and (Path(examples) / "starter.html").is_file()
+    scripts = ("sandbox/verify/probe-helper.js", "sandbox/verify/host-page.js", "sandbox/review/browser/host-page.js",
+               "sandbox/review/browser/block-frame.js")
+    assert [s for s in scripts if not (site / s).is_file()] == []
     assert claimed == "[]"
 
 
