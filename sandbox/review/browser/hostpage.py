@@ -25,13 +25,13 @@ the frame, so nothing of the harness stays in the block's window.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
 import tree_sitter_javascript
 from tree_sitter import Language, Parser
 
+from ...block.jsonjs import script_json
 from ...errors import SandboxError
 
 #: Items kept per list in ``window.__review`` (a flood is counted by the host's own rate limit).
@@ -53,11 +53,6 @@ def _read(path: Path) -> str:
         raise SandboxError(f"{path}: {exc} (a broken installation?)") from None
 
 
-def _json(value: Any) -> str:
-    """JSON for inside a <script> (no '</' can close it)."""
-    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 def config() -> dict[str, Any]:
     """The host script's parameters."""
     return {"maxItems": MAX_ITEMS, "maxChars": MAX_CHARS, "frame": FRAME}
@@ -75,7 +70,7 @@ def host_page() -> str:
         "<style>body{margin:0;padding:8px}#block{max-width:640px}</style>"
         '</head><body><div id="block"></div>'
         f"<script type=\"module\">import {{ mountHtmlBlock }} from '/bridge/flow-ui-host.js';\n{script}\n"
-        f"start(mountHtmlBlock, {_json(config())});</script></body></html>"
+        f"start(mountHtmlBlock, {script_json(config())});</script></body></html>"
     )
 
 

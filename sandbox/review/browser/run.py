@@ -29,8 +29,29 @@ from ...harness.remote import ServerNames, Worker
 from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
-from .hostpage import (ACTIONABLE, CLIP, FOCUS, FRAME, FRAME_STATE, HAS_COLOR_SCHEME, LIST_ACTIONS, LOADED, LOCATE, MOUNT, PAINTED, READ,
-                       READY, RESIZED, SCROLL_END, SELECT_LAST, SET_STATE, SET_THEME, TO_VIEWPORT, UNMOUNT, host_page)
+from .hostpage import (
+    ACTIONABLE,
+    CLIP,
+    FOCUS,
+    FRAME,
+    FRAME_STATE,
+    HAS_COLOR_SCHEME,
+    LIST_ACTIONS,
+    LOADED,
+    LOCATE,
+    MOUNT,
+    PAINTED,
+    READ,
+    READY,
+    RESIZED,
+    SCROLL_END,
+    SELECT_LAST,
+    SET_STATE,
+    SET_THEME,
+    TO_VIEWPORT,
+    UNMOUNT,
+    host_page,
+)
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
 from .proxy import Seen, Tap
 
