@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from ..engines import Engine, Session
+from ..engines import Engine, EngineError, Session
 from ..engines.remote import Endpoint, connect
 from ..errors import OptionError
 
@@ -44,7 +44,7 @@ async def close_all(workers: list[Worker]) -> None:
 # --------------------------------------------------------------------------- spreading
 
 
-class SessionLost(Exception):
+class SessionLost(EngineError):
     """The browser behind a session went away while it held a job."""
 
 

@@ -331,7 +331,7 @@ class Tap:
             finally:
                 try:
                     dst.close()
-                except Exception:
+                except (OSError, RuntimeError):  # a transport already gone, or its loop closing
                     pass
 
         tasks = [asyncio.ensure_future(pump(reader, up_writer)), asyncio.ensure_future(pump(up_reader, writer))]
