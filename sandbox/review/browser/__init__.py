@@ -24,8 +24,8 @@ from ...errors import OptionError, UsageError
 from ...harness.remote import ServerNames, Worker, close_all, connect_all
 from ...harness.server import tls_context
 from ..model import BlockInput, BrowserResult
+from . import judge
 from .canaries import Canaries
-from .judge import FLOOD, STALL_MS, judge, locate
 from .run import SETTLE, SLOTS, Lane, Work
 
 #: Default per-block time limit (s) per engine.
@@ -89,7 +89,7 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
     results = []
     for w in works:
         per_engine = {lane.engine.name: run[w.index] for lane, run in zip(lanes, runs)}
-        results.append(judge(w, per_engine))
+        results.append(judge.judge(w, per_engine))
     return results
 
 
@@ -146,4 +146,4 @@ def _work(index: int, block: BlockInput) -> Work:
                 (light.tokens["page-background"], dark.tokens["page-background"]))
 
 
-__all__ = ["run_browser_layer", "review_in_browsers", "judge", "locate", "TIME_LIMIT", "STALL_MS", "FLOOD", "Canaries"]
+__all__ = ["run_browser_layer", "review_in_browsers", "TIME_LIMIT", "Canaries"]
