@@ -279,7 +279,7 @@ class Lane:
                 if page is not None:
                     try:
                         await asyncio.wait_for(page.close(), 10)
-                    except Exception:
+                    except Exception:  # best effort: a page already gone raises its driver's own error; the browser closes next
                         pass
                 await tap.stop()
 
@@ -561,7 +561,7 @@ class Lane:
         for _ in range(2):  # twice: the frame may go between the two questions
             try:
                 state = await page.evaluate(_FRAME_STATE, FRAME, timeout=timeout)
-            except Exception:
+            except Exception:  # any failure of the driver: the host page did not answer
                 return False
             if not isinstance(state, dict):  # not the review's host page any more
                 return False
@@ -569,7 +569,7 @@ class Lane:
                 return state.get("loads", 0) > 1 or moved()
             try:
                 return await page.evaluate("() => 1", frame=FRAME, timeout=timeout) == 1
-            except Exception:
+            except Exception:  # any failure of the driver is a miss: the watchdog counts misses in a row
                 continue
         return False
 
@@ -654,7 +654,7 @@ class Lane:
                 raise LookupError("no frame")
             await page.wait_for("(s) => getComputedStyle(document.documentElement).colorScheme === s", work.dark["color-scheme"],
                                 frame=FRAME, timeout=3)
-        except Exception:
+        except Exception:  # a block that ignores the scheme, or whose frame went: the dark screenshot shows what it is
             pass
         await page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
         if shots:
@@ -742,7 +742,7 @@ class Lane:
         """See :meth:`_leave`."""
         try:  # the block's window has focus first (a block with nothing to click never got it)
             await page.evaluate("() => window.focus()", frame=FRAME, timeout=3)
-        except Exception:
+        except Exception:  # a frame gone or busy: leaving is then nothing the block can see
             pass
         await self._leave(page, obs)
 
