@@ -375,8 +375,13 @@ class Lane:
                 await asyncio.wait_for(old.close(), 15)
             except Exception:  # best effort: the old browser may be gone already
                 pass
-            self.sessions[which] = await (connect(self.engine, self.remote[which].session.endpoint)  # type: ignore[attr-defined]
-                                          if self.remote else self._launch())
+            if not self.remote:
+                self.sessions[which] = await self._launch()
+                return
+            endpoint = self.remote[which].endpoint
+            if endpoint is None:
+                raise EngineError(f"{self._browser(which)}: a session made here cannot be connected to again")
+            self.sessions[which] = await connect(self.engine, endpoint)
 
     def _drop(self, page: Page, tap: Tap) -> None:
         """Close a page the last block may have hung, then its proxy, in the background: a busy
