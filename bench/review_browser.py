@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from flowui_sandbox.sandbox.engines import select_engines
 from flowui_sandbox.sandbox.harness.server import tls_context
 from flowui_sandbox.sandbox.review.browser import review_in_browsers
+from flowui_sandbox.sandbox.review.browser.observation import BlockObservation
 from flowui_sandbox.sandbox.review.browser.run import SETTLE, Lane
 from flowui_sandbox.sandbox.review.model import BlockInput
 
@@ -83,9 +84,14 @@ async def one_block(engine, block: BlockInput, repeat: int) -> tuple[float, list
     out = await lane.run([_work(i, block) for i in range(repeat + 1)])
     total = time.monotonic() - started
     # The first pays the page's first load; a block the differential review runs again pays its runs too.
-    seconds = [out[i].seconds + out[i].diff.get("seconds", 0) for i in range(1, repeat + 1)]
-    runs = [out[i].diff.get("runs", 1) for i in range(1, repeat + 1)]
-    return total - sum(o.seconds + o.diff.get("seconds", 0) for o in out.values()), seconds, runs
+    seconds = [_seconds(out[i]) for i in range(1, repeat + 1)]
+    runs = [out[i].differential.runs if out[i].differential else 1 for i in range(1, repeat + 1)]
+    return total - sum(_seconds(o) for o in out.values()), seconds, runs
+
+
+def _seconds(obs: BlockObservation) -> float:
+    """A block's review, its differential review's runs included."""
+    return obs.seconds + (obs.differential.seconds if obs.differential else 0)
 
 
 async def main() -> None:

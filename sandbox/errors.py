@@ -1,4 +1,17 @@
-"""Errors the public API raises: each message says what is wrong and where.
+"""The one exception tree: every error flowui-sandbox raises on purpose is a :class:`SandboxError`.
+
+::
+
+    SandboxError                 catch this one for anything of ours
+    ├── UsageError (ValueError)  bad input: a file, an option, a value, a message, a theme...
+    │   └── OptionError          an option or the set-up, located in no file
+    └── EngineError (RuntimeError, engines/base.py)  a browser could not be launched or driven
+        ├── PageGone, ScriptTimeout, Unsupported     (engines/base.py)
+        └── SessionLost                              a remote browser went away (harness/remote.py)
+
+Each part defines its own kinds under these (``ExtractionError``, ``PathError``, ``ThemeError``...);
+``tests/test_errors.py`` finds every exception class of the package and fails on one outside the tree.
+This module imports nothing, so every layer may import it, ``theme`` included (tests/test_import_graph.py).
 
 The CLI prints a :class:`UsageError`'s text as it is: one line per problem, each in the
 form ``FILE:LINE:COL: message`` (``FILE: message`` when the problem has no position),
@@ -10,12 +23,12 @@ option, the set-up) is an :class:`OptionError`; the CLI prints it as
 from __future__ import annotations
 
 
-class SandboxError(ValueError):
-    """Base class of every error flowui-sandbox reports to a user."""
+class SandboxError(Exception):
+    """The root of every error flowui-sandbox raises on purpose."""
 
 
-class UsageError(SandboxError):
-    """Bad input to a command or a function (a file, an option, a value)."""
+class UsageError(SandboxError, ValueError):
+    """Bad input to a command or a function (a file, an option, a value); a ValueError too."""
 
 
 class OptionError(UsageError):

@@ -91,7 +91,7 @@ def read_json(name: str, *, limit: int, max_depth: int = MAX_DEPTH) -> Any:
     return parse_json(read_text(name, limit=limit), display_name(name), max_depth=max_depth)
 
 
-class _Refused(ValueError):
+class _Refused(UsageError):
     def __init__(self, token: str, why: str):
         super().__init__(why)
         self.token, self.why = token, why

@@ -15,7 +15,7 @@ from flowui_sandbox.sandbox.engines.playwright import PlaywrightSession
 from flowui_sandbox.sandbox.engines.remote import RemotePlaywrightSession, RemoteWebDriverSession
 from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
 from flowui_sandbox.sandbox.review.browser.persona import Persona
-from flowui_sandbox.sandbox.review.browser.run import NARROW, Lane, Observed
+from flowui_sandbox.sandbox.review.browser.run import NARROW, Lane, Recording
 
 CHROMIUM = Engine("chromium", "playwright", None, "playwright")
 FIREFOX = Engine("firefox", "playwright", "/usr/bin/firefox-esr", "debian")
@@ -100,10 +100,10 @@ def _lane() -> Lane:
     return lane
 
 
-def _observed() -> Observed:
+def _recording() -> Recording:
     from flowui_sandbox.sandbox.review.browser.canaries import Canaries
 
-    return Observed(FAKE_ENGINE.name, Canaries())
+    return Recording(FAKE_ENGINE.name, Canaries())
 
 
 @pytest.mark.parametrize(("capabilities", "calls", "note"), [
@@ -118,7 +118,7 @@ def _observed() -> Observed:
 def test_the_review_resizes_and_hides_the_window_only_as_the_driver_can(capabilities, calls, note):
     async def go():
         page = await _page(*capabilities)
-        obs = _observed()
+        obs = _recording()
         await _lane()._window(page, obs)
         return page, obs
 
@@ -145,7 +145,7 @@ def test_the_review_without_input_records_that_it_could_not_act():
 
     async def go():
         page = await _page()
-        obs = _observed()
+        obs = _recording()
         await _lane().perform(page, [Action("click", 0, "", "<button> #0", False)], obs)
         shot = await _lane().screenshot(page)
         return page, obs, shot

@@ -15,7 +15,8 @@ is a module, else ``p`` itself (the package's ``__init__``); imports of other di
 left out. A cycle is a strongly connected component of more than one module, or a module that
 imports itself; the test names each one with the imports that close it.
 
-The parts are layered besides (docs/DESIGN.md): ``theme``, then ``bridge``, then ``sandbox``,
+The parts are layered besides (docs/DESIGN.md): the exception tree (``sandbox/errors.py``, which
+imports nothing), then ``theme``, then ``bridge``, then ``sandbox``,
 then the top-level package ``flowui_sandbox`` (the public API and ``python -m``); a module
 imports from its own part or a lower one, so no cycle runs through two parts either.
 """
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
 TOP = "flowui_sandbox"
 #: The parts from the lowest up: a module may import from its own part or one before it.
-LAYERS = ("flowui_sandbox.theme", "flowui_sandbox.bridge", "flowui_sandbox.sandbox", TOP)
+LAYERS = ("flowui_sandbox.sandbox.errors", "flowui_sandbox.theme", "flowui_sandbox.bridge", "flowui_sandbox.sandbox", TOP)
 
 
 def _folder(package: str) -> Path:

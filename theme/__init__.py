@@ -17,13 +17,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from ..sandbox.errors import UsageError
 from .grammar import color_problem, length_problem
 from .tokens import COLOR_SCHEMES, CSS_PREFIX, TOKEN_TABLE, TOKENS, Token
 
 __all__ = ["Theme", "ThemeError", "TOKENS", "TOKEN_TABLE", "Token", "CSS_PREFIX", "LIGHT", "DARK", "default_theme"]
 
 
-class ThemeError(ValueError):
+class ThemeError(UsageError):
     """A theme value or key was refused; the message names it."""
 
 

@@ -8,7 +8,6 @@ import json
 import sys
 
 from flowui_sandbox.sandbox.block.srcdoc import build_iframe
-from flowui_sandbox.sandbox.errors import SandboxError
 
 
 def main() -> int:
@@ -19,7 +18,7 @@ def main() -> int:
     try:
         html = build_iframe(request["source"], block_id=request["block_id"], fields=request["fields"],
                             state=request["state"], theme=request["theme"])
-    except (SandboxError, ValueError) as exc:  # an input it refuses: exit 2, the reason on stderr
+    except ValueError as exc:  # an input it refuses (every UsageError, ThemeError too, is one): exit 2, the reason on stderr
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
     sys.stdout.write(html)

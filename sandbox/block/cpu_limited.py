@@ -24,11 +24,13 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
+from ..errors import SandboxError
+
 #: Whether this platform can run a call in a child (no ``fork``: the caller runs it in-process).
 AVAILABLE = hasattr(os, "fork")
 
 
-class ChildStopped(Exception):
+class ChildStopped(SandboxError):
     """The child gave no result. ``cause``: ``"cpu"`` (its CPU budget ran out), ``"wall"``
     (the wall-clock limit ran out first: a loaded machine, or a slow call) or ``"failed"``
     (it exited otherwise, e.g. out of memory)."""

@@ -29,7 +29,7 @@ from html import unescape
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
-from ..errors import OptionError, SandboxError, UsageError
+from ..errors import OptionError, UsageError
 from ..files import display_name, read_text
 from .cpu_limited import AVAILABLE as _CAN_FORK
 from .cpu_limited import ChildStopped, call_cpu_limited
@@ -93,7 +93,7 @@ class Problem:
         return {k: getattr(self, k) for k in ("line", "column", "element", "attribute", "value", "reason")}
 
 
-class ExtractionError(SandboxError):
+class ExtractionError(UsageError):
     """Every problem of one source, reported at once (:attr:`problems`).
 
     The text is one line per problem, ``NAME:LINE:COL: message`` (``NAME: message``

@@ -41,7 +41,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ..errors import SandboxError
+from ..errors import UsageError
 
 #: Deepest nesting of objects and arrays accepted (the top level is depth 1).
 MAX_DEPTH = 64
@@ -56,7 +56,7 @@ _SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029]")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 
-class JSONValueError(SandboxError):
+class JSONValueError(UsageError):
     """A value that is not JSON (or not JSON JavaScript can hold); the message says where."""
 
 

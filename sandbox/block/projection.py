@@ -34,7 +34,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import SandboxError
+from ..errors import UsageError
 from .jsonjs import number_text, stringify
 from .paths import path_problem
 
@@ -59,7 +59,7 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class PathError(SandboxError):
+class PathError(UsageError):
     """A path that does not follow the grammar of :mod:`flowui_sandbox.sandbox.block.paths`."""
 
 
@@ -95,7 +95,7 @@ def get_path(state: Any, path: str) -> Any:
     return value
 
 
-class WriteError(SandboxError):
+class WriteError(UsageError):
     """A path that cannot be written in a state (see :func:`set_path`)."""
 
 

@@ -21,7 +21,7 @@ the given order, duplicates dropped), ``state`` the projection of the state on
 fields ∪ paths (:func:`flowui_sandbox.sandbox.block.projection.project`), ``theme`` the flat theme
 (``Theme.to_json()``).
 
-Inputs are checked first; a bad one raises a :class:`flowui_sandbox.sandbox.errors.SandboxError`
+Inputs are checked first; a bad one raises a :class:`flowui_sandbox.sandbox.errors.UsageError`
 subclass naming what and where (``theme.ThemeError`` for the theme):
 
 * ``block_id`` matches :data:`BLOCK_ID_PATTERN`;
@@ -54,7 +54,7 @@ from flowui_sandbox.bridge import runtime_source
 from flowui_sandbox.bridge.grammar import BLOCK_ID_PATTERN
 from flowui_sandbox.theme import Theme
 
-from ..errors import OptionError, SandboxError, UsageError
+from ..errors import OptionError, UsageError
 from ..files import display_name, member_positions, parse_json, read_text, top_position, writable_output, write_output
 from .extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from .jsonjs import check_json, script_json
@@ -74,7 +74,7 @@ _RUNTIME_UNSAFE = re.compile(r"</script|<script|<!--", re.IGNORECASE)
 _ATTR_ESCAPES = str.maketrans({"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "\u00a0": "&nbsp;", "\r": "&#13;"})
 
 
-class GeneratorError(SandboxError):
+class GeneratorError(UsageError):
     """A bad input to the generator; the message names it."""
 
 
@@ -394,7 +394,7 @@ def build_file(file: str, *, state: str | None = None, theme: str | None = None,
     build = build_page if page else build_iframe
     try:
         html = build(source, block_id=block_id, fields=field_paths, state=state_value, theme=theme_value, frozen=frozen_paths, paths=paths)
-    except (SandboxError, ValueError) as exc:
+    except ValueError as exc:  # UsageError and the theme's ThemeError are ValueErrors
         # What is left is the whole projection's size: it comes from the state.
         raise UsageError(f"{display_name(state or file)}: {exc}") from None
     if out:

@@ -18,12 +18,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import SandboxError
+from ..errors import UsageError
 from .paths import path_problem
 from .projection import MISSING, format_text, get_path
 
 
-class TemplateError(SandboxError):
+class TemplateError(UsageError):
     """``offset`` is the 0-based index in the template where the problem starts; ``reason`` the text after it."""
 
     def __init__(self, offset: int, reason: str):

@@ -40,7 +40,7 @@ from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_
 from ..block.jsonjs import MAX_DEPTH
 from ..block.paths import path_problem
 from ..block.projection import MISSING, get_path, is_empty
-from ..errors import SandboxError
+from ..errors import UsageError
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
 from .patch import PatchError, check_json, escape, json_equal
 from .pattern import compile_pattern, lone_surrogate, utf16_length
@@ -97,7 +97,7 @@ class Refusal:
         return {"code": self.code, "where": self.where, "message": self.message}
 
 
-class UiActionRefused(SandboxError):
+class UiActionRefused(UsageError):
     """The message is refused; :attr:`refusals` lists why (at least one)."""
 
     def __init__(self, refusals: list[Refusal]):

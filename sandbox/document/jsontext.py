@@ -32,7 +32,7 @@ def position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-class DuplicateKey(ValueError):
+class DuplicateKey(UsageError):
     """A key that appears twice in one object (refused in a document: the last would win silently)."""
 
 

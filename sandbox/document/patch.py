@@ -47,7 +47,7 @@ from typing import Any
 
 from ..block.jsonjs import MAX_DEPTH
 from ..block.projection import project
-from ..errors import SandboxError
+from ..errors import UsageError
 
 #: Largest old x new middle of an array aligned by the minimal edit script.
 ALIGN_CELLS = 4096
@@ -59,7 +59,7 @@ FALLBACK_CHARS = 1024
 MATCH_COMPARISONS = 1_000_000
 
 
-class PatchError(SandboxError):
+class PatchError(UsageError):
     """A patch that cannot be applied, or a value that is not JSON; the message says where."""
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import re2
 
-from ..errors import SandboxError
+from ..errors import UsageError
 
 #: Largest ``{n,m}`` bound, and largest product of nested counted repetitions (RE2's limit).
 MAX_REPEAT = 1000
@@ -60,7 +60,7 @@ CLASS_PUNCTUATOR_ESCAPES = frozenset("&-!#%,:;<=>@`~")
 MAX_CODE_POINT = 0x10FFFF
 
 
-class PatternError(SandboxError):
+class PatternError(UsageError):
     """A pattern outside the subset; ``offset`` is where in the pattern (0-based)."""
 
     def __init__(self, offset: int, reason: str):

@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from ..block.paths import path_problem
 from ..block.templates import TemplateError, template_refs
-from ..errors import SandboxError
+from ..errors import UsageError
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json
 from .pattern import pattern_problem
@@ -101,7 +101,7 @@ class Report:
         return not self.problems
 
 
-class DocumentError(SandboxError):
+class DocumentError(UsageError):
     """A document with problems; :attr:`problems` lists them, the text has one per line."""
 
     def __init__(self, problems: list[Problem]):

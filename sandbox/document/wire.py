@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, Strict
 from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
 
 from ..block.jsonjs import MAX_DEPTH
-from ..errors import SandboxError
+from ..errors import UsageError
 from .patch import PatchError, check_json, parse_pointer
 
 #: mediaType of a state snapshot part (the client's whole projection).
@@ -52,7 +52,7 @@ UI_KINDS = ("render", "navigate")
 _ID = Annotated[str, Field(min_length=1, max_length=256)]
 
 
-class WireError(SandboxError):
+class WireError(UsageError):
     """A protocol error: :attr:`problems` lists each as ``where: message``."""
 
     def __init__(self, problems: list[tuple[str, str]]):

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from ..errors import SandboxError
+
 ENGINE_NAMES = ("chromium", "firefox", "webkit")
 
 #: The attribute of the frame the host module (bridge/host/mount.js) holds a block's sandboxed frame
@@ -32,7 +34,7 @@ T = TypeVar("T")
 # --------------------------------------------------------------------------- errors
 
 
-class EngineError(RuntimeError):
+class EngineError(SandboxError, RuntimeError):
     """An engine could not be launched or driven; the message says which and why. The root of
     the drivers' errors: callers catch this one, or one of its kinds below."""
 

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from ..engines import Engine, Session
+from ..engines import Engine, EngineError, Session
 from ..engines.remote import Endpoint, connect
 from ..errors import OptionError
 
@@ -28,7 +28,7 @@ from ..errors import OptionError
 async def connect_all(engine: Engine, endpoints: list[Endpoint]) -> tuple[list[Worker], list[dict[str, str]]]:
     """A worker per endpoint that answered, and ``{"url", "error"}`` for each that did not."""
     connected = await asyncio.gather(*(connect(engine, e) for e in endpoints), return_exceptions=True)
-    workers: list[Worker] = [Worker(c, e.pages, e.url) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
+    workers: list[Worker] = [Worker(c, e.pages, e.url, endpoint=e) for e, c in zip(endpoints, connected) if not isinstance(c, BaseException)]
     errors = [{"url": e.url, "error": str(c)} for e, c in zip(endpoints, connected) if isinstance(c, BaseException)]
     return workers, errors
 
@@ -44,7 +44,7 @@ async def close_all(workers: list[Worker]) -> None:
 # --------------------------------------------------------------------------- spreading
 
 
-class SessionLost(Exception):
+class SessionLost(EngineError):
     """The browser behind a session went away while it held a job."""
 
 
@@ -61,6 +61,8 @@ class Worker(Generic[J]):
     label: str
     lost: str = ""  # why it retired
     done: int = 0
+    #: Where the session was connected to (None for a session made here: a test's).
+    endpoint: Endpoint | None = None
 
 
 @dataclass

@@ -18,6 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..errors import UsageError
+
 Severity = Literal["high", "medium", "low", "info"]
 #: Most severe first; ``SEVERITY_RANK[s]`` grows with severity.
 SEVERITIES: tuple[str, ...] = ("high", "medium", "low", "info")
@@ -47,7 +49,7 @@ class Rule(BaseModel):
         return value
 
 
-class CatalogueError(ValueError):
+class CatalogueError(UsageError):
     pass
 
 

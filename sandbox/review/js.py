@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Tree
 
+from ..errors import SandboxError
+
 
 @functools.cache
 def _parser() -> Parser:
@@ -130,7 +132,7 @@ def literal_fragments(node: Node | None) -> list[str]:
 _local = threading.local()
 
 
-class TooComplex(Exception):
+class TooComplex(SandboxError):
     """The static analysis stopped: out of time, or nesting deeper than Python's recursion."""
 
 

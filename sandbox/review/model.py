@@ -69,7 +69,7 @@ class BlockInput(BaseModel):
 
 
 class BrowserResult(BaseModel):
-    """What the in-browser layer saw of one block (sandbox/review/browser.py fills it)."""
+    """What the in-browser layer saw of one block (the judge, sandbox/review/browser/judge.py, fills it)."""
 
     file: str
     findings: list[Finding] = []

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engines import Engine, EngineError, Page, Session, Watch
-from ..errors import SandboxError, UsageError
+from ..errors import UsageError
 from ..harness.remote import SessionLost
 from .generators import Generator, GeneratorOutputError, iframe_srcdoc
 from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
@@ -213,8 +213,8 @@ class Run:
                         built = await self.generator.build(block, b["source"], b["state"])
                     except GeneratorOutputError as exc:
                         return self.result("error", why=f"bad generator output: {exc}")
-                    except (SandboxError, ValueError) as exc:
-                        # The generator refused the input (ThemeError is a ValueError): the attack never reached a browser.
+                    except ValueError as exc:
+                        # The generator refused the input (a UsageError, ThemeError too, is a ValueError): the attack never reached a browser.
                         self.observed["generator_refused"] = str(exc)
                         return self.result("blocked")
                     built_iframes.append(built.html)

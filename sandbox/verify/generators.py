@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..block.policy import CSP, REFERRER_POLICY, SANDBOX
-from ..errors import OptionError, SandboxError
+from ..errors import OptionError, UsageError
 from .probes import Block
 from .request import GENERATOR_PROTOCOLS, REFUSED_STATUS, generator_request
 
 
-class GeneratorOutputError(SandboxError):
+class GeneratorOutputError(UsageError):
     """The generator's output is not one usable sandboxed iframe."""
 
 
-class GeneratorRefused(SandboxError):
+class GeneratorRefused(UsageError):
     """The generator refused the input (exit status :data:`REFUSED_STATUS`); the message is its reason."""
 
 

@@ -41,7 +41,7 @@ from ..block.extract import MAX_SOURCE_BYTES
 from ..block.jsonjs import MAX_DEPTH
 from ..data import PROBES_DIR  # the built-in catalogue, in a checkout or installed
 from ..engines import ENGINE_NAMES
-from ..errors import SandboxError, UsageError
+from ..errors import UsageError
 from ..files import member_positions, parse_json, position, read_text, top_position
 
 #: A probe file nests a block's state (itself at most jsonjs.MAX_DEPTH deep) a few levels down.
@@ -70,7 +70,7 @@ _TEMPLATE = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 _ID = re.compile(r"[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+\Z")
 
 
-class ProbeError(SandboxError):
+class ProbeError(UsageError):
     """A probe file is not valid; the message names the file and the problem."""
 
 

@@ -1,12 +1,14 @@
 """The whole attack-probe catalogue on every engine, and proof that the probes can fail.
 
-One case per (probe, engine); the first case of an engine runs all of that engine's selected
-probes at once through sandbox.verify's runner (its page pool, on the session's browser). The weakened-generator tests run a
+One case per (probe, engine); the first case runs every selected probe on every selected engine at
+once through sandbox.verify's runner (each engine's page pool on the session's browser, the engines
+side by side as `verify` runs them). The weakened-generator tests run a
 few probes against generators that drop one protection each: the probes must catch it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 import sys
 
@@ -30,30 +32,40 @@ def _run(portal, _browsers, engine, servers, probes, generator):
     return portal.run(run_engine(session, probes, servers, generator), timeout=1200)
 
 
+async def _run_all(sessions, selected, servers):
+    """Every engine's selected probes at once, as `verify` runs the engines (side by side)."""
+    async def one(name: str):
+        return name, await run_engine(sessions[name], selected[name], servers, Generator())
+
+    return dict(await asyncio.gather(*(one(name) for name in selected)))
+
+
 CATALOGUE = {p.id: p for p in load_catalogue()}
 
 
-def _selected_probe_ids(session: pytest.Session, engine: str) -> list[str]:
-    """The probe ids of this session's ``test_probe`` cases on ``engine`` (after ``-k``/deselection)."""
-    ids = []
+def _selected_probe_ids(session: pytest.Session) -> dict[str, list[str]]:
+    """The probe ids of this session's ``test_probe`` cases per engine (after ``-k``/deselection)."""
+    ids: dict[str, list[str]] = {}
     for item in session.items:
         callspec = getattr(item, "callspec", None)
-        if getattr(item, "originalname", None) == "test_probe" and callspec and callspec.params.get("flowui_engine") == engine:
-            ids.append(callspec.params["probe_id"])
+        if getattr(item, "originalname", None) == "test_probe" and callspec and "flowui_engine" in callspec.params:
+            ids.setdefault(callspec.params["flowui_engine"], []).append(callspec.params["probe_id"])
     return ids
 
 
 @pytest.fixture(scope="module")
 def catalogue_results(flowui_portal, flowui_browsers, servers, request):
-    """The outcomes of the selected probes, per engine: the first case of an engine runs all of that
-    engine's selected probes at once (through the runner's page pool, as `verify` does), the others
+    """The outcomes of the selected probes, per engine: the first case runs every selected probe on
+    every selected engine at once (through the runner's page pools, as `verify` does); the others
     read their result."""
     cache: dict[str, dict[str, object]] = {}
 
     def results_for(engine) -> dict[str, object]:
-        if engine.name not in cache:
-            probes = [CATALOGUE[i] for i in _selected_probe_ids(request.session, engine.name)]
-            cache[engine.name] = {r.probe: r for r in _run(flowui_portal, flowui_browsers, engine, servers, probes, Generator())}
+        if not cache:
+            selected = {name: [CATALOGUE[i] for i in ids] for name, ids in _selected_probe_ids(request.session).items()}
+            sessions = {name: flowui_browsers.session(name) for name in selected}
+            runs = flowui_portal.run(_run_all(sessions, selected, servers), timeout=1200)
+            cache.update({name: {r.probe: r for r in results} for name, results in runs.items()})
         return cache[engine.name]
 
     return results_for

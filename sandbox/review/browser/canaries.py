@@ -24,6 +24,9 @@ import hashlib
 import random
 import re
 import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -161,26 +164,60 @@ class Canaries:
 
     def describe(self, text: str) -> str:
         """``text`` with each string canary shown as the path (or input) it stands for, in «»."""
-        for value, label in self.strings.items():
-            if value in text:
-                text = text.replace(value, f"«{label}»")
-        return text
+        return _describe(self.strings, text)
 
     def find(self, *texts: str) -> dict[str, str]:
         """The labels whose canary appears in any of ``texts`` (after decoding): label -> how it was encoded."""
-        found: dict[str, str] = {}
-        lowered = [(v.lower(), label) for v, label in self.strings.items()]
-        for text in texts:
-            for how, form in decoded_forms(text):
-                low = form.lower()
-                for value, label in lowered:
-                    if value in low:
-                        found.setdefault(label, how)
-                for digits in _DIGITS.findall(form):
-                    number_label = self.numbers.get(digits)
-                    if number_label is not None:
-                        found.setdefault(number_label, how)
-        return found
+        return _find(self.strings, self.numbers, texts)
+
+    def table(self) -> CanaryTable:
+        """The canaries given so far, frozen."""
+        return CanaryTable(MappingProxyType(dict(self.strings)), MappingProxyType(dict(self.numbers)))
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryTable:
+    """The canaries of one run, frozen: string value -> label, digits -> label (:meth:`Canaries.table`)."""
+
+    strings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    numbers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        for name in ("strings", "numbers"):
+            value = getattr(self, name)
+            if not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
+
+    def describe(self, text: str) -> str:
+        """See :meth:`Canaries.describe`."""
+        return _describe(self.strings, text)
+
+    def find(self, *texts: str) -> dict[str, str]:
+        """See :meth:`Canaries.find`."""
+        return _find(self.strings, self.numbers, texts)
+
+
+def _describe(strings: Mapping[str, str], text: str) -> str:
+    for value, label in strings.items():
+        if value in text:
+            text = text.replace(value, f"«{label}»")
+    return text
+
+
+def _find(strings: Mapping[str, str], numbers: Mapping[str, str], texts: tuple[str, ...]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    lowered = [(v.lower(), label) for v, label in strings.items()]
+    for text in texts:
+        for how, form in decoded_forms(text):
+            low = form.lower()
+            for value, label in lowered:
+                if value in low:
+                    found.setdefault(label, how)
+            for digits in _DIGITS.findall(form):
+                number_label = numbers.get(digits)
+                if number_label is not None:
+                    found.setdefault(number_label, how)
+    return found
 
 
 def _ensure(node: dict[str, Any], segments: list[str]) -> None:
@@ -234,4 +271,4 @@ def decoded_forms(text: str) -> list[tuple[str, str]]:
     return forms
 
 
-__all__ = ["Canaries", "decoded_forms"]
+__all__ = ["Canaries", "CanaryTable", "decoded_forms"]

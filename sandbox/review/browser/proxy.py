@@ -33,8 +33,9 @@ import ssl
 import struct
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from aiohttp import web
 
@@ -44,18 +45,22 @@ from ...harness.server import MAX_LINE, LocalServer
 MAX_KEPT = 2000
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Seen:
-    """One thing the page sent out: a request, or a bare tunnel (a CONNECT with no request in it)."""
+    """One request the page sent out, as the proxy logged it (frozen: its headers a read-only mapping)."""
 
     scheme: str
     host: str
     method: str
     path: str
     query: str
-    headers: dict[str, str]
+    headers: Mapping[str, str]
     body: bytes = b""
     at: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.headers, MappingProxyType):
+            object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
 
     @property
     def url(self) -> str:
@@ -326,7 +331,7 @@ class Tap:
             finally:
                 try:
                     dst.close()
-                except Exception:
+                except (OSError, RuntimeError):  # a transport already gone, or its loop closing
                     pass
 
         tasks = [asyncio.ensure_future(pump(reader, up_writer)), asyncio.ensure_future(pump(up_reader, writer))]

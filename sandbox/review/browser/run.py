@@ -52,6 +52,7 @@ from .hostpage import (
     UNMOUNT,
     host_page,
 )
+from .observation import ActionsDiffered, BlockObservation, DifferentialLeak, DifferentialOutcome, HostReport, Instability, navigation_target
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
 from .proxy import Seen, Tap
 
@@ -138,11 +139,14 @@ class Work:
 
 
 @dataclass
-class Observed:
-    """What one engine saw of one block."""
+class Recording:
+    """What one engine sees of one block, written as the lane reviews it; :meth:`freeze` makes the
+    judge's :class:`.observation.BlockObservation` of it once the block's log is closed."""
 
     engine: str
     canaries: Canaries
+    #: The block's log at the slot's proxy (:meth:`.proxy.Tap.since`): live until the slot's next
+    #: block starts, or until the proxy stops when it goes with a dropped page.
     seen: list[Seen] = field(default_factory=list)
     tunnels: list[str] = field(default_factory=list)
     dropped: int = 0
@@ -150,7 +154,6 @@ class Observed:
     watch: Watch = field(default_factory=Watch)
     screenshots: dict[str, str] = field(default_factory=dict)
     actions: list[str] = field(default_factory=list)
-    typed: dict[str, str] = field(default_factory=dict)  # canary -> what was typed into
     timed_out: bool = False
     error: str = ""
     #: The host page's URL (under the slot's host name): its own load is no navigation of the host page.
@@ -158,8 +161,8 @@ class Observed:
     #: Seconds at the end of each step, for bench/review_browser.py and for a timeout's evidence.
     steps: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
-    #: The differential review (:mod:`.differential`): runs made, leaks that follow an input, instability.
-    diff: dict[str, Any] = field(default_factory=dict)
+    #: The differential review (:meth:`Lane.differ`), when the block was reviewed again.
+    differential: DifferentialOutcome | None = None
 
     def events(self) -> list[Event]:
         return events(self.seen, navigation_target(self.seen, self.watch.navigations), self.host)
@@ -168,6 +171,32 @@ class Observed:
         """What went out of the frame to another host with no canary found in it: what the
         differential review is for (bridge calls go to the host: compared, never a reason to run)."""
         return [e for e in self.events() if e.kind in OUTSIDE and not self.canaries.find(e.host, e.text)]
+
+    def freeze(self) -> BlockObservation:
+        """The record as it stands, frozen (copies: the recording may go on changing)."""
+        w = self.watch
+        return BlockObservation(
+            self.engine, self.canaries.table(), tuple(self.seen), tuple(self.tunnels), self.dropped, HostReport.of(self.host),
+            tuple(w.navigations), tuple(w.popups), tuple(w.dialogs), tuple(w.downloads), dict(self.screenshots),
+            tuple(self.actions), self.timed_out, self.error, self.page, dict(self.steps), self.seconds, self.differential)
+
+
+@dataclass
+class _Differing:
+    """The differential review of one block as it goes (:meth:`Lane.differ`); :meth:`freeze` ends it."""
+
+    runs: int = 1
+    leaks: list[DifferentialLeak] = field(default_factory=list)
+    unstable: list[Instability] = field(default_factory=list)
+    deviation: list[str] | None = None
+    confirmed: list[str] | None = None
+    unsure: ActionsDiffered | None = None
+    stopped: str = ""
+
+    def freeze(self, seconds: float) -> DifferentialOutcome:
+        return DifferentialOutcome(self.runs, tuple(self.leaks), tuple(self.unstable),
+                                   None if self.deviation is None else tuple(self.deviation),
+                                   None if self.confirmed is None else tuple(self.confirmed), self.unsure, self.stopped, seconds)
 
 
 class Lane:
@@ -201,15 +230,15 @@ class Lane:
         self.persona = Persona.draw()
         self._version = ""  # Chromium's, for its user agent
 
-    async def run(self, works: list[Work]) -> dict[int, Observed]:
-        out: dict[int, Observed] = {}
+    async def run(self, works: list[Work]) -> dict[int, BlockObservation]:
+        """What the engine saw of each block (by :attr:`Work.index`), frozen once every page and
+        proxy of the lane is closed: a block's log stays open until then (:class:`Recording`)."""
+        out: dict[int, Recording] = {}
         try:
             if not self.remote:
                 self.sessions = [await self._launch()]
         except EngineError as exc:
-            for w in works:
-                out[w.index] = Observed(self.engine.name, Canaries(), error=str(exc))
-            return out
+            return {w.index: Recording(self.engine.name, Canaries(), error=str(exc)).freeze() for w in works}
         queue: asyncio.Queue[Work] = asyncio.Queue()
         for w in works:
             queue.put_nowait(w)
@@ -235,7 +264,7 @@ class Lane:
                                 if self._retire(which, exc):  # a remote browser lost: its block goes to the others
                                     queue.put_nowait(work)
                                     return
-                                out[work.index] = Observed(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
+                                out[work.index] = Recording(self.engine.name, Canaries(), error=f"no page: {_first_line(exc)}")
                                 page = None
                                 if self.on_done and not retry:
                                     self.on_done(self._browser(which), work)
@@ -246,9 +275,9 @@ class Lane:
                         # answering (a flood still draining) costs this block its page, not the run.
                         obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
                         if keep and self.differential and not obs.timed_out and not obs.error and obs.unexplained():
-                            keep = await self.differ(work, page, slot, tap, obs)
+                            obs.differential, keep = await self.differ(work, page, slot, tap, obs)
                     except TimeoutError:
-                        obs, keep = Observed(self.engine.name, Canaries(), timed_out=True), False
+                        obs, keep = Recording(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
                     out[work.index] = obs
                     if not keep:
@@ -265,7 +294,7 @@ class Lane:
                 if page is not None:
                     try:
                         await asyncio.wait_for(page.close(), 10)
-                    except Exception:
+                    except Exception:  # best effort: a page already gone raises its driver's own error; the browser closes next
                         pass
                 await tap.stop()
 
@@ -292,7 +321,7 @@ class Lane:
                     pass
             if self._closing:  # pages that would not close went with the browser: their proxies now
                 await asyncio.wait(list(self._closing), timeout=10)
-        return out
+        return {index: recording.freeze() for index, recording in out.items()}
 
     def _retire(self, which: int, why: BaseException) -> bool:
         """Whether the slots of remote browser ``which``, which could not be reached again, stop
@@ -361,8 +390,13 @@ class Lane:
                 await asyncio.wait_for(old.close(), 15)
             except Exception:  # best effort: the old browser may be gone already
                 pass
-            self.sessions[which] = await (connect(self.engine, self.remote[which].session.endpoint)  # type: ignore[attr-defined]
-                                          if self.remote else self._launch())
+            if not self.remote:
+                self.sessions[which] = await self._launch()
+                return
+            endpoint = self.remote[which].endpoint
+            if endpoint is None:
+                raise EngineError(f"{self._browser(which)}: a session made here cannot be connected to again")
+            self.sessions[which] = await connect(self.engine, endpoint)
 
     def _drop(self, page: Page, tap: Tap) -> None:
         """Close a page the last block may have hung, then its proxy, in the background: a busy
@@ -383,92 +417,92 @@ class Lane:
 
     # ------------------------------------------------------------------ one block
 
-    async def differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Observed) -> bool:
-        """The differential review of ``work`` after its first run ``first`` (:mod:`.differential`);
-        the result goes to ``first.diff``. Returns whether the page can be reused."""
+    async def differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Recording) -> tuple[DifferentialOutcome, bool]:
+        """The differential review of ``work`` after its first run ``first`` (:mod:`.differential`),
+        and whether the page can be reused."""
         started = time.monotonic()
-        seed, alt = first.canaries.seed, secrets.token_hex(8)
-        diff: dict[str, Any] = {"runs": 1, "leaks": [], "unstable": []}
-        first.diff = diff
+        diff = _Differing()
+        try:
+            keep = await self._differ(work, page, slot, tap, first, diff)
+        except TimeoutError:
+            diff.stopped, keep = "timed out", False
+        return diff.freeze(round(time.monotonic() - started, 3)), keep
 
-        async def again(canaries: Canaries) -> Observed | None:
+    async def _differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Recording, diff: _Differing) -> bool:
+        seed, alt = first.canaries.seed, secrets.token_hex(8)
+
+        async def again(canaries: Canaries) -> Recording | None:
             obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap, canaries, shots=False), self.time_limit + 30)
-            diff["runs"] += 1
+            diff.runs += 1
             if not keep or obs.timed_out or obs.error:
-                diff["stopped"] = obs.error or ("timed out" if obs.timed_out else "page lost")
+                diff.stopped = obs.error or ("timed out" if obs.timed_out else "page lost")
                 return None
             if [a.split(" failed")[0] for a in obs.actions] != [a.split(" failed")[0] for a in first.actions]:
-                diff["unsure"] = {"what": "the user's actions went differently", "first": first.actions[:10], "then": obs.actions[:10]}
+                diff.unsure = ActionsDiffered(tuple(first.actions[:10]), tuple(obs.actions[:10]))
             return obs
 
-        try:
-            b = await again(Canaries(alt))
-            a2 = await again(Canaries(seed)) if b else None
-            if b is None or a2 is None:
-                return False
-            base = baseline(first.events(), a2.events())
-            # A connection alone is the browser's business as much as the block's (keep-alive, its own
-            # services: Chromium's autofill): one in one run only is no instability.
-            diff["unstable"] += [{"what": "sent in one of two runs with the same data", "kind": e.kind, "host": e.host,
-                                  "text": e.text[:200]} for e in base.unstable if e.kind != "connect"][:5]
-            dev = deviation(base, b.events())
-            diff["deviation"] = sorted(":".join(k) for k in dev.keys)
-            if not dev:
-                return True
-            b2 = await again(Canaries(alt))
-            if b2 is None:
-                return False
-            keys = confirmed(dev, deviation(base, b2.events()))
-            diff["confirmed"] = sorted(":".join(k) for k in keys)
-            if not keys or "unsure" in diff:  # actions that went differently explain a change as well as data
-                return True
-            examples = {e.key: e for e in dev.new}
-            examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
-            follows: dict[tuple[str, str], list[str]] = {k: [] for k in keys}
-            todo = []
-            keys = {k for k in keys if k[0] in OUTSIDE or k[0] == "order"}  # what the host is handed is no leak
-            for key in keys:  # a leak the fast path names in B's run needs no attribution runs
-                ex = examples.get(key)
-                named = sorted(b.canaries.find(ex.host, ex.text)) if ex is not None else []
-                if named:
-                    follows[key] = named
-                else:
-                    todo.append(key)
-            if todo:
-                inputs = [label for label in first.canaries.labels if "\0" not in label]
-                groups = [[x] for x in inputs[:MAX_ATTRIBUTION]]
-                if inputs[MAX_ATTRIBUTION:]:
-                    groups.append(inputs[MAX_ATTRIBUTION:])
-                for group in groups:
-                    vary = frozenset(group) | {x + "\0cents" for x in group}
-                    c = await again(Canaries(seed, vary=vary, alt_seed=alt))
-                    if c is None:
-                        break
-                    for key in set(todo) & deviation(base, c.events()).keys:
-                        follows[key] += group
-            complete = "stopped" not in diff
-            for key in sorted(keys):
-                ex = examples.get(key)
-                if not follows[key] and todo and complete:
-                    # Every input was varied alone and none moved it: a change between runs that follows
-                    # no input is the block's randomness or timing (a random host drawn twice), not data.
-                    diff["unstable"].append({"what": "changed between runs, but with no input", "kind": key[0],
-                                             "host": key[1], "text": ex.text[:200] if ex else ""})
-                    continue
-                diff["leaks"].append({"kind": key[0], "host": key[1], "inputs": follows[key] or ["(unattributed)"],
-                                      "example": ex.text[:300] if ex else "(the order of requests)"})
-            return True
-        except TimeoutError:
-            diff["stopped"] = "timed out"
+        b = await again(Canaries(alt))
+        a2 = await again(Canaries(seed)) if b else None
+        if b is None or a2 is None:
             return False
-        finally:
-            diff["seconds"] = round(time.monotonic() - started, 3)
+        base = baseline(first.events(), a2.events())
+        # A connection alone is the browser's business as much as the block's (keep-alive, its own
+        # services: Chromium's autofill): one in one run only is no instability.
+        diff.unstable += [Instability("sent in one of two runs with the same data", e.kind, e.host, e.text[:200])
+                          for e in base.unstable if e.kind != "connect"][:5]
+        dev = deviation(base, b.events())
+        diff.deviation = sorted(":".join(k) for k in dev.keys)
+        if not dev:
+            return True
+        b2 = await again(Canaries(alt))
+        if b2 is None:
+            return False
+        keys = confirmed(dev, deviation(base, b2.events()))
+        diff.confirmed = sorted(":".join(k) for k in keys)
+        if not keys or diff.unsure is not None:  # actions that went differently explain a change as well as data
+            return True
+        examples = {e.key: e for e in dev.new}
+        examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
+        follows: dict[tuple[str, str], list[str]] = {k: [] for k in keys}
+        todo = []
+        keys = {k for k in keys if k[0] in OUTSIDE or k[0] == "order"}  # what the host is handed is no leak
+        for key in keys:  # a leak the fast path names in B's run needs no attribution runs
+            ex = examples.get(key)
+            named = sorted(b.canaries.find(ex.host, ex.text)) if ex is not None else []
+            if named:
+                follows[key] = named
+            else:
+                todo.append(key)
+        if todo:
+            inputs = [label for label in first.canaries.labels if "\0" not in label]
+            groups = [[x] for x in inputs[:MAX_ATTRIBUTION]]
+            if inputs[MAX_ATTRIBUTION:]:
+                groups.append(inputs[MAX_ATTRIBUTION:])
+            for group in groups:
+                vary = frozenset(group) | {x + "\0cents" for x in group}
+                c = await again(Canaries(seed, vary=vary, alt_seed=alt))
+                if c is None:
+                    break
+                for key in set(todo) & deviation(base, c.events()).keys:
+                    follows[key] += group
+        complete = not diff.stopped
+        for key in sorted(keys):
+            ex = examples.get(key)
+            if not follows[key] and todo and complete:
+                # Every input was varied alone and none moved it: a change between runs that follows
+                # no input is the block's randomness or timing (a random host drawn twice), not data.
+                diff.unstable.append(Instability("changed between runs, but with no input", key[0], key[1],
+                                                 ex.text[:200] if ex else ""))
+                continue
+            diff.leaks.append(DifferentialLeak(key[0], key[1], tuple(follows[key] or ["(unattributed)"]),
+                                               ex.text[:300] if ex else "(the order of requests)"))
+        return True
 
     async def review(self, work: Work, page: Page, slot: Slot, tap: Tap, canaries: Canaries | None = None,
-                     shots: bool = True) -> tuple[Observed, bool]:
+                     shots: bool = True) -> tuple[Recording, bool]:
         """Review ``work`` on ``page``; returns what was seen and whether the page can be reused."""
         canaries = canaries or Canaries()
-        obs = Observed(self.engine.name, canaries)
+        obs = Recording(self.engine.name, canaries)
         slot.watch = obs.watch
         mark = tap.mark()
         started = time.monotonic()
@@ -547,7 +581,7 @@ class Lane:
         for _ in range(2):  # twice: the frame may go between the two questions
             try:
                 state = await page.evaluate(FRAME_STATE, timeout=timeout)
-            except Exception:
+            except Exception:  # any failure of the driver: the host page did not answer
                 return False
             if not isinstance(state, dict):  # not the review's host page any more
                 return False
@@ -555,11 +589,11 @@ class Lane:
                 return state.get("loads", 0) > 1 or moved()
             try:
                 return await page.evaluate("() => 1", frame=FRAME, timeout=timeout) == 1
-            except Exception:
+            except Exception:  # any failure of the driver is a miss: the watchdog counts misses in a row
                 continue
         return False
 
-    async def watched(self, page: Page, obs: Observed, moved: Callable[[], bool], drive) -> None:
+    async def watched(self, page: Page, obs: Recording, moved: Callable[[], bool], drive) -> None:
         """Run ``drive`` while a watchdog asks the host page (and, once connected, the block's frame)
         for a trivial answer every second: :data:`HANG_MISSES` misses in a row end the review as a
         hang long before the time limit, so a spinning block stops eating the CPU the other pages
@@ -597,7 +631,7 @@ class Lane:
             for t in (task, dog):
                 t.cancel()
 
-    async def drive(self, work: Work, page: Page, obs: Observed, url: str, srcdoc: str, canaries: Canaries,
+    async def drive(self, work: Work, page: Page, obs: Recording, url: str, srcdoc: str, canaries: Canaries,
                     state: dict[str, Any], shots: bool = True) -> None:
         t0 = time.monotonic()
 
@@ -639,7 +673,7 @@ class Lane:
             if not (await page.evaluate(FRAME_STATE)).get("frame"):
                 raise LookupError("no frame")
             await page.wait_for(HAS_COLOR_SCHEME, work.dark["color-scheme"], frame=FRAME, timeout=3)
-        except Exception:
+        except Exception:  # a block that ignores the scheme, or whose frame went: the dark screenshot shows what it is
             pass
         await page.evaluate(PAINTED)
         if shots:
@@ -666,7 +700,7 @@ class Lane:
             obs.host["maxGap"] = before.get("maxGap", 0)  # the leaps are not a stall
             step("clock leaps")
 
-    async def _virtual_time(self, page: Page, obs: Observed) -> None:
+    async def _virtual_time(self, page: Page, obs: Recording) -> None:
         """Chromium: the block's frame (its own renderer target) runs on virtual time for
         :data:`VIRTUAL_BUDGET` ms, fast-forwarded whenever it is idle (CDP ``Emulation.setVirtualTimePolicy``
         on the frame's session: Playwright's clock, an init script, never reaches a sandboxed srcdoc
@@ -696,7 +730,7 @@ class Lane:
 
     # ------------------------------------------------------------------ acting like a user
 
-    async def plan(self, page: Page, obs: Observed, canaries: Canaries) -> list[Action]:
+    async def plan(self, page: Page, obs: Recording, canaries: Canaries) -> list[Action]:
         """What a user does: click every button, [onclick] and link, type into every input, change
         every select and checkbox."""
         if not (await page.evaluate(FRAME_STATE, timeout=5)).get("frame"):
@@ -722,15 +756,15 @@ class Lane:
             plan += [first] * (REPEAT_CLICKS - 1)
         return plan
 
-    async def leave(self, page: Page, obs: Observed) -> None:
+    async def leave(self, page: Page, obs: Recording) -> None:
         """See :meth:`_leave`."""
         try:  # the block's window has focus first (a block with nothing to click never got it)
             await page.evaluate("() => window.focus()", frame=FRAME, timeout=3)
-        except Exception:
+        except Exception:  # a frame gone or busy: leaving is then nothing the block can see
             pass
         await self._leave(page, obs)
 
-    async def _leave(self, page: Page, obs: Observed) -> None:
+    async def _leave(self, page: Page, obs: Recording) -> None:
         """What a user does after acting: scroll the page to the block's end (a sentinel comes into
         view) and back, then click the host page beside the block (the block's window loses focus:
         ``blur``)."""
@@ -757,7 +791,7 @@ class Lane:
             obs.actions.append(f"scroll, blur failed: {_first_line(exc)[:120]}")
         await self._window(page, obs)
 
-    async def _window(self, page: Page, obs: Observed) -> None:
+    async def _window(self, page: Page, obs: Recording) -> None:
         """What a user does to the window: narrows it and widens it back (the block's width follows
         the page's, so its window gets ``resize``), and in WebKitGTK minimises and restores it (the
         block's document is hidden, then visible: ``visibilitychange``). Headless Chromium and
@@ -792,7 +826,7 @@ class Lane:
         else:
             await page.evaluate(RESIZED, timeout=ACTION_TIMEOUT)
 
-    async def perform(self, page: Page, plan: list[Action], obs: Observed) -> None:
+    async def perform(self, page: Page, plan: list[Action], obs: Recording) -> None:
         if not plan:
             return
         if page.supports(Capability.POINTER) and page.supports(Capability.FRAMES) and page.supports(Capability.TYPING):
@@ -802,7 +836,7 @@ class Lane:
         else:
             obs.actions.append("no actions: the driver has no user input")
 
-    async def _act_at_points(self, page: Page, plan: list[Action], obs: Observed) -> None:
+    async def _act_at_points(self, page: Page, plan: list[Action], obs: Recording) -> None:
         """Real input at the element's point: a mouse click (and keys typed after it), as a user
         would. Not ``Locator.click``: resolving a locator inside a frame costs 1 to 3 s per action
         in Firefox over BiDi, against tens of ms for this (docs/REVIEW-BROWSER.md, Speed)."""
@@ -851,7 +885,7 @@ class Lane:
                 if frame.is_detached() or any(w in message for w in ("detached", "navigat", "context was destroyed")):
                     break  # the frame navigated away: the rest of its elements are gone
 
-    async def _act_webdriver(self, page: Page, plan: list[Action], obs: Observed) -> None:
+    async def _act_webdriver(self, page: Page, plan: list[Action], obs: Recording) -> None:
         """The same actions as W3C WebDriver action chains on the element (WebDriver has no input at a point)."""
 
         def run(driver: Any) -> None:
@@ -939,19 +973,9 @@ async def type_keys(page: Page, text: str) -> None:
         await asyncio.sleep(KEY_GAPS[n % len(KEY_GAPS)] / 1000)
 
 
-def navigation_target(seen: list[Seen], navigations: list[str]) -> str | None:
-    """Where the block's frame navigated to, seen from outside: a document request at the proxy,
-    or a navigation of the host page's child frame away from its srcdoc; None when neither."""
-    requests = [s for s in seen if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe")]
-    if requests:
-        return requests[0].url
-    return next((n[len("frame: "):] for n in navigations
-                 if n.startswith("frame:") and "about:srcdoc" not in n and "about:blank" not in n), None)
-
-
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
-__all__ = ["Lane", "Work", "Observed", "SETTLE", "SLOTS", "navigation_target"]
+__all__ = ["Lane", "Work", "Recording", "SETTLE", "SLOTS", "navigation_target"]

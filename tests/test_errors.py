@@ -1,0 +1,60 @@
+"""One exception tree: every exception class flowui_sandbox defines is a SandboxError (sandbox/errors.py).
+
+Found by importing every module of the packages pyproject.toml lists, so a new class outside the
+tree fails here; bad input stays a ValueError, a browser's trouble a RuntimeError.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from flowui_sandbox.sandbox.engines import EngineError, PageGone, ScriptTimeout, Unsupported
+from flowui_sandbox.sandbox.errors import OptionError, SandboxError, UsageError
+from flowui_sandbox.sandbox.harness.remote import SessionLost
+from flowui_sandbox.theme import ThemeError
+from tests.test_import_graph import modules
+
+
+def defined_exceptions() -> dict[str, type[BaseException]]:
+    found: dict[str, type[BaseException]] = {}
+    for name in modules():
+        if name.endswith("__main__"):
+            continue  # running it is the CLI
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == name:
+                found[f"{name}.{attr}"] = value
+    return found
+
+
+def test_the_search_finds_the_exceptions():
+    found = defined_exceptions()
+    assert len(found) >= 25
+    assert found["flowui_sandbox.theme.ThemeError"] is ThemeError
+
+
+def test_every_exception_is_in_the_one_tree():
+    outside = sorted(name for name, cls in defined_exceptions().items() if not issubclass(cls, SandboxError))
+    assert not outside, "exceptions outside SandboxError: " + ", ".join(outside)
+
+
+@pytest.mark.parametrize("cls", [UsageError, OptionError, ThemeError])
+def test_bad_input_is_a_usage_error_and_a_value_error(cls):
+    assert issubclass(cls, UsageError) and issubclass(cls, ValueError)
+
+
+@pytest.mark.parametrize("cls", [EngineError, PageGone, ScriptTimeout, Unsupported, SessionLost])
+def test_a_browser_s_trouble_is_an_engine_error_and_no_usage_error(cls):
+    assert issubclass(cls, EngineError) and issubclass(cls, RuntimeError) and not issubclass(cls, UsageError)
+
+
+def test_every_named_error_says_bad_input_or_browser():
+    # The two branches of the tree: a class of ours is one or the other, except the internal
+    # signals that never leave their module (a parse that gave up, a child the kernel stopped).
+    internal = {"flowui_sandbox.sandbox.block.cpu_limited.ChildStopped", "flowui_sandbox.sandbox.review.js.TooComplex"}
+    neither = sorted(name for name, cls in defined_exceptions().items()
+                     if cls is not SandboxError and not issubclass(cls, UsageError | EngineError) and name not in internal)
+    assert not neither, neither
