@@ -22,7 +22,9 @@ from flowui_sandbox.sandbox.verify.servers import Servers
 CATALOGUE = {p.id: p for p in load_catalogue()}
 #: A probe whose run mounts in a kept host page, and one that loads a host page of its own.
 MOUNTABLE = CATALOGUE["base.relative_image"]
-OWN_PAGE = next(p for p in CATALOGUE.values() if not p.mountable and not p.click and p.category != "dos")
+OWN_PAGE = next(p for p in CATALOGUE.values() if not p.mountable and not p.click and p.category != "dos" and not p.fresh_page)
+#: A probe that asks for a page no earlier run used.
+FRESH = next(p for p in CATALOGUE.values() if p.fresh_page)
 
 
 def run(coroutine):
@@ -100,6 +102,23 @@ def test_a_kept_host_page_goes_back_uncleaned_and_is_preferred_by_a_run_that_mou
     kept, taken, other = run(go())
     assert taken is kept and "recycle" not in kept.actions()
     assert other is not kept
+
+
+def test_a_probe_that_asks_for_a_fresh_page_runs_on_a_new_one_not_an_idle_one(servers):
+    loop, srv = servers
+    session = FakeSession(lambda call: True if call.action == "recycle" else None)
+
+    async def go():
+        pages = Pages(session, 2)
+        await pages.warm()
+        idle = list(pages.idle)
+        await attempt_probe(FRESH, pages, srv, Generator())
+        return idle
+
+    idle = loop.run_until_complete(go())
+    assert not FRESH.mountable
+    assert len(session.pages) > len(idle)
+    assert all(not any(c.action == "goto" for c in p.calls) for p in idle), "a fresh-page probe ran on an idle page"
 
 
 # ------------------------------------------------------------------------------ retries and the watchdog

@@ -235,7 +235,7 @@ class Run:
                 self.url = host.add_host_page(host_page(probe, values, iframes, blocks), token=self.token, headers=headers)
                 self.url += f"/{values['secret_path']}?loc={values['secret_location']}#{values['secret_fragment']}"
             self.phase("build")
-            page = acquired = await self.pages.acquire(fresh=not self.keeps_page, kept=self.mount is not None)
+            page = acquired = await self.pages.acquire(fresh=not self.keeps_page or probe.fresh_page, kept=self.mount is not None)
             self.phase("page")
             self.started = time.monotonic()
             limit = probe.wait + RUN_SLACK

@@ -195,7 +195,8 @@ class Probe(_Model):
     wait: float = Field(1.2, gt=0, le=10)
     #: Grant the host page's context these permissions first (Playwright engines), e.g. geolocation.
     grant: list[str] = []
-    #: Load a host page for this run alone, even when a kept one would do (docs/SCALE.md).
+    #: Run on a new page (a browser context no earlier run used, where the driver makes one) with a
+    #: host page of its own, even when a kept one would do (docs/SCALE.md).
     fresh_page: bool = False
     detect: list[Observation] = Field(min_length=1)
     require: list[Observation] = [ALIVE]
