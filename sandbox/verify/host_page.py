@@ -16,7 +16,7 @@ import secrets as _secrets
 from pathlib import Path
 from typing import Any
 
-from ..errors import SandboxError
+from ..data import shipped_script
 from .probes import Probe, render
 from .servers import Servers, Taps, cookie_value
 
@@ -36,13 +36,7 @@ HOST_SCRIPT = Path(__file__).resolve().parent / "host-page.js"
 
 @functools.cache
 def _host_script() -> str:
-    try:
-        script = HOST_SCRIPT.read_text(encoding="utf-8").rstrip("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SandboxError(f"{HOST_SCRIPT}: {exc} (a broken installation?)") from None
-    if "</script" in script.lower():
-        raise SandboxError(f"{HOST_SCRIPT}: holds '</script', which would end the page's script element")
-    return script
+    return shipped_script(HOST_SCRIPT).rstrip("\n")
 
 
 #: The kept page's mount call (its argument: :func:`mount_run`); answers the tab's history length.

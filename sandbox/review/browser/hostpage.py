@@ -32,6 +32,7 @@ import tree_sitter_javascript
 from tree_sitter import Language, Parser
 
 from ...block.jsonjs import script_json
+from ...data import shipped_script
 from ...errors import SandboxError
 
 #: Items kept per list in ``window.__review`` (a flood is counted by the host's own rate limit).
@@ -46,13 +47,6 @@ HOST_SCRIPT = Path(__file__).resolve().parent / "host-page.js"
 FRAME_SCRIPT = Path(__file__).resolve().parent / "block-frame.js"
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SandboxError(f"{path}: {exc} (a broken installation?)") from None
-
-
 def config() -> dict[str, Any]:
     """The host script's parameters."""
     return {"maxItems": MAX_ITEMS, "maxChars": MAX_CHARS, "frame": FRAME}
@@ -62,9 +56,7 @@ def config() -> dict[str, Any]:
 def host_page() -> str:
     """The slot's host page: loaded once per page, then :data:`MOUNT` mounts each block in it
     (a page load per block cost 0.15 to 0.4 s in Firefox)."""
-    script = _read(HOST_SCRIPT)
-    if "</script" in script.lower():
-        raise SandboxError(f"{HOST_SCRIPT}: holds '</script', which would end the page's script element")
+    script = shipped_script(HOST_SCRIPT)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>flowui-sandbox review</title><link rel="icon" href="data:,">'
         "<style>body{margin:0;padding:8px}#block{max-width:640px}</style>"
@@ -77,7 +69,7 @@ def host_page() -> str:
 @functools.cache
 def _frame_functions() -> dict[str, str]:
     """Each ``export const NAME = <function>`` of :data:`FRAME_SCRIPT`: NAME to the function's text."""
-    data = _read(FRAME_SCRIPT).encode("utf-8")
+    data = shipped_script(FRAME_SCRIPT, inline=False).encode("utf-8")  # evaluated, never inlined
     tree = Parser(Language(tree_sitter_javascript.language())).parse(data)
     if tree.root_node.has_error:
         raise SandboxError(f"{FRAME_SCRIPT}: not valid JavaScript (a broken installation?)")
