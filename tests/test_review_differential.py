@@ -46,6 +46,31 @@ def test_the_order_of_requests_carries_data_when_same_data_keeps_it():
     assert not deviation(baseline(a, [a[1], a[0], a[2]]), [a[2], a[0], a[1]])
 
 
+def at(events: list[Event], *times: float) -> list[Event]:
+    return [Event(e.kind, e.host, e.text, t) for e, t in zip(events, times)]
+
+
+def test_a_burst_arrives_in_the_networks_order_not_the_blocks():
+    # Four images of one page reach the proxy within milliseconds, in whatever order their
+    # connections won: no order, so another order is no deviation (benign_carousel's false positive).
+    imgs = [req("cdn.example", f"/{i}.jpg") for i in range(4)]
+    base = baseline(at(imgs, 0.0, 0.01, 0.02, 0.03), at(imgs, 5.0, 5.01, 5.02, 5.03))
+    assert not deviation(base, at([imgs[1], imgs[0], imgs[3], imgs[2]], 9.0, 9.001, 9.02, 9.021))
+    # The same requests a second apart each: their order is the script's.
+    spaced = baseline(at(imgs, 0, 1, 2, 3), at(imgs, 10, 11, 12, 13))
+    assert deviation(spaced, at([imgs[1], imgs[0], imgs[2], imgs[3]], 20, 21, 22, 23)).keys == {("order", "")}
+    # ... but not when this run sent the swapped pair as a burst.
+    assert not deviation(spaced, at([imgs[1], imgs[0], imgs[2], imgs[3]], 20, 20.01, 22, 23))
+
+
+def test_an_order_is_confirmed_only_when_repeated_exactly():
+    a = [req("o.example", f"/{i}") for i in range(4)]
+    base = baseline(a, list(a))
+    first = deviation(base, [a[1], a[0], a[2], a[3]])
+    assert confirmed(first, deviation(base, [a[1], a[0], a[2], a[3]])) == {("order", "")}
+    assert confirmed(first, deviation(base, [a[0], a[1], a[3], a[2]])) == set()
+
+
 def test_an_event_in_one_same_data_run_only_is_unstable():
     base = baseline([req("r.example", "/a")], [req("r.example", "/a"), req("r.example", "/b")])
     assert base.unstable == [req("r.example", "/b")]

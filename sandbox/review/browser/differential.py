@@ -16,8 +16,11 @@ without a partner in the other is the block behaving differently with the same d
 template no ``B`` event matches, changed with the data and carries it, however it was split or
 encoded (per key, per character, hashed, base64, in the path, the host name, the request count).
 Requests in a different order with the same multiset are data too when ``A`` and ``A2`` agree on
-their order. ``B2`` (``B``'s data again) confirms a deviation: it must deviate from ``A``'s
-templates on the same (kind, host) as ``B`` did, so a one-off race is not a leak.
+their order; only requests that reached the proxy at least :data:`ORDER_GAP` apart are ordered (a
+burst, such as a page's images, arrives in the order the network race ends, not one the script
+chose). ``B2`` (``B``'s data again) confirms a deviation: it must deviate from ``A``'s templates on
+the same (kind, host) as ``B`` did (for the order: into the very same order), so a one-off race is
+not a leak.
 
 Which input it follows: runs ``C[x]`` with ``A``'s data except input ``x`` (a state path or a
 typed field), which takes ``B``'s value; ``x`` carries the leak when ``C[x]`` deviates on the same
@@ -41,6 +44,8 @@ from .proxy import HOST_ORIGIN, Seen
 MAX_ATTRIBUTION = 6
 #: Events compared per run (a flood is the flood rule's).
 MAX_EVENTS = 300
+#: Seconds between two requests' arrivals under which their order is the network's, not the block's.
+ORDER_GAP = 0.1
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]")
 
@@ -52,6 +57,7 @@ class Event:
     kind: str  # request | connect | navigate | openUrl | send | setValue
     host: str  # the outside host, the action's name, the setValue path
     text: str  # what it carried: method, path, query, body; the URL; the payload
+    at: float | None = field(default=None, compare=False)  # a request's arrival; None: ordered by the host
 
     @property
     def key(self) -> tuple[str, str]:
@@ -70,7 +76,7 @@ def events(seen: list[Seen], navigation: str | None, host: dict[str, Any]) -> li
         if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe"):
             continue  # the navigation, below
         name = s.host.split(":")[0]
-        out.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}"))
+        out.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}", s.at))
     # A connection with no request in it (a preconnect, the browser's own services, keep-alive) is
     # not compared: the browser opens them as it likes. A host name carrying data is compared when a
     # request follows (the request's host), and found by the fast path either way.
@@ -135,8 +141,19 @@ def baseline(a: list[Event], a2: list[Event]) -> Baseline:
         o = a2[best].tokens()
         out.templates.append(Template(event.key, tuple(x if x == y else None for x, y in zip(tokens, o)), event))
     out.unstable += [a2[j] for j in left]
-    out.ordered = order == sorted(order)
+    out.ordered = not _inversions(order, [a2[j] for j in order], [t.example for t in out.templates])
     return out
+
+
+def _apart(x: Event, y: Event) -> bool:
+    return x.at is None or y.at is None or abs(x.at - y.at) >= ORDER_GAP
+
+
+def _inversions(order: list[int], sent: list[Event], reference: list[Event]) -> tuple[tuple[int, int], ...]:
+    """The pairs sent out of ``reference``'s order (``order[k]``: the reference index of ``sent[k]``),
+    counting only pairs that arrived :data:`ORDER_GAP` apart both times."""
+    return tuple((order[p], order[q]) for p in range(len(order)) for q in range(p + 1, len(order))
+                 if order[p] > order[q] and _apart(sent[p], sent[q]) and _apart(reference[order[p]], reference[order[q]]))
 
 
 @dataclass
@@ -145,7 +162,11 @@ class Deviation:
 
     new: list[Event] = field(default_factory=list)  # sent here, by no template
     missing: list[Template] = field(default_factory=list)  # in A and A2, not here
-    reordered: bool = False
+    inversions: tuple[tuple[int, int], ...] = ()  # template pairs sent in the other order
+
+    @property
+    def reordered(self) -> bool:
+        return bool(self.inversions)
 
     @property
     def keys(self) -> set[tuple[str, str]]:
@@ -161,11 +182,13 @@ class Deviation:
 def deviation(base: Baseline, run: list[Event]) -> Deviation:
     out = Deviation()
     used: list[int] = []
+    matched: list[Event] = []
     optional = list(base.unstable)
     for event in run:
         hit = next((i for i, t in enumerate(base.templates) if i not in used and t.matches(event)), None)
         if hit is not None:
             used.append(hit)
+            matched.append(event)
             continue
         same = next((o for o in optional if o == event), None)
         if same is not None:
@@ -174,13 +197,18 @@ def deviation(base: Baseline, run: list[Event]) -> Deviation:
         out.new.append(event)
     out.missing = [t for i, t in enumerate(base.templates) if i not in used]
     # The same events in another order: data, when A and A2 agreed on theirs.
-    out.reordered = not out.new and not out.missing and base.ordered and used != sorted(used)
+    if not out.new and not out.missing and base.ordered:
+        out.inversions = _inversions(used, matched, [t.example for t in base.templates])
     return out
 
 
 def confirmed(first: Deviation, second: Deviation) -> set[tuple[str, str]]:
-    """The (kind, host) pairs on which two runs with the same (other) data both deviated."""
-    return first.keys & second.keys
+    """The (kind, host) pairs on which two runs with the same (other) data both deviated; an order
+    only when both sent the same pairs out of order (a race seldom repeats itself exactly)."""
+    keys = first.keys & second.keys
+    if ("order", "") in keys and first.inversions != second.inversions:
+        keys.discard(("order", ""))
+    return keys
 
 
 def _json(value: Any) -> str:

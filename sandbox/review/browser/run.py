@@ -483,7 +483,7 @@ class Lane:
                 c = await again(Canaries(seed, vary=vary, alt_seed=alt))
                 if c is None:
                     break
-                for key in set(todo) & deviation(base, c.events()).keys:
+                for key in set(todo) & confirmed(dev, deviation(base, c.events())):
                     follows[key] += group
         complete = not diff.stopped
         for key in sorted(keys):
