@@ -12,6 +12,7 @@ from .base import (
     Capability,
     Engine,
     EngineError,
+    Frame,
     FrameHandle,
     Page,
     PageGone,
@@ -25,7 +26,7 @@ from .playwright import CHROMIUM_ARGS, playwright_launch_options
 from .webdriver import kill_tree, webdriver_enter_frame
 
 __all__ = [
-    "ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "FrameHandle", "Page", "PageGone", "ScriptTimeout",
+    "ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "ScriptTimeout",
     "Session", "Unsupported", "Watch", "DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch",
     "select_engines", "CHROMIUM_ARGS", "playwright_launch_options", "kill_tree", "webdriver_enter_frame",
 ]

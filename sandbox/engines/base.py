@@ -28,6 +28,11 @@ ENGINE_NAMES = ("chromium", "firefox", "webkit")
 #: in: a ``frame`` selector that names such a frame reaches the block's document, its one child frame.
 HOLDER_ATTRIBUTE = "data-flow-ui-frame"
 
+#: Where a script runs or a click lands: a CSS selector of an iframe in the top document, or a
+#: path of them (each found in the document of the frame before it), such as the editor's
+#: ``(".preview-frame", ".block iframe")``. A holder frame anywhere on it stands for the block's frame it holds.
+Frame = str | tuple[str, ...]
+
 T = TypeVar("T")
 
 
@@ -160,8 +165,8 @@ class Page(ABC):
 
     ``script`` arguments are JavaScript function expressions, e.g.
     ``"async (arg) => document.title"``; their result must be JSON-serialisable.
-    ``frame`` is a CSS selector of an iframe in the top document: the script
-    runs (or the click happens) inside that frame instead.
+    ``frame`` (a :data:`Frame`: an iframe's selector, or a path of them) names a frame: the
+    script runs (or the click happens) inside it instead.
     """
 
     engine: Engine
@@ -178,15 +183,21 @@ class Page(ABC):
     async def goto(self, url: str, timeout: float = 15) -> None: ...
 
     @abstractmethod
-    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any: ...
+    async def evaluate(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any: ...
 
     @abstractmethod
-    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    async def click(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         """A real user click (a user gesture for the page), inside ``frame`` when given."""
 
     @abstractmethod
     async def press(self, key: str, *, timeout: float = 10) -> None:
-        """A real key press ("Tab", "Enter" or one character) into whatever has the focus (a user gesture)."""
+        """A real key press into whatever has the focus (a user gesture): "Tab", "Enter", "End", one
+        character, or a chord of them ("Control+End", "Shift+Tab")."""
+
+    @abstractmethod
+    async def leave(self, url: str, timeout: float = 15) -> None:
+        """Go to ``url`` from a page that may ask before it unloads ("leave the page?"), confirming
+        as a user would."""
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -224,7 +235,7 @@ class Page(ABC):
         """The watch's top-level navigations away from ``url`` (the harness's own loads excluded)."""
         return [n for n in self.watching.navigations if n.startswith("top:")]
 
-    async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    async def gesture(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         """A real user click that does not wait for a navigation it may start (a blocked one never ends)."""
         await self.click(selector, frame=frame, timeout=timeout)
 
@@ -237,7 +248,7 @@ class Page(ABC):
         await self.close()
         return False
 
-    async def wait_for(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10, interval: float = 0.05) -> Any:
+    async def wait_for(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10, interval: float = 0.05) -> Any:
         """Evaluate ``script`` until it returns something truthy; return it (ScriptTimeout on timeout)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -261,11 +272,12 @@ class Page(ABC):
         raise self._unsupported(Capability.POINTER)
 
     async def type_text(self, text: str) -> None:
-        """TYPING: type ``text`` into the focused element, a key per character."""
+        """TYPING: type ``text`` into the focused element, a key per character (WebDriver: the top
+        document's; a frame's field is typed into with WEBDRIVER_ACTIONS, in the frame)."""
         raise self._unsupported(Capability.TYPING)
 
-    async def content_frame(self, selector: str, timeout: float = 10) -> FrameHandle:
-        """FRAMES: the frame of the iframe ``selector`` names (the block's frame when it names a holder frame)."""
+    async def content_frame(self, frame: Frame, timeout: float = 10) -> FrameHandle:
+        """FRAMES: the frame ``frame`` names (the block's frame where it names a holder frame)."""
         raise self._unsupported(Capability.FRAMES)
 
     async def screenshot(self, clip: dict[str, float] | None = None, *, timeout: float = 10) -> bytes:
@@ -355,5 +367,5 @@ class Session(ABC):
     async def close(self) -> None: ...
 
 
-__all__ = ["ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "FrameHandle", "Page", "PageGone",
+__all__ = ["ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone",
            "ScriptTimeout", "Session", "Unsupported", "Watch", "driver_of"]

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .base import Capability, Engine, FrameHandle, Page, Session
+from .base import Capability, Engine, Frame, FrameHandle, Page, Session
 
 T = TypeVar("T")
 
@@ -39,7 +39,7 @@ class Call:
     page: FakePage | None
     action: str  # goto | evaluate | click | press | gesture | grant | recycle | close | new_page, or a capability's method
     args: tuple[Any, ...] = ()
-    frame: str | None = None
+    frame: Frame | None = None
 
 
 async def _returned(value: Any) -> Any:
@@ -66,7 +66,7 @@ class FakePage(Page):
         self.capabilities = self.session.capabilities
         self.watch()
 
-    async def _answer(self, action: str, *args: Any, frame: str | None = None) -> Any:
+    async def _answer(self, action: str, *args: Any, frame: Frame | None = None) -> Any:
         call = Call(self, action, args, frame)
         self.calls.append(call)
         return await _returned(self.session.answer(call))
@@ -77,14 +77,17 @@ class FakePage(Page):
     async def goto(self, url: str, timeout: float = 15) -> None:
         await self._answer("goto", url)
 
-    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+    async def evaluate(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any:
         return await self._answer("evaluate", script, arg, frame=frame)
 
-    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    async def click(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         await self._answer("click", selector, frame=frame)
 
     async def press(self, key: str, *, timeout: float = 10) -> None:
         await self._answer("press", key)
+
+    async def leave(self, url: str, timeout: float = 15) -> None:
+        await self._answer("leave", url)
 
     async def grant(self, permissions: list[str], origin: str) -> None:
         await self._answer("grant", permissions, origin)
@@ -98,7 +101,7 @@ class FakePage(Page):
 
     # The capabilities' methods: Unsupported unless the session declares the capability.
 
-    async def _capable(self, capability: Capability, action: str, *args: Any, frame: str | None = None) -> Any:
+    async def _capable(self, capability: Capability, action: str, *args: Any, frame: Frame | None = None) -> Any:
         if capability not in self.capabilities:
             raise self._unsupported(capability)
         return await self._answer(action, *args, frame=frame)
@@ -112,8 +115,8 @@ class FakePage(Page):
     async def type_text(self, text: str) -> None:
         await self._capable(Capability.TYPING, "type_text", text)
 
-    async def content_frame(self, selector: str, timeout: float = 10) -> FrameHandle:
-        return await self._capable(Capability.FRAMES, "content_frame", frame=selector)
+    async def content_frame(self, frame: Frame, timeout: float = 10) -> FrameHandle:
+        return await self._capable(Capability.FRAMES, "content_frame", frame=frame)
 
     async def screenshot(self, clip: dict[str, float] | None = None, *, timeout: float = 10) -> bytes:
         return await self._capable(Capability.SCREENSHOT, "screenshot", clip) or b""

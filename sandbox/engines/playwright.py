@@ -9,7 +9,7 @@ import asyncio
 import os
 from typing import Any
 
-from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Page, PageGone, ScriptTimeout, Session, Unsupported, Watch
+from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Frame, Page, PageGone, ScriptTimeout, Session, Unsupported, Watch
 
 #: Chromium on a closed network floods it with refused connections without these.
 CHROMIUM_ARGS = [
@@ -59,21 +59,24 @@ class PlaywrightPage(Page):
         self.capabilities = PlaywrightSession.capabilities_for(engine)
         self._context = context
         self.raw = page  # the Playwright Page, for tests that need events (popups, dialogs, downloads)
-        self._frames: dict[str, Any] = {}  # iframe selector -> its Playwright Frame (content_frame)
-        self._held: set[str] = set()  # iframe selectors that name a host module's holder frame
+        self._frames: dict[Frame, Any] = {}  # a frame's selector (or path) -> its Playwright Frame (content_frame)
+        self._held: set[Frame] = set()  # iframe selectors that name a host module's holder frame
         # A new top document has new frames: forget the kept ones at once (their detach may come later).
         page.on("framenavigated", lambda frame: self._frames.clear() if frame == page.main_frame else None)
 
     async def goto(self, url: str, timeout: float = 15) -> None:
         await self.raw.goto(url, timeout=timeout * 1000)
 
-    async def content_frame(self, selector: str, timeout: float = 10):
-        """The Playwright Frame of the iframe ``selector`` matches, kept until it is detached:
-        finding it costs two round trips, and content_frame alone ~170 ms in Firefox over BiDi
-        (a watchdog's or a wait's every poll paid it)."""
-        cached = self._frames.get(selector)
+    async def content_frame(self, frame: Frame, timeout: float = 10):
+        """The Playwright Frame ``frame`` names, kept until it is detached: finding it costs two
+        round trips, and content_frame alone ~170 ms in Firefox over BiDi (a watchdog's or a wait's
+        every poll paid it)."""
+        cached = self._frames.get(frame)
         if cached is not None and not cached.is_detached():
             return cached
+        if isinstance(frame, tuple):
+            return await self._frame_on_path(frame, timeout)
+        selector = frame
         children = [f for f in self.raw.main_frame.child_frames if not f.is_detached()]
         only: str = ""
         if len(children) == 1:
@@ -93,6 +96,20 @@ class PlaywrightPage(Page):
         self._frames[selector] = content
         return content
 
+    async def _frame_on_path(self, path: tuple[str, ...], timeout: float):
+        """The frame at the end of ``path``: its last selector found in the frame the rest names."""
+        if len(path) == 1:
+            return await self.content_frame(path[0], timeout)
+        parent = await self.content_frame(path[:-1] if len(path) > 2 else path[0], timeout)
+        handle = await parent.wait_for_selector(path[-1], state="attached", timeout=timeout * 1000)
+        content = await handle.content_frame()
+        if content is None:
+            raise EngineError(f"{self.engine.name}: {path[-1]!r} in {path[:-1]!r} is not a frame")
+        if await handle.get_attribute(HOLDER_ATTRIBUTE) is not None:
+            content = await self._held_frame(content, path[-1], timeout)
+        self._frames[path] = content
+        return content
+
     async def _held_frame(self, holder: Any, selector: str, timeout: float):
         """The block's frame inside a host module's holder frame (its one child frame)."""
         loop = asyncio.get_running_loop()
@@ -105,7 +122,7 @@ class PlaywrightPage(Page):
                 raise PageGone(f"{self.engine.name}: {selector!r} holds no block frame")
             await asyncio.sleep(0.05)
 
-    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+    async def evaluate(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any:
         for attempt in (1, 2):
             target = self.raw.main_frame if frame is None else await self.content_frame(frame, timeout)
             try:
@@ -118,18 +135,18 @@ class PlaywrightPage(Page):
                     raise
                 self._frames.pop(frame, None)
 
-    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    async def click(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         root = self.raw if frame is None else await self.content_frame(frame, timeout)
         if frame is not None and await self._click_held(root, selector, frame, timeout):
             return
         await root.locator(selector).first.click(timeout=timeout * 1000)
 
-    async def _click_held(self, content: Any, selector: str, frame: str, timeout: float) -> bool:
+    async def _click_held(self, content: Any, selector: str, frame: Frame, timeout: float) -> bool:
         """A click on ``selector`` in the block a holder frame holds, by the mouse at its place in the
         page; False when ``frame`` is no holder (or the engine is Chromium, whose locators reach
         into it). Playwright's Firefox over WebDriver BiDi finds no place for an element two frames
         down ("element is not visible"), while a mouse click at page coordinates is routed there."""
-        if frame not in self._held or self.engine.name == "chromium":
+        if not isinstance(frame, str) or frame not in self._held or self.engine.name == "chromium":
             return False
         await content.wait_for_selector(selector, state="attached", timeout=timeout * 1000)
         await asyncio.wait_for(self.raw.main_frame.evaluate(_HOLDER_INTO_VIEW, frame), timeout)
@@ -141,7 +158,17 @@ class PlaywrightPage(Page):
     async def press(self, key: str, *, timeout: float = 10) -> None:
         await asyncio.wait_for(self.raw.keyboard.press(key), timeout)
 
-    async def gesture(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    async def leave(self, url: str, timeout: float = 15) -> None:
+        async def accept(dialog: Any) -> None:
+            await dialog.accept()
+
+        self.raw.on("dialog", accept)
+        try:
+            await self.raw.goto(url, timeout=timeout * 1000)
+        finally:
+            self.raw.remove_listener("dialog", accept)
+
+    async def gesture(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         # Not Page.click: it waits for the navigations a click starts, and a blocked one never ends;
         # force: Firefox's hit test inside a sandboxed frame timed out now and then on a loaded machine.
         root = self.raw if frame is None else await self.content_frame(frame, timeout)

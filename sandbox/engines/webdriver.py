@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Page, ScriptTimeout, Session
+from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Frame, Page, ScriptTimeout, Session
 
 T = TypeVar("T")
 
@@ -68,7 +68,13 @@ Promise.resolve().then(() => fn(arg)).then(
 
 #: What the WebDriver driver can do: no events (a page looks after the fact), one call at a time,
 #: no script before the page's own, no clock, no launch flags, the window's size and state.
-CAPABILITIES = frozenset({Capability.SCREENSHOT, Capability.RESIZE, Capability.WINDOW_STATE, Capability.WEBDRIVER_ACTIONS})
+CAPABILITIES = frozenset({Capability.TYPING, Capability.SCREENSHOT, Capability.RESIZE, Capability.WINDOW_STATE,
+                          Capability.WEBDRIVER_ACTIONS})
+
+#: ``Page.press``'s key names as WebDriver's key codes (selenium's ``Keys`` attribute names).
+_KEYS = {"Tab": "TAB", "Enter": "ENTER", "Escape": "ESCAPE", "Space": "SPACE", "End": "END", "Home": "HOME",
+         "Backspace": "BACKSPACE", "Delete": "DELETE", "ArrowLeft": "ARROW_LEFT", "ArrowRight": "ARROW_RIGHT",
+         "ArrowUp": "ARROW_UP", "ArrowDown": "ARROW_DOWN", "Control": "CONTROL", "Shift": "SHIFT", "Alt": "ALT", "Meta": "META"}
 
 
 class WebDriverPage(Page):
@@ -94,17 +100,39 @@ class WebDriverPage(Page):
         self.raw.set_page_load_timeout(timeout)
         await self._call(self.raw.get, url, timeout=timeout)
 
-    def _in_frame(self, frame: str | None, action):
+    def _in_frame(self, frame: Frame | None, action):
+        from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException
 
         if frame is None:
             return action()
-        webdriver_enter_frame(self.raw, frame)
+        try:
+            webdriver_enter_frame(self.raw, frame)
+        except (NoSuchElementException, NoSuchFrameException, NoSuchWindowException):
+            # A frame discarded under an earlier call can leave WebKitWebDriver's context dangling
+            # (default_content then leads nowhere): from the window, once more.
+            self._to_window()
+            webdriver_enter_frame(self.raw, frame)
         try:
             return action()
+        except Exception:
+            self._to_window()
+            raise
         finally:
-            self.raw.switch_to.default_content()
+            # Not the window as well: in WebKitGTK that takes the focus from the frame just clicked.
+            self._to_top()
 
-    async def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+    def _to_top(self) -> None:
+        from selenium.common.exceptions import WebDriverException
+
+        try:
+            self.raw.switch_to.default_content()
+        except WebDriverException:  # the frame was discarded under the call: the window is reachable
+            self._to_window()
+
+    def _to_window(self) -> None:
+        self.raw.switch_to.window(self.raw.current_window_handle)
+
+    async def evaluate(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any:
         def run():
             self.raw.set_script_timeout(timeout)
             return self._in_frame(frame, lambda: self.raw.execute_async_script(_WD_WRAPPER % script, json.dumps(arg)))
@@ -119,7 +147,7 @@ class WebDriverPage(Page):
             raise EngineError(f"{self.engine.name}: script failed: {result['__err']}")
         return result.get("__ok") if isinstance(result, dict) else result
 
-    async def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    async def click(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         from selenium.webdriver.common.by import By
 
         def run():
@@ -131,8 +159,44 @@ class WebDriverPage(Page):
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.keys import Keys
 
-        named = {"Tab": Keys.TAB, "Enter": Keys.ENTER, "Escape": Keys.ESCAPE, "Space": Keys.SPACE}
-        await self._call(lambda: ActionChains(self.raw).send_keys(named.get(key, key)).perform(), timeout=timeout)
+        *modifiers, last = key.split("+") if len(key) > 1 else [key]
+        code = [getattr(Keys, _KEYS.get(k, ""), k) for k in (*modifiers, last)]
+        if not modifiers:
+            await self._call(lambda: ActionChains(self.raw).send_keys(code[0]).perform(), timeout=timeout)
+            return
+        # A chord as element input, its modifiers released by NULL (see _focused).
+        await self._call(lambda: self._focused().send_keys("".join(code) + Keys.NULL), timeout=timeout)
+
+    def _focused(self) -> Any:
+        """The top document's focused element, for element input. Not key actions: WebKitGTK sends
+        those to the frame the driver last entered, and switch_to.default_content alone leaves them
+        there (a preview frame the editor dropped meanwhile: nowhere); the window switch brings them
+        back (and takes the focus from a frame, so a single key still goes by actions)."""
+        self._to_window()
+        return self.raw.switch_to.active_element
+
+    async def leave(self, url: str, timeout: float = 15) -> None:
+        from selenium.common.exceptions import NoAlertPresentException, UnexpectedAlertPresentException
+
+        driver = self.raw
+
+        def run() -> None:
+            driver.set_page_load_timeout(timeout)
+            try:
+                driver.get(url)
+            except UnexpectedAlertPresentException:  # the page asked: answered below
+                pass
+            try:
+                driver.switch_to.alert.accept()
+            except NoAlertPresentException:
+                pass
+            if driver.current_url != url:
+                driver.get(url)
+
+        await self._call(run, timeout=timeout * 2)
+
+    async def type_text(self, text: str) -> None:
+        await self._call(lambda: self._focused().send_keys(text), timeout=10 + len(text) / 10)
 
     reports_downloads = False
 
@@ -195,17 +259,18 @@ class WebDriverPage(Page):
                 pass
 
 
-def webdriver_enter_frame(driver: Any, selector: str) -> None:
-    """Switch a WebDriver session into the frame ``selector`` names in the top document; into the
-    block's frame when that is a host module's holder frame (:data:`HOLDER_ATTRIBUTE`)."""
+def webdriver_enter_frame(driver: Any, frame: Frame) -> None:
+    """Switch a WebDriver session into the frame ``frame`` names (from the top document); into the
+    block's frame where a selector names a host module's holder frame (:data:`HOLDER_ATTRIBUTE`)."""
     from selenium.webdriver.common.by import By
 
-    element = driver.find_element(By.CSS_SELECTOR, selector)
-    holder = element.get_attribute(HOLDER_ATTRIBUTE)
-    driver.switch_to.frame(element)
-    if holder:
-        # By index: WebKitWebDriver finds no element in a frame's about:blank or srcdoc document.
-        driver.switch_to.frame(0)
+    for selector in (frame,) if isinstance(frame, str) else frame:
+        element = driver.find_element(By.CSS_SELECTOR, selector)
+        holder = element.get_attribute(HOLDER_ATTRIBUTE)
+        driver.switch_to.frame(element)
+        if holder:
+            # By index: WebKitWebDriver finds no element in a frame's about:blank or srcdoc document.
+            driver.switch_to.frame(0)
 
 
 def kill_tree(pid: int) -> None:

@@ -10,7 +10,7 @@ import asyncio
 import threading
 from typing import Any
 
-from ..engines import Engine, Page
+from ..engines import Engine, Frame, Page
 
 
 class Portal:
@@ -33,8 +33,10 @@ class Portal:
 class SyncPage:
     """A :class:`flowui_sandbox.sandbox.engines.Page` with blocking methods, for tests.
 
-    The same five operations on every engine and driver: ``goto``, ``evaluate``, ``wait_for``,
-    ``click`` (a real user click) and, through ``frame=``, each inside an iframe of the page.
+    The same operations on every engine and driver: ``goto``, ``leave`` (confirming a "leave the
+    page?" prompt), ``evaluate``, ``wait_for``, ``click`` (a real user click), ``press`` and
+    ``type_text`` (real key events) and, through ``frame=``, each inside an iframe of the page or a
+    frame further down (a :data:`~flowui_sandbox.sandbox.engines.Frame` path).
     ``async_page.raw`` is the driver's own page (a Playwright async ``Page``, or a Selenium driver).
     """
 
@@ -50,17 +52,23 @@ class SyncPage:
     def goto(self, url: str, timeout: float = 15) -> None:
         self._portal.run(self.async_page.goto(url, timeout))
 
-    def evaluate(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+    def evaluate(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any:
         return self._portal.run(self.async_page.evaluate(script, arg, frame=frame, timeout=timeout))
 
-    def wait_for(self, script: str, arg: Any = None, *, frame: str | None = None, timeout: float = 10) -> Any:
+    def wait_for(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any:
         return self._portal.run(self.async_page.wait_for(script, arg, frame=frame, timeout=timeout))
 
-    def click(self, selector: str, *, frame: str | None = None, timeout: float = 10) -> None:
+    def click(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         self._portal.run(self.async_page.click(selector, frame=frame, timeout=timeout))
+
+    def leave(self, url: str, timeout: float = 15) -> None:
+        self._portal.run(self.async_page.leave(url, timeout))
 
     def press(self, key: str, *, timeout: float = 10) -> None:
         self._portal.run(self.async_page.press(key, timeout=timeout))
+
+    def type_text(self, text: str) -> None:
+        self._portal.run(self.async_page.type_text(text))
 
 
 __all__ = ["Portal", "SyncPage"]
