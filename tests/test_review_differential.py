@@ -63,6 +63,18 @@ def test_a_burst_arrives_in_the_networks_order_not_the_blocks():
     assert not deviation(spaced, at([imgs[1], imgs[0], imgs[2], imgs[3]], 20, 20.01, 22, 23))
 
 
+def test_same_data_runs_of_other_lengths_agree_on_the_order_of_what_they_share():
+    # A2 sent one more request (unstable) and two of A's in another order: spaced apart, the
+    # order is unstable; in a burst, it is no order at all.
+    a = [req("o.example", f"/{i}") for i in range(3)]
+    extra = req("o.example", "/late")
+    assert not baseline(at(a, 0, 1, 2), at([extra, a[1], a[0], a[2]], 9, 10, 11, 12)).ordered
+    assert baseline(at(a, 0, 0.01, 2), at([extra, a[1], a[0], a[2]], 9, 10, 10.01, 12)).ordered
+    assert baseline(at(a, 0, 1, 2), at([a[0], extra, a[1], a[2]], 9, 9.5, 10, 11)).ordered
+    # The pair A2 swapped sits past the end of A's (the baseline read A2's positions in A's list).
+    assert not baseline(at(a, 0, 1, 2), at([extra, a[0], a[2], a[1]], 9, 10, 11, 12)).ordered
+
+
 def test_an_order_is_confirmed_only_when_repeated_exactly():
     a = [req("o.example", f"/{i}") for i in range(4)]
     base = baseline(a, list(a))
@@ -142,3 +154,24 @@ def test_a_random_choice_sent_again_as_it_was_is_no_evidence():
     base = baseline([one], [two])
     assert base.unstable == [one, two]
     assert not deviation(base, [two]) and not deviation(base, [one])
+
+
+def test_the_comparison_takes_any_runs_and_finds_nothing_in_a_repeat():
+    """Property: runs of any length, order and timing compare without error, and a run compared
+    with itself (as ``A``, ``A2`` and ``B``) deviates in nothing."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    event = st.builds(lambda host, path, t: Event("request", host, f"GET /{path}? ", t),
+                      st.sampled_from(["a.example", "b.example"]), st.sampled_from(["1", "2", "x/3"]),
+                      st.one_of(st.none(), st.floats(0, 5)))
+    runs = st.lists(event, max_size=8)
+
+    @settings(max_examples=300, deadline=None)
+    @given(runs, runs, runs)
+    def check(a, a2, b):
+        base = baseline(a, a2)
+        confirmed(deviation(base, b), deviation(base, a))
+        assert not deviation(baseline(a, a), a)
+
+    check()

@@ -141,7 +141,7 @@ def baseline(a: list[Event], a2: list[Event]) -> Baseline:
         o = a2[best].tokens()
         out.templates.append(Template(event.key, tuple(x if x == y else None for x, y in zip(tokens, o)), event))
     out.unstable += [a2[j] for j in left]
-    out.ordered = not _inversions(order, [a2[j] for j in order], [t.example for t in out.templates])
+    out.ordered = not _inversions(order, [t.example for t in out.templates], a2)
     return out
 
 
