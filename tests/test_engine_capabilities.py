@@ -14,6 +14,7 @@ from flowui_sandbox.sandbox.engines.fake import FAKE_ENGINE, FakeSession
 from flowui_sandbox.sandbox.engines.playwright import PlaywrightSession
 from flowui_sandbox.sandbox.engines.remote import RemotePlaywrightSession, RemoteWebDriverSession
 from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
+from flowui_sandbox.sandbox.review.browser.canaries import Canaries
 from flowui_sandbox.sandbox.review.browser.persona import Persona
 from flowui_sandbox.sandbox.review.browser.run import NARROW, Lane, Recording
 
@@ -153,3 +154,53 @@ def test_the_review_without_input_records_that_it_could_not_act():
     page, obs, shot = run(go())
     assert obs.actions == ["no actions: the driver has no user input"]
     assert shot == "" and page.actions() == []
+
+
+# ------------------------------------------------------------- lanes lend their pages
+
+
+def test_a_lane_that_is_done_lends_its_pages_to_the_lanes_still_reviewing(monkeypatch):
+    """Two engines, two pages each: the quick one's pages go to the slow one once it is done, so
+    the slow lane reviews on four pages at once (before: two, and the cores half idle)."""
+    from flowui_sandbox.sandbox.review.browser import run_lanes
+    from flowui_sandbox.sandbox.review.browser.run import Work
+
+    class Nothing:
+        async def stop(self) -> None: ...
+
+        async def close(self) -> None: ...
+
+    busy = {"quick": 0, "slow": 0}
+    most = {"quick": 0, "slow": 0}
+
+    def lane(name: str, seconds: float) -> Lane:
+        one = Lane(Engine(name, "fake", None, "test"), ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), time_limit=5, slots=2,
+                   differential=False)
+
+        async def launch() -> Nothing:
+            return Nothing()
+
+        async def tap() -> Nothing:
+            return Nothing()
+
+        async def new_page(tap: Nothing, which: int = 0) -> tuple[Nothing, object]:
+            return Nothing(), object()  # a page and its slot
+
+        async def review(work, page, slot, tap):
+            busy[name] += 1
+            most[name] = max(most[name], busy[name])
+            await asyncio.sleep(seconds)
+            busy[name] -= 1
+            return Recording(name, Canaries()), True
+
+        monkeypatch.setattr(one, "_launch", launch)
+        monkeypatch.setattr(one, "_tap", tap)
+        monkeypatch.setattr(one, "_new_page", new_page)
+        monkeypatch.setattr(one, "review", review)
+        return one
+
+    works = [Work(i, f"b{i}", "", [], [], {}, None, {}, {}, ("", "")) for i in range(12)]
+    quick, slow = lane("quick", 0.001), lane("slow", 0.05)
+    seen = asyncio.run(run_lanes([quick, slow], works))
+    assert [sorted(r) for r in seen] == [list(range(12))] * 2  # every block reviewed once in each lane
+    assert most == {"quick": 2, "slow": 4}

@@ -199,3 +199,14 @@ def test_the_parts_are_layered():
     upward = [f"{known[a].relative_to(ROOT)}:{line}: {a} imports {b}, a part above it"
               for a in sorted(graph) for b, line in sorted(graph[a].items()) if layer(b) > layer(a)]
     assert not upward, "imports against the layers " + " < ".join(LAYERS) + ":\n" + "\n".join(upward)
+
+
+def test_verify_and_review_share_the_harness_not_each_other():
+    """Both drive browsers through the engines and the harness; neither reaches into the other
+    (review once took its page slot and watch from verify's runner)."""
+    graph = import_graph()
+    sides = ("flowui_sandbox.sandbox.verify", "flowui_sandbox.sandbox.review")
+    across = [f"{a} imports {b}" for a in sorted(graph) for b in graph[a]
+              for mine, other in (sides, sides[::-1]) if a.startswith(mine + ".") or a == mine
+              if b == other or b.startswith(other + ".")]
+    assert not across, "\n".join(across)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..engines import Engine, EngineError, Page, Session, Watch
+from ..engines import Engine, EngineError, Page, Session
 from ..errors import UsageError
 from ..harness.remote import SessionLost
 from .generators import Generator, GeneratorOutputError, iframe_srcdoc
@@ -45,28 +45,6 @@ KEPT_RUNS = 30
 KEPT_HISTORY = 20
 #: The page name of the kept host page on the host origin.
 KEPT = "kept"
-
-
-class Slot:
-    """A page and the watch of the run that holds it (the review harness shares it)."""
-
-    def __init__(self, page: Page):
-        self.page = page
-        page.watch()
-
-    @property
-    def watch(self) -> Watch:
-        return self.page.watching
-
-    @watch.setter
-    def watch(self, watch: Watch) -> None:
-        self.page.watch(watch)
-
-
-async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
-    """What a driver without events can see after the fact, into ``watch`` (a no-op for Playwright)."""
-    page.watch(watch)
-    await page.look(host_url)
 
 
 class Pages:
@@ -416,4 +394,4 @@ async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator:
     return result
 
 
-__all__ = ["Slot", "watch_webdriver", "Pages", "Run", "attempt_probe", "RUN_SLACK", "KEPT"]
+__all__ = ["Pages", "Run", "attempt_probe", "RUN_SLACK", "KEPT"]

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..engines import Engine, EngineError, Session, Watch, launch
-from .attempt import Pages, Run, Slot, attempt_probe, watch_webdriver
+from .attempt import Pages, Run, attempt_probe
 from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe
 from .judge import outcome_of, verdict_of
 from .observation import ALWAYS
@@ -90,6 +90,6 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 
 __all__ = [
     "Result", "EngineRun", "Generator", "CommandGenerator", "GeneratorOutputError", "GeneratorRefused", "check_iframe",
-    "run_engine", "run_matrix", "attempt_probe", "conclude", "outcome_of", "verdict_of", "ALWAYS", "CONCURRENCY", "Slot", "Watch", "watch_webdriver",
+    "run_engine", "run_matrix", "attempt_probe", "conclude", "outcome_of", "verdict_of", "ALWAYS", "CONCURRENCY", "Watch",
     "Pages", "Run", "Progress",
 ]

@@ -1,7 +1,7 @@
 """One engine's lane: a browser, a few page slots, the blocks handed out to them.
 
 A slot is a page of the engine's browser, its logging proxy (:class:`.proxy.Tap`, which
-also serves the slot's host page) and verify's event watch (:class:`flowui_sandbox.sandbox.verify.runner.Slot`).
+also serves the slot's host page) and the page's event watch (:class:`Slot`).
 A block on a slot goes: host page → light screenshot → user actions (links held back) →
 state update → dark theme → dark screenshot → links → the rest of :data:`SETTLE` seconds
 from the last action → read everything → the block's frame destroyed. The whole of it
@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ...block.srcdoc import build_srcdoc
-from ...engines import Capability, Engine, EngineError, Page, Session, launch, webdriver_enter_frame
+from ...engines import Capability, Engine, EngineError, Page, Session, Watch, launch, webdriver_enter_frame
 from ...engines.remote import connect
 from ...harness.remote import ServerNames, Worker
-from ...verify.runner import Slot, Watch, watch_webdriver
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
 from .hostpage import (
@@ -199,6 +198,28 @@ class _Differing:
                                    None if self.confirmed is None else tuple(self.confirmed), self.unsure, self.stopped, seconds)
 
 
+class Slot:
+    """A page and the watch of the review that holds it."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        page.watch()
+
+    @property
+    def watch(self) -> Watch:
+        return self.page.watching
+
+    @watch.setter
+    def watch(self, watch: Watch) -> None:
+        self.page.watch(watch)
+
+
+async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
+    """What a driver without events can see after the fact, into ``watch`` (a no-op for Playwright)."""
+    page.watch(watch)
+    await page.look(host_url)
+
+
 class Lane:
     """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue.
 
@@ -226,6 +247,8 @@ class Lane:
         self.names = names or ServerNames("127.0.0.1", "127.0.0.1", "localhost")
         self._closing: set[asyncio.Task] = set()
         self._lock = asyncio.Lock()
+        #: Starts one more slot on the lane's queue while its first pass runs (:meth:`lend`).
+        self._grow: Callable[[], bool] | None = None
         #: This run's browser: time zone, screen, window, user agent (:mod:`.persona`).
         self.persona = Persona.draw()
         self._version = ""  # Chromium's, for its user agent
@@ -298,8 +321,22 @@ class Lane:
                         pass
                 await tap.stop()
 
+        slots = [asyncio.ensure_future(worker(n)) for n in range(min(self.size, len(works)) or 1)]
+
+        def grow() -> bool:
+            if queue.empty():
+                return False
+            slots.append(asyncio.ensure_future(worker(0)))  # a local lane: every slot on browser 0
+            return True
+
+        self._grow = None if self.remote else grow
         try:
-            await asyncio.gather(*(worker(n) for n in range(min(self.size, len(works)) or 1)))
+            while True:  # the first pass: the lane's slots, and those lent to it meanwhile
+                running = list(slots)
+                await asyncio.gather(*running)
+                if len(slots) == len(running):
+                    break
+            self._grow = None
             # A block that hung while other pages ran may have been starved by one that really spins
             # (two cores, a busy loop on each): each is reviewed once more, alone, and that verdict stands.
             again = [w for w in works if out.get(w.index) is not None and (out[w.index].timed_out or out[w.index].error)]
@@ -322,6 +359,15 @@ class Lane:
             if self._closing:  # pages that would not close went with the browser: their proxies now
                 await asyncio.wait(list(self._closing), timeout=10)
         return {index: recording.freeze() for index, recording in out.items()}
+
+    def lend(self, count: int) -> int:
+        """Open up to ``count`` more pages on this lane's queue while its first pass runs (another
+        engine's lane is done: its share of the machine goes to the lanes still reviewing); how
+        many it opened. A lane on remote browsers takes none: their pages are their own."""
+        opened = 0
+        while self._grow is not None and opened < count and self._grow():
+            opened += 1
+        return opened
 
     def _retire(self, which: int, why: BaseException) -> bool:
         """Whether the slots of remote browser ``which``, which could not be reached again, stop
