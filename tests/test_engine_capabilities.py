@@ -159,33 +159,45 @@ def test_the_review_without_input_records_that_it_could_not_act():
 # ------------------------------------------------------------- lanes lend their pages
 
 
+class _Nothing:
+    async def stop(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def _scripted_lane(monkeypatch, name: str, review) -> Lane:
+    """A lane whose browser, proxies and pages are nothing, and whose review of a block is ``review``."""
+    lane = Lane(Engine(name, "fake", None, "test"), ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), time_limit=5, slots=2,
+                differential=False)
+
+    async def nothing(*args, **kwargs) -> _Nothing:
+        return _Nothing()
+
+    async def new_page(tap: _Nothing, which: int = 0) -> tuple[_Nothing, object]:
+        return _Nothing(), object()  # a page and its slot
+
+    monkeypatch.setattr(lane, "_launch", nothing)
+    monkeypatch.setattr(lane, "_tap", nothing)
+    monkeypatch.setattr(lane, "_new_page", new_page)
+    monkeypatch.setattr(lane, "review", review)
+    return lane
+
+
+def _works(count: int) -> list:
+    from flowui_sandbox.sandbox.review.browser.run import Work
+
+    return [Work(i, f"b{i}", "", [], [], {}, None, {}, {}, ("", "")) for i in range(count)]
+
+
 def test_a_lane_that_is_done_lends_its_pages_to_the_lanes_still_reviewing(monkeypatch):
     """Two engines, two pages each: the quick one's pages go to the slow one once it is done, so
     the slow lane reviews on four pages at once (before: two, and the cores half idle)."""
     from flowui_sandbox.sandbox.review.browser import run_lanes
-    from flowui_sandbox.sandbox.review.browser.run import Work
-
-    class Nothing:
-        async def stop(self) -> None: ...
-
-        async def close(self) -> None: ...
 
     busy = {"quick": 0, "slow": 0}
     most = {"quick": 0, "slow": 0}
 
-    def lane(name: str, seconds: float) -> Lane:
-        one = Lane(Engine(name, "fake", None, "test"), ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), time_limit=5, slots=2,
-                   differential=False)
-
-        async def launch() -> Nothing:
-            return Nothing()
-
-        async def tap() -> Nothing:
-            return Nothing()
-
-        async def new_page(tap: Nothing, which: int = 0) -> tuple[Nothing, object]:
-            return Nothing(), object()  # a page and its slot
-
+    def timed(name: str, seconds: float):
         async def review(work, page, slot, tap):
             busy[name] += 1
             most[name] = max(most[name], busy[name])
@@ -193,14 +205,23 @@ def test_a_lane_that_is_done_lends_its_pages_to_the_lanes_still_reviewing(monkey
             busy[name] -= 1
             return Recording(name, Canaries()), True
 
-        monkeypatch.setattr(one, "_launch", launch)
-        monkeypatch.setattr(one, "_tap", tap)
-        monkeypatch.setattr(one, "_new_page", new_page)
-        monkeypatch.setattr(one, "review", review)
-        return one
+        return review
 
-    works = [Work(i, f"b{i}", "", [], [], {}, None, {}, {}, ("", "")) for i in range(12)]
-    quick, slow = lane("quick", 0.001), lane("slow", 0.05)
-    seen = asyncio.run(run_lanes([quick, slow], works))
+    quick, slow = _scripted_lane(monkeypatch, "quick", timed("quick", 0.001)), _scripted_lane(monkeypatch, "slow", timed("slow", 0.05))
+    seen = asyncio.run(run_lanes([quick, slow], _works(12)))
     assert [sorted(r) for r in seen] == [list(range(12))] * 2  # every block reviewed once in each lane
     assert most == {"quick": 2, "slow": 4}
+
+
+def test_a_fault_of_the_harness_on_one_block_is_that_blocks_error_and_the_rest_go_on(monkeypatch):
+    from flowui_sandbox.sandbox.review.browser import run_lanes
+
+    async def review(work, page, slot, tap):
+        if work.file == "b3":
+            raise IndexError("list index out of range")
+        return Recording("x", Canaries()), True
+
+    seen = asyncio.run(asyncio.wait_for(run_lanes([_scripted_lane(monkeypatch, "x", review)], _works(8)), 10))[0]
+    assert sorted(seen) == list(range(8))
+    assert {i for i, o in seen.items() if o.error} == {3}
+    assert seen[3].error == "the review failed: IndexError: list index out of range"

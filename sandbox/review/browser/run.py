@@ -302,6 +302,11 @@ class Lane:
                     except TimeoutError:
                         obs, keep = Recording(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
+                    except Exception as exc:
+                        # A fault of the harness on this block, not the block's doing: the block's
+                        # error in the report, its page dropped, and the lane goes on. (Raised, it
+                        # stopped every engine's lane, and the batch then hung cancelling them.)
+                        obs, keep = Recording(self.engine.name, Canaries(), error=f"the review failed: {_first_line(exc)}"), False
                     out[work.index] = obs
                     if not keep:
                         # The page goes, and its proxy with it: requests a flood still has in flight
