@@ -248,7 +248,7 @@ class Lane:
         self._closing: set[asyncio.Task] = set()
         self._lock = asyncio.Lock()
         #: Starts one more slot on the lane's queue while its first pass runs (:meth:`lend`).
-        self._grow: Callable[[], bool] | None = None
+        self._grow: Callable[[int], int] | None = None
         #: This run's browser: time zone, screen, window, user agent (:mod:`.persona`).
         self.persona = Persona.draw()
         self._version = ""  # Chromium's, for its user agent
@@ -328,11 +328,10 @@ class Lane:
 
         slots = [asyncio.ensure_future(worker(n)) for n in range(min(self.size, len(works)) or 1)]
 
-        def grow() -> bool:
-            if queue.empty():
-                return False
-            slots.append(asyncio.ensure_future(worker(0)))  # a local lane: every slot on browser 0
-            return True
+        def grow(count: int) -> int:
+            count = min(count, queue.qsize())  # a page per block still waiting, at most
+            slots.extend(asyncio.ensure_future(worker(0)) for _ in range(count))  # a local lane: browser 0
+            return count
 
         self._grow = None if self.remote else grow
         try:
@@ -369,10 +368,7 @@ class Lane:
         """Open up to ``count`` more pages on this lane's queue while its first pass runs (another
         engine's lane is done: its share of the machine goes to the lanes still reviewing); how
         many it opened. A lane on remote browsers takes none: their pages are their own."""
-        opened = 0
-        while self._grow is not None and opened < count and self._grow():
-            opened += 1
-        return opened
+        return self._grow(count) if self._grow is not None else 0
 
     def _retire(self, which: int, why: BaseException) -> bool:
         """Whether the slots of remote browser ``which``, which could not be reached again, stop
