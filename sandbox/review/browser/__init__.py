@@ -96,7 +96,7 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
 
 async def run_lanes(lanes: list[Lane], works: list[Work]) -> list[dict[int, BlockObservation]]:
     """Every engine's lane at once; a lane that is done lends its pages to those still reviewing
-    (Firefox's lane was the last by minutes, its three pages leaving the cores half idle)."""
+    (Firefox's lane is the last by minutes: alone on its three pages it did not fill the cores)."""
 
     async def run(lane: Lane) -> dict[int, BlockObservation]:
         try:
