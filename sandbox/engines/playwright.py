@@ -75,6 +75,8 @@ class PlaywrightPage(Page):
         if cached is not None and not cached.is_detached():
             return cached
         if isinstance(frame, tuple):
+            if not frame:
+                raise EngineError(f"{self.engine.name}: an empty frame path names no frame")
             return await self._frame_on_path(frame, timeout)
         selector = frame
         children = [f for f in self.raw.main_frame.child_frames if not f.is_detached()]

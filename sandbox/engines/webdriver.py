@@ -6,6 +6,7 @@ WebDriver takes one call at a time and reports no events (docs/ENGINES.md).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import glob
 import json
 import os
@@ -101,7 +102,7 @@ class WebDriverPage(Page):
         await self._call(self.raw.get, url, timeout=timeout)
 
     def _in_frame(self, frame: Frame | None, action):
-        from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException
+        from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException, WebDriverException
 
         if frame is None:
             return action()
@@ -115,7 +116,8 @@ class WebDriverPage(Page):
         try:
             return action()
         except Exception:
-            self._to_window()
+            with contextlib.suppress(WebDriverException):  # the action's error is the one to report
+                self._to_window()
             raise
         finally:
             # Not the window as well: in WebKitGTK that takes the focus from the frame just clicked.
@@ -264,6 +266,8 @@ def webdriver_enter_frame(driver: Any, frame: Frame) -> None:
     block's frame where a selector names a host module's holder frame (:data:`HOLDER_ATTRIBUTE`)."""
     from selenium.webdriver.common.by import By
 
+    if not frame:
+        raise EngineError("an empty frame path names no frame")
     for selector in (frame,) if isinstance(frame, str) else frame:
         element = driver.find_element(By.CSS_SELECTOR, selector)
         holder = element.get_attribute(HOLDER_ATTRIBUTE)

@@ -3,7 +3,7 @@
 The block's frame sits two levels down (editor page > preview host frame > the host module's
 holder frame > sandboxed srcdoc frame); :data:`BLOCK` is that path as a
 :data:`flowui_sandbox.sandbox.engines.Frame`, which every driver's ``evaluate`` and ``click``
-follow. Keys are real key events (the page's ``press`` and ``type_text``), so CodeMirror sees
+follow. Keys are the page's own ``press`` and ``type_text`` (real key events), so CodeMirror sees
 typing as a user's.
 """
 
@@ -19,21 +19,11 @@ PREVIEW_FRAME = ".preview-frame"
 BLOCK = (PREVIEW_FRAME, ".block:not(.pending) iframe")
 
 
-def press(page, keys: str) -> None:
-    """A key chord such as ``Control+a`` or ``Control+s``."""
-    page.press(keys)
-
-
-def type_text(page, text: str) -> None:
-    """Types ``text`` with real key events into the focused element."""
-    page.type_text(text)
-
-
 def focus_editor(page, testid: str, *, at_end: bool = True) -> None:
     """Clicks into the CodeMirror editor ``[data-testid=testid]``; with ``at_end`` the cursor goes to the end."""
     page.click(f'[data-testid="{testid}"] .cm-content')
     if at_end:
-        press(page, "Control+End")
+        page.press("Control+End")
 
 
 def block_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> Any:
@@ -80,10 +70,4 @@ def block_click(page, selector: str, *, timeout: float = 10) -> None:
     page.click(selector, frame=BLOCK, timeout=timeout)
 
 
-def leave_to(page, url: str) -> None:
-    """Navigates to ``url`` from a page with unsaved edits, confirming its "leave the page?" prompt
-    as a user would."""
-    page.leave(url)
-
-
-__all__ = ["BLOCK", "press", "type_text", "focus_editor", "block_eval", "preview_eval", "block_wait", "block_click", "leave_to"]
+__all__ = ["BLOCK", "focus_editor", "block_eval", "preview_eval", "block_wait", "block_click"]

@@ -10,7 +10,7 @@ import json
 import urllib.parse
 
 import pytest
-from editor_driver import block_click, block_eval, block_wait, focus_editor, leave_to, press, preview_eval, type_text
+from editor_driver import block_click, block_eval, block_wait, focus_editor, preview_eval
 
 from flowui_sandbox.sandbox.block.srcdoc import build_srcdoc
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
@@ -73,7 +73,7 @@ def test_typing_changes_the_preview_and_its_srcdoc_is_build_srcdoc(flowui_page, 
     before = ready_generation(flowui_page)
     focus_editor(flowui_page, "source")
     # The HTML mode closes the tag and the quotes as they are typed (as for any author).
-    type_text(flowui_page, '<p id="typed">typed here')
+    flowui_page.type_text('<p id="typed">typed here')
     assert block_wait(flowui_page, "() => document.getElementById('typed')?.textContent") == "typed here"
     assert ready_generation(flowui_page) > before
     source = flowui_page.evaluate("() => window.flowuiEditor.source()")
@@ -89,16 +89,16 @@ def test_a_bad_state_shows_its_error_and_keeps_the_preview(flowui_page, editor):
     generation = ready_generation(flowui_page)
     show_tab(flowui_page, "state")
     focus_editor(flowui_page, "state")
-    press(flowui_page, "Control+a")
-    type_text(flowui_page, '{"customer": {"name": "Zed"')
+    flowui_page.press("Control+a")
+    flowui_page.type_text('{"customer": {"name": "Zed"')
     # closeBrackets completes the braces as it types: the text is valid JSON now.
     assert block_wait(flowui_page, "() => document.getElementById('name')?.textContent === 'Zed'")
     # A state push, not a reload: the same build, loaded once.
     assert ready_generation(flowui_page) == generation
     assert flowui_page.evaluate("() => window.flowuiEditor.previewStatus().loads") == 1
     focus_editor(flowui_page, "state")  # WebDriver's frame switches above may have moved the focus
-    press(flowui_page, "Control+a")
-    type_text(flowui_page, '{"customer": ')
+    flowui_page.press("Control+a")
+    flowui_page.type_text('{"customer": ')
     flowui_page.wait_for("(text) => window.flowuiEditor.stateText() === text", '{"customer": }')
     error = flowui_page.wait_for("() => { const e = document.querySelector('[data-testid=state-error]'); return !e.hidden && e.textContent; }")
     assert "line 1 column" in error
@@ -119,12 +119,12 @@ def test_a_theme_switch_recolors_the_block_without_reloading_it(flowui_page, edi
     # A token override is validated and applied, also without a reload; a bad one is refused.
     show_tab(flowui_page, "inputs")
     focus_editor(flowui_page, "theme")
-    press(flowui_page, "Control+a")
-    type_text(flowui_page, '{"accent": "#ff0000"')
+    flowui_page.press("Control+a")
+    flowui_page.type_text('{"accent": "#ff0000"')
     assert block_wait(flowui_page, "() => getComputedStyle(document.getElementById('title')).color === 'rgb(255, 0, 0)'")
     focus_editor(flowui_page, "theme")
-    press(flowui_page, "Control+a")
-    type_text(flowui_page, '{"accent": "nope"')
+    flowui_page.press("Control+a")
+    flowui_page.type_text('{"accent": "nope"')
     flowui_page.wait_for("(text) => window.flowuiEditor.themeText() === text", '{"accent": "nope"}')
     error = flowui_page.wait_for("() => { const e = document.querySelector('[data-testid=theme-error]'); return !e.hidden && e.textContent.includes('nope') && e.textContent; }")
     assert "accent" in error and "nope" in error
@@ -171,9 +171,9 @@ def test_send_setvalue_openurl_and_errors_show_in_the_log_with_their_data(flowui
 def test_ctrl_s_saves_the_file(flowui_page, editor):
     open_editor(flowui_page, editor)
     focus_editor(flowui_page, "source")
-    type_text(flowui_page, "saved text")
+    flowui_page.type_text("saved text")
     flowui_page.wait_for("() => window.flowuiEditor.source().endsWith('saved text')")
-    press(flowui_page, "Control+s")
+    flowui_page.press("Control+s")
     flowui_page.wait_for("() => !window.flowuiEditor.dirty()")
     assert editor.session.file.read_text(encoding="utf-8") == BLOCK + "saved text"
     assert not list(editor.session.file.parent.glob(".block.html.*"))  # no temporary file left
@@ -188,10 +188,10 @@ def test_a_stale_change_on_disk_is_detected_and_never_overwritten_silently(flowu
     assert flowui_page.evaluate("() => window.flowuiEditor.dirty()") is False
     # With unsaved edits, a change on disk is shown, and Ctrl-S does not overwrite it.
     focus_editor(flowui_page, "source")
-    type_text(flowui_page, "mine")
+    flowui_page.type_text("mine")
     flowui_page.wait_for("() => window.flowuiEditor.source().endsWith('</p>mine')")
     file.write_text("<p>theirs</p>", encoding="utf-8")
-    press(flowui_page, "Control+s")
+    flowui_page.press("Control+s")
     notice = flowui_page.wait_for("() => { const n = document.querySelector('[data-testid=notice]'); return !n.hidden && n.textContent; }")
     assert "changed on disk" in notice
     assert flowui_page.evaluate("() => document.querySelector('[data-testid=disk-text]').textContent") == "<p>theirs</p>"
@@ -248,19 +248,19 @@ def test_the_blocks_code_cannot_reach_the_editor(flowui_page, editor, tmp_path):
 def test_unsaved_text_survives_a_server_restart(flowui_page, editor, flowui_portal):
     open_editor(flowui_page, editor)
     focus_editor(flowui_page, "source")
-    type_text(flowui_page, "kept")
+    flowui_page.type_text("kept")
     flowui_page.wait_for("() => window.flowuiEditor.source().endsWith('kept')")
     port, session = editor.port, editor.session
     flowui_portal.run(editor.stop())
     # The server is gone: a save fails, says so, and the text stays in the page.
-    press(flowui_page, "Control+s")
+    flowui_page.press("Control+s")
     status = flowui_page.wait_for("() => { const s = document.querySelector('[data-testid=save-status]').textContent; return s.startsWith('not saved') && s; }")
     assert "stays" in status
     assert flowui_page.evaluate("() => window.flowuiEditor.source()").endswith("kept")
     # A new server on the same port (a new token): the page there gets the unsaved text back.
     again = flowui_portal.run(EditorServer(session, port=port).start())
     try:
-        leave_to(flowui_page, again.url)
+        flowui_page.leave(again.url)
         flowui_page.wait_for("() => window.flowuiEditor && window.flowuiEditor.source().endsWith('kept')")
         assert flowui_page.evaluate("() => window.flowuiEditor.dirty()") is True
         assert session.file.read_text(encoding="utf-8") == BLOCK
@@ -282,7 +282,7 @@ def test_the_cheatsheet_lists_the_api_and_every_token(flowui_page, editor):
 def test_static_review_findings_are_markers_at_their_lines_as_you_type(flowui_page, editor):
     open_editor(flowui_page, editor)
     focus_editor(flowui_page, "source")
-    type_text(flowui_page, "<script>document.cookie")  # the HTML mode closes the script element
+    flowui_page.type_text("<script>document.cookie")  # the HTML mode closes the script element
     finding = flowui_page.wait_for(
         "() => { const li = document.querySelector('[data-testid=findings] li[data-rule=\"blocked.cookie\"]'); return li && li.textContent; }",
         timeout=15,
@@ -388,9 +388,9 @@ def test_cross_site_posts_leave_the_file_untouched_and_the_editors_own_save_work
     # The editor's own page saves (Origin, Sec-Fetch-Site and its header are its own).
     open_editor(flowui_page, editor)
     focus_editor(flowui_page, "source")
-    type_text(flowui_page, "saved text")
+    flowui_page.type_text("saved text")
     flowui_page.wait_for("() => window.flowuiEditor.source().endsWith('saved text')")
-    press(flowui_page, "Control+s")
+    flowui_page.press("Control+s")
     flowui_page.wait_for("() => !window.flowuiEditor.dirty()")
     assert editor.session.file.read_text(encoding="utf-8") == BLOCK + "saved text"
 
@@ -442,7 +442,7 @@ def test_a_block_that_spins_does_not_freeze_the_editor_or_is_dropped(flowui_page
             # A change of the source mounts the block again, in a new frame (in Firefox, once the
             # loop ends: the new frame is the same site's, and the dropped one's process still spins).
             focus_editor(flowui_page, "source")
-            type_text(flowui_page, "<p id='again'>again</p>")
+            flowui_page.type_text("<p id='again'>again</p>")
             wait = max(0.0, spin_end_ms / 1000 - time.time()) + 20
             assert block_wait(flowui_page, "() => document.getElementById('again')?.textContent", timeout=wait) == "again"
     finally:

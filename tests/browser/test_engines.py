@@ -57,3 +57,21 @@ def test_a_stale_playwright_folder_falls_back_to_debians_chromium_which_launches
             await session.close()
 
     assert asyncio.run(title()) == "up"
+
+
+def test_a_frame_path_reaches_a_frame_inside_a_frame(flowui_page, flowui_server):
+    """``frame=(outer, inner)``: each selector in the frame before it, in every driver; an empty path is refused."""
+    import pytest
+
+    from flowui_sandbox.sandbox.engines import EngineError
+
+    inner = flowui_server.add_page("<!doctype html><title>inner</title><button id=b onclick='document.title=\"clicked\"'>b</button>")
+    outer = flowui_server.add_page(f'<!doctype html><title>outer</title><iframe id=inner src="{inner}"></iframe>')
+    flowui_page.goto(flowui_server.add_page(f'<!doctype html><title>top</title><iframe id=outer src="{outer}"></iframe>'))
+    assert flowui_page.wait_for("() => document.title", frame="#outer") == "outer"
+    assert flowui_page.wait_for("() => document.title", frame=("#outer", "#inner")) == "inner"
+    flowui_page.click("#b", frame=("#outer", "#inner"))
+    assert flowui_page.wait_for("() => document.title === 'clicked' && document.title", frame=("#outer", "#inner")) == "clicked"
+    assert flowui_page.evaluate("() => document.title") == "top"  # back in the top document after each call
+    with pytest.raises(EngineError, match="empty frame path"):
+        flowui_page.evaluate("() => 1", frame=())
