@@ -160,9 +160,18 @@ def test_the_review_without_input_records_that_it_could_not_act():
 
 
 class _Nothing:
+    """A page or a proxy that does nothing."""
+
+    def watch(self, watch=None) -> None: ...
+
     async def stop(self) -> None: ...
 
     async def close(self) -> None: ...
+
+    async def abandon(self) -> None: ...
+
+    async def recycle(self) -> bool:
+        return True
 
 
 def _scripted_lane(monkeypatch, name: str, review) -> Lane:
@@ -173,12 +182,11 @@ def _scripted_lane(monkeypatch, name: str, review) -> Lane:
     async def nothing(*args, **kwargs) -> _Nothing:
         return _Nothing()
 
-    async def new_page(tap: _Nothing, which: int = 0) -> tuple[_Nothing, object]:
-        return _Nothing(), object()  # a page and its slot
+    async def open_page(session) -> tuple[_Nothing, _Nothing]:
+        return _Nothing(), _Nothing()  # a page and its proxy
 
     monkeypatch.setattr(lane, "_launch", nothing)
-    monkeypatch.setattr(lane, "_tap", nothing)
-    monkeypatch.setattr(lane, "_new_page", new_page)
+    monkeypatch.setattr(lane, "_open", open_page)
     monkeypatch.setattr(lane, "review", review)
     return lane
 
@@ -198,7 +206,7 @@ def test_a_lane_that_is_done_lends_its_pages_to_the_lanes_still_reviewing(monkey
     most = {"quick": 0, "slow": 0}
 
     def timed(name: str, seconds: float):
-        async def review(work, page, slot, tap):
+        async def review(work, page, tap):
             busy[name] += 1
             most[name] = max(most[name], busy[name])
             await asyncio.sleep(seconds)
@@ -216,7 +224,7 @@ def test_a_lane_that_is_done_lends_its_pages_to_the_lanes_still_reviewing(monkey
 def test_a_fault_of_the_harness_on_one_block_is_that_blocks_error_and_the_rest_go_on(monkeypatch):
     from flowui_sandbox.sandbox.review.browser import run_lanes
 
-    async def review(work, page, slot, tap):
+    async def review(work, page, tap):
         if work.file == "b3":
             raise IndexError("list index out of range")
         return Recording("x", Canaries()), True
@@ -225,3 +233,50 @@ def test_a_fault_of_the_harness_on_one_block_is_that_blocks_error_and_the_rest_g
     assert sorted(seen) == list(range(8))
     assert {i for i, o in seen.items() if o.error} == {3}
     assert seen[3].error == "the review failed: IndexError: list index out of range"
+
+
+class _Tracked(_Nothing):
+    """A page or a proxy that remembers being closed or stopped."""
+
+    def __init__(self) -> None:
+        self.ended = False
+
+    async def stop(self) -> None:
+        self.ended = True
+
+    async def close(self) -> None:
+        self.ended = True
+
+    async def abandon(self) -> None:
+        self.ended = True
+
+
+def test_a_hung_block_costs_its_slot_the_page_and_its_proxy_and_the_retry_pass_takes_a_kept_page(monkeypatch):
+    """The lane's pages come from the browser's page pool (verify's too), each behind its own proxy:
+    a block that hung takes both with it (dropped: abandoned, then the proxy stopped), the slot
+    opens a new pair for its next block, and the retry pass reviews the hung block on a page a
+    slot gave back at its end (its host page kept), not on a new one."""
+    from flowui_sandbox.sandbox.review.browser import run_lanes
+
+    opened: list[tuple[_Tracked, _Tracked]] = []
+    seen_on: dict[int, list] = {}
+
+    async def open_page(session) -> tuple[_Tracked, _Tracked]:
+        opened.append((_Tracked(), _Tracked()))
+        return opened[-1]
+
+    async def review(work, page, tap):
+        seen_on.setdefault(work.index, []).append((page, tap))
+        hung = work.index == 1 and len(seen_on[1]) == 1
+        await asyncio.sleep(0.01)
+        return Recording("x", Canaries(), timed_out=hung), not hung
+
+    lane = _scripted_lane(monkeypatch, "x", review)
+    monkeypatch.setattr(lane, "_open", open_page)
+    seen = asyncio.run(asyncio.wait_for(run_lanes([lane], _works(4)), 10))[0]
+    assert sorted(seen) == [0, 1, 2, 3] and not seen[1].timed_out  # the retry's verdict stands
+    assert len(opened) == 3  # two slots, and one new pair after the hang
+    (hung_page, hung_proxy), (retry_page, retry_proxy) = seen_on[1]
+    assert (retry_page, retry_proxy) in opened and retry_page is not hung_page and retry_proxy is not hung_proxy
+    assert all(page.ended and proxy.ended for page, proxy in opened)  # every page and proxy ended with the lane
+    assert all(pool.companion(p) is None for pool in lane.pools for p, _ in opened) and not any(pool.all for pool in lane.pools)

@@ -12,9 +12,10 @@ import pytest
 
 from flowui_sandbox.sandbox.engines import EngineError
 from flowui_sandbox.sandbox.engines.fake import HANG, Call, FakeSession
+from flowui_sandbox.sandbox.harness.pages import PagePool
 from flowui_sandbox.sandbox.harness.remote import SessionLost
 from flowui_sandbox.sandbox.verify import attempt
-from flowui_sandbox.sandbox.verify.attempt import KEPT_HISTORY, KEPT_RUNS, MOUNT, READY, Pages, Run, attempt_probe
+from flowui_sandbox.sandbox.verify.attempt import KEPT_HISTORY, KEPT_RUNS, MOUNT, READY, Run, attempt_probe
 from flowui_sandbox.sandbox.verify.generators import Generator
 from flowui_sandbox.sandbox.verify.probes import Expect, load_catalogue
 from flowui_sandbox.sandbox.verify.servers import Servers
@@ -37,7 +38,7 @@ def run(coroutine):
 def test_a_page_given_back_is_cleaned_and_reused():
     async def go():
         session = FakeSession()
-        pages = Pages(session, 2)
+        pages = PagePool(session, 2)
         await pages.warm()
         first = await pages.acquire()
         await pages.release(first)
@@ -51,7 +52,7 @@ def test_a_page_given_back_is_cleaned_and_reused():
 def test_a_run_that_leaves_marks_gets_a_page_no_run_used_where_the_driver_has_them():
     async def go(fresh_pages: bool):
         session = FakeSession(fresh_pages=fresh_pages)
-        pages = Pages(session, 1)
+        pages = PagePool(session, 1)
         await pages.warm()
         page = await pages.acquire(fresh=True)
         return session, page
@@ -64,7 +65,7 @@ def test_a_run_that_leaves_marks_gets_a_page_no_run_used_where_the_driver_has_th
 
 def test_a_page_not_reused_is_closed_and_leaves_the_pool():
     async def go():
-        pages = Pages(FakeSession(), 1)
+        pages = PagePool(FakeSession(), 1)
         await pages.warm()
         page = await pages.acquire()
         await pages.release(page, reuse=False)
@@ -80,7 +81,7 @@ def test_a_page_that_cannot_be_cleaned_leaves_the_pool():
         return None
 
     async def go():
-        pages = Pages(FakeSession(answer), 1)
+        pages = PagePool(FakeSession(answer), 1)
         await pages.warm()
         page = await pages.acquire()
         await pages.release(page)
@@ -91,7 +92,7 @@ def test_a_page_that_cannot_be_cleaned_leaves_the_pool():
 
 def test_a_kept_host_page_goes_back_uncleaned_and_is_preferred_by_a_run_that_mounts():
     async def go():
-        pages = Pages(FakeSession(), 3)
+        pages = PagePool(FakeSession(), 3)
         await pages.warm()
         kept = pages.idle[0]
         pages.kept[kept] = 1
@@ -104,12 +105,94 @@ def test_a_kept_host_page_goes_back_uncleaned_and_is_preferred_by_a_run_that_mou
     assert other is not kept
 
 
+class _Proxy:
+    """A page's companion (review's logging proxy): stopped when its page leaves the pool."""
+
+    def __init__(self, page_closed=lambda: True):
+        self.stopped = False
+        self.page_closed = page_closed
+        self.page_was_closed = False
+
+    async def stop(self) -> None:
+        self.page_was_closed = self.page_closed()
+        self.stopped = True
+
+
+def _pool_with_companions(session: FakeSession, size: int) -> tuple[PagePool, dict]:
+    proxies: dict = {}
+
+    async def opener(on):
+        page = await on.new_page(proxy="http://127.0.0.1:1")
+        proxies[page] = _Proxy(lambda: page.closed)
+        return page, proxies[page]
+
+    return PagePool(session, size, opener=opener), proxies
+
+
+def test_a_page_opened_with_a_companion_takes_it_along_when_it_leaves_the_pool():
+    """Review's slots: a page behind its own proxy. The proxy outlives no page (a flood's backlog
+    would land in a later block's log) and goes only after its page (what the page sends as it
+    goes is still logged): released without reuse, dropped after a hang, or closed with the pool."""
+    async def go():
+        session = FakeSession()
+        pool, proxies = _pool_with_companions(session, 3)
+        await pool.warm()
+        a, b, c = [await pool.acquire() for _ in range(3)]
+        assert {pool.companion(p) for p in (a, b, c)} == set(proxies.values()) and len(proxies) == 3
+        await pool.release(a, reuse=False)
+        pool.drop(b)
+        dropped_at_once = b not in pool.all and pool.companion(b) is None
+        await pool.settle(5)
+        await pool.release(c, keep_host=False)  # cleaned and kept: its proxy stays
+        kept_proxy = proxies[c].stopped
+        await pool.close()
+        return proxies, (a, b, c), dropped_at_once, kept_proxy
+
+    proxies, (a, b, c), dropped_at_once, kept_proxy = run(go())
+    assert dropped_at_once and not kept_proxy
+    assert all(proxies[p].stopped and proxies[p].page_was_closed for p in (a, b, c))
+    assert b.actions()[-1] == "close"  # abandoned: the fake's abandon is its close
+
+
+def test_a_relaunched_browser_s_idle_pages_are_dropped_and_new_pages_come_from_it():
+    async def go():
+        old, new = FakeSession(), FakeSession()
+        pool, proxies = _pool_with_companions(old, 2)
+        await pool.warm()
+        idle = list(pool.idle)
+        pool.renew(new)
+        await pool.settle(5)
+        page = await pool.acquire(kept=True)
+        return old, new, idle, page, proxies, pool
+
+    old, new, idle, page, proxies, pool = run(go())
+    assert all(p.closed and proxies[p].stopped for p in idle) and not pool.idle
+    assert page in new.pages and page not in old.pages and pool.all == [page]
+
+
+def test_a_page_held_while_its_browser_was_replaced_is_dropped_when_given_back_not_handed_out_again():
+    async def go():
+        old, new = FakeSession(), FakeSession()
+        pool, proxies = _pool_with_companions(old, 1)
+        held = await pool.acquire()
+        pool.renew(new)
+        stale = pool.stale(held)
+        await pool.release(held, keep_host=True)
+        await pool.settle(5)
+        page = await pool.acquire(kept=True)
+        return held, stale, page, proxies, pool
+
+    held, stale, page, proxies, pool = run(go())
+    assert stale and held.closed and proxies[held].stopped
+    assert page is not held and not pool.stale(page) and pool.all == [page]
+
+
 def test_a_probe_that_asks_for_a_fresh_page_runs_on_a_new_one_not_an_idle_one(servers):
     loop, srv = servers
     session = FakeSession(lambda call: True if call.action == "recycle" else None)
 
     async def go():
-        pages = Pages(session, 2)
+        pages = PagePool(session, 2)
         await pages.warm()
         idle = list(pages.idle)
         await attempt_probe(FRESH, pages, srv, Generator())
@@ -142,7 +225,7 @@ def test_a_run_broken_by_the_driver_is_retried_twice_and_the_earlier_attempts_ar
         return True if call.action == "recycle" else None
 
     session = FakeSession(answer)
-    result = loop.run_until_complete(attempt_probe(MOUNTABLE, Pages(session, 1), srv, Generator()))
+    result = loop.run_until_complete(attempt_probe(MOUNTABLE, PagePool(session, 1), srv, Generator()))
     assert result.status == "error" and "EngineError" in result.reason
     assert [e["status"] for e in result.observed["earlier_attempts"]] == ["error", "error"]
     mounts = [c for p in session.pages for c in p.calls if c.action == "evaluate" and c.args[0] == MOUNT]
@@ -161,7 +244,7 @@ def test_a_retry_stops_at_the_first_run_that_exercised_the_probe(servers):
             return True
         return True if call.action == "recycle" else None  # the host page then answers nothing
 
-    result = loop.run_until_complete(attempt_probe(MOUNTABLE, Pages(FakeSession(answer), 1), srv, Generator()))
+    result = loop.run_until_complete(attempt_probe(MOUNTABLE, PagePool(FakeSession(answer), 1), srv, Generator()))
     # A host page that does not answer is a verdict (the attack may have hung it), not a lost run.
     assert result.status == "timeout" and "did not answer" in " ".join(result.evidence)
     assert [e["status"] for e in result.observed["earlier_attempts"]] == ["error"]
@@ -177,12 +260,12 @@ def test_the_watchdog_ends_a_hung_run_and_a_hung_run_is_retried(servers, monkeyp
             return HANG  # a block in a busy loop: the page never answers
         return True if call.action == "recycle" else None
 
-    result = loop.run_until_complete(attempt_probe(probe, Pages(FakeSession(answer), 1), srv, Generator()))
+    result = loop.run_until_complete(attempt_probe(probe, PagePool(FakeSession(answer), 1), srv, Generator()))
     assert result.status == "timeout" and "did not finish" in " ".join(result.evidence)
     assert [e["status"] for e in result.observed["earlier_attempts"]] == ["timeout", "timeout"]
     # A probe that expects the page to hang keeps its first verdict.
     expects_hang = probe.model_copy(update={"expect": {"default": Expect(outcome="timeout", why="a busy loop")}})
-    result = loop.run_until_complete(attempt_probe(expects_hang, Pages(FakeSession(answer), 1), srv, Generator()))
+    result = loop.run_until_complete(attempt_probe(expects_hang, PagePool(FakeSession(answer), 1), srv, Generator()))
     assert result.status == "timeout" and "earlier_attempts" not in result.observed
 
 
@@ -198,7 +281,7 @@ def test_a_browser_that_went_away_is_raised_not_retried(servers):
         return False
 
     with pytest.raises(SessionLost, match=OWN_PAGE.id):
-        loop.run_until_complete(attempt_probe(OWN_PAGE, Pages(FakeSession(answer), 1), srv, Generator(), alive=gone))
+        loop.run_until_complete(attempt_probe(OWN_PAGE, PagePool(FakeSession(answer), 1), srv, Generator(), alive=gone))
 
 
 # ------------------------------------------------------------------------------ kept host pages
@@ -216,7 +299,7 @@ def _mount_runs(servers, histories: list[int]) -> tuple[list[Run], list[Call]]:
         return None
 
     async def go():
-        pages = Pages(FakeSession(answer), 1)
+        pages = PagePool(FakeSession(answer), 1)
         await pages.warm()
         page = pages.idle[0]
         runs = []

@@ -1,4 +1,4 @@
-"""One probe on one browser: the run, its retries, and the pool of pages the runs share.
+"""One probe on one browser: the run and its retries (the pages come from :class:`flowui_sandbox.sandbox.harness.pages.PagePool`).
 
 For each (probe, engine) a run makes a fresh token and secrets, builds the
 block's iframe with the generator under test (:mod:`.generators`), serves a host
@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..engines import Engine, EngineError, Page, Session
+from ..engines import Engine, EngineError, Page
 from ..errors import UsageError
+from ..harness.pages import PagePool
 from ..harness.remote import SessionLost
 from .generators import Generator, GeneratorOutputError, iframe_srcdoc
 from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
@@ -47,77 +48,6 @@ KEPT_HISTORY = 20
 KEPT = "kept"
 
 
-class Pages:
-    """The pages of one browser, reused across runs: opening a page costs seconds on a busy machine.
-
-    A page goes back to the pool after a run (cleaned by :meth:`Page.recycle`), except after a
-    click, a permission grant or a DoS probe, when it is closed. Drivers whose pages cannot be
-    reused (WebDriver: its session keeps its own pool of windows) close it in ``recycle``.
-
-    A page may also keep its host page (:data:`KEPT`) for the next run to mount its blocks in
-    (docs/SCALE.md): then it goes back as it is, uncleaned, and :attr:`kept` counts its runs.
-    """
-
-    def __init__(self, session: Session, size: int):
-        self.session = session
-        self.size = size
-        self.idle: list[Page] = []
-        self.all: list[Page] = []
-        #: Pages showing the kept host page -> runs mounted in it so far.
-        self.kept: dict[Page, int] = {}
-        #: Pages showing the kept host page -> the tab's history length at its first mount.
-        self.kept_history: dict[Page, int] = {}
-
-    async def warm(self) -> None:
-        pages = await self.session.warm(self.size)
-        self.all.extend(pages)
-        self.idle.extend(pages)
-
-    async def acquire(self, *, fresh: bool = False, kept: bool = False) -> Page:
-        """A page with a new watch; ``fresh``: a new one, never used (its history holds only this run's page);
-        ``kept``: one showing the kept host page if any is idle (a run that loads its own takes another first)."""
-        # A driver whose new pages are reused windows anyway (WebDriver) takes an idle one for a fresh
-        # run too: a remote WebDriver endpoint holds one session at a time, and a kept page holds it.
-        if self.idle and (not fresh or not self.session.fresh_pages):
-            same = [p for p in self.idle if (p in self.kept) == kept]
-            page = (same or self.idle)[-1]
-            self.idle.remove(page)
-        else:
-            page = await self.session.new_page()
-            self.all.append(page)
-        page.watch()
-        return page
-
-    async def release(self, page: Page, *, reuse: bool = True, keep_host: bool = False) -> None:
-        """Give the page back; ``reuse=False`` closes it (user activation, for one, outlives a navigation);
-        ``keep_host``: as it is, its kept host page ready for the next run's blocks."""
-        if keep_host and page in self.kept:
-            self.idle.append(page)
-            return
-        self.kept.pop(page, None)
-        kept = False
-        try:
-            kept = await page.recycle() if reuse else False
-            if not reuse:
-                await page.close()
-        except Exception:  # the driver's own error for a page or browser already gone: the page leaves the pool below
-            pass
-        if kept:
-            self.idle.append(page)
-        elif page in self.all:
-            self.all.remove(page)
-
-    async def close(self) -> None:
-        for page in self.all:
-            try:
-                await asyncio.wait_for(page.close(), 10)
-            except Exception:  # best effort: a page already gone raises its driver's own error; the others still close
-                pass
-        self.all.clear()
-        self.idle.clear()
-        self.kept.clear()
-
-
 def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
@@ -125,7 +55,7 @@ def _first_line(exc: BaseException) -> str:
 class Run:
     """One probe on one engine."""
 
-    def __init__(self, probe: Probe, pages: Pages, servers: Servers, generator: Generator):
+    def __init__(self, probe: Probe, pages: PagePool, servers: Servers, generator: Generator):
         self.probe = probe
         self.pages = pages
         self.engine: Engine = pages.session.engine
@@ -362,7 +292,7 @@ class Run:
         return self.result(outcome.status, outcome.evidence, why=outcome.why)
 
 
-async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator: Generator,
+async def attempt_probe(probe: Probe, pages: PagePool, servers: Servers, generator: Generator,
                         alive: Callable[[], Any] | None = None) -> Result:
     """One probe on one browser, retried when the run did not exercise it.
 
@@ -394,4 +324,4 @@ async def attempt_probe(probe: Probe, pages: Pages, servers: Servers, generator:
     return result
 
 
-__all__ = ["Pages", "Run", "attempt_probe", "RUN_SLACK", "KEPT"]
+__all__ = ["Run", "attempt_probe", "RUN_SLACK", "KEPT"]

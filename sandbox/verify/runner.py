@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..engines import Engine, EngineError, Session, Watch, launch
-from .attempt import Pages, Run, attempt_probe
+from ..harness.pages import PagePool
+from .attempt import Run, attempt_probe
 from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe
 from .judge import outcome_of, verdict_of
 from .observation import ALWAYS
@@ -33,7 +34,7 @@ async def run_engine(session: Session, probes: list[Probe], servers: Servers, ge
                      progress: Progress | None = None, concurrency: int | None = None) -> list[Result]:
     """Every probe on one running browser, ``concurrency`` pages at a time."""
     engine = session.engine.name
-    pages = Pages(session, concurrency or CONCURRENCY.get(engine, 4))
+    pages = PagePool(session, concurrency or CONCURRENCY.get(engine, 4))
     limit = asyncio.Semaphore(pages.size)
     done = 0
 
@@ -91,5 +92,5 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
 __all__ = [
     "Result", "EngineRun", "Generator", "CommandGenerator", "GeneratorOutputError", "GeneratorRefused", "check_iframe",
     "run_engine", "run_matrix", "attempt_probe", "conclude", "outcome_of", "verdict_of", "ALWAYS", "CONCURRENCY", "Watch",
-    "Pages", "Run", "Progress",
+    "Run", "Progress",
 ]

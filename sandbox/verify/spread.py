@@ -13,8 +13,9 @@ import time
 
 from ..engines import Engine
 from ..engines.remote import Endpoint
+from ..harness.pages import PagePool
 from ..harness.remote import Worker, close_all, connect_all, spread
-from .attempt import Pages, attempt_probe
+from .attempt import attempt_probe
 from .generators import Generator
 from .probes import Probe
 from .results import EngineRun, Progress, Result, conclude
@@ -28,7 +29,7 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
     if not workers:
         return EngineRun(engine.name, [], "no remote browser answered: " + "; ".join(f"{u['url']}: {u['error']}" for u in unreachable),
                          time.monotonic() - started, unreachable)
-    pools = {id(w): Pages(w.session, w.pages) for w in workers}
+    pools = {id(w): PagePool(w.session, w.pages) for w in workers}
     done = 0
 
     async def run(worker: Worker, probe: Probe) -> Result:
@@ -61,7 +62,7 @@ async def run_remote(engine: Engine, endpoints: list[Endpoint], probes: list[Pro
         for worker in workers:
             try:
                 await asyncio.wait_for(pools[id(worker)].close(), 30)
-            except TimeoutError:  # Pages.close handles the driver's errors itself; the browser is closed next
+            except TimeoutError:  # PagePool.close handles the driver's errors itself; the browser is closed next
                 pass
         await close_all(workers)
     browsers = unreachable + [{"url": w.label, "probes": w.done, **({"lost": w.lost} if w.lost else {})} for w in workers]

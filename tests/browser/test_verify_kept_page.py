@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
+from flowui_sandbox.sandbox.harness.pages import PagePool
 from flowui_sandbox.sandbox.verify.probes import load_catalogue
-from flowui_sandbox.sandbox.verify.runner import CommandGenerator, Generator, Pages, attempt_probe
+from flowui_sandbox.sandbox.verify.runner import CommandGenerator, Generator, attempt_probe
 from flowui_sandbox.sandbox.verify.servers import Servers
 
 #: The secrets a kept page must swap at each mount, each with the probe that reads it.
@@ -41,7 +42,7 @@ def same_origin() -> CommandGenerator:
 def test_a_kept_host_page_holds_each_run_s_own_secrets(flowui_engine, flowui_portal, flowui_browsers, servers):
     catalogue = {p.id: p for p in load_catalogue()}
     session = flowui_browsers.session(flowui_engine.name)
-    pages = Pages(session, 1)
+    pages = PagePool(session, 1)
 
     async def pairs():
         out = []

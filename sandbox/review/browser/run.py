@@ -1,7 +1,9 @@
 """One engine's lane: a browser, a few page slots, the blocks handed out to them.
 
-A slot is a page of the engine's browser, its logging proxy (:class:`.proxy.Tap`, which
-also serves the slot's host page) and the page's event watch (:class:`Slot`).
+A slot holds a page of the engine's browser from the browser's page pool
+(:class:`flowui_sandbox.sandbox.harness.pages.PagePool`, verify's too), opened behind its own
+logging proxy (:class:`.proxy.Tap`, the page's companion in the pool, which also serves the
+slot's host page: the pool's kept host page, each block mounted in it).
 A block on a slot goes: host page → light screenshot → user actions (links held back) →
 state update → dark theme → dark screenshot → links → the rest of :data:`SETTLE` seconds
 from the last action → read everything → the block's frame destroyed. The whole of it
@@ -20,11 +22,12 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ...block.srcdoc import build_srcdoc
 from ...engines import Capability, Engine, EngineError, Page, Session, Watch, launch, webdriver_enter_frame
 from ...engines.remote import connect
+from ...harness.pages import PagePool
 from ...harness.remote import ServerNames, Worker
 from .canaries import Canaries
 from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
@@ -198,22 +201,6 @@ class _Differing:
                                    None if self.confirmed is None else tuple(self.confirmed), self.unsure, self.stopped, seconds)
 
 
-class Slot:
-    """A page and the watch of the review that holds it."""
-
-    def __init__(self, page: Page):
-        self.page = page
-        page.watch()
-
-    @property
-    def watch(self) -> Watch:
-        return self.page.watching
-
-    @watch.setter
-    def watch(self, watch: Watch) -> None:
-        self.page.watch(watch)
-
-
 async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
     """What a driver without events can see after the fact, into ``watch`` (a no-op for Playwright)."""
     page.watch(watch)
@@ -245,7 +232,8 @@ class Lane:
         self.size = len(self._of)
         #: Where each slot's proxy listens and the name the browsers reach it by (``--bind``, ``--public-host``).
         self.names = names or ServerNames("127.0.0.1", "127.0.0.1", "localhost")
-        self._closing: set[asyncio.Task] = set()
+        #: The page pool of each browser (``pools[i]`` opens its pages on ``sessions[i]``).
+        self.pools: list[PagePool] = []
         self._lock = asyncio.Lock()
         #: Starts one more slot on the lane's queue while its first pass runs (:meth:`lend`).
         self._grow: Callable[[int], int] | None = None
@@ -262,27 +250,29 @@ class Lane:
                 self.sessions = [await self._launch()]
         except EngineError as exc:
             return {w.index: Recording(self.engine.name, Canaries(), error=str(exc)).freeze() for w in works}
+        self.pools = [PagePool(session, self._of.count(i), opener=self._open) for i, session in enumerate(self.sessions)]
         queue: asyncio.Queue[Work] = asyncio.Queue()
         for w in works:
             queue.put_nowait(w)
 
         async def worker(n: int, retry: bool = False) -> None:
             which = self._of[n]
-            tap = await self._tap()
             page: Page | None = None
-            slot: Slot | None = None
             try:
                 while not queue.empty():
                     work = queue.get_nowait()
+                    if page is not None and self.pools[which].stale(page):  # its browser was replaced meanwhile
+                        self.pools[which].drop(page)
+                        page = None
                     if page is None:
                         try:
-                            page, slot = await self._new_page(tap, which)
+                            page = await self.pools[which].acquire(kept=True)
                         except Exception:
                             # A browser that opens no page any more (Chromium busy letting go of a spinning
                             # renderer) is replaced; pages the other slots had on it fail and are retried.
                             try:
                                 await self._relaunch(which)
-                                page, slot = await self._new_page(tap, which)
+                                page = await self.pools[which].acquire(kept=True)
                             except Exception as exc:
                                 if self._retire(which, exc):  # a remote browser lost: its block goes to the others
                                     queue.put_nowait(work)
@@ -292,13 +282,14 @@ class Lane:
                                 if self.on_done and not retry:
                                     self.on_done(self._browser(which), work)
                                 continue
-                    assert slot is not None  # made with the page
+                    pool = self.pools[which]
+                    tap = cast(Tap, pool.companion(page))  # every page of the lane's pools is opened behind its own
                     try:
                         # Everything of one block, cleanup included, under a bound: a browser that stops
                         # answering (a flood still draining) costs this block its page, not the run.
-                        obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap), self.time_limit + 30)
+                        obs, keep = await asyncio.wait_for(self.review(work, page, tap), self.time_limit + 30)
                         if keep and self.differential and not obs.timed_out and not obs.error and obs.unexplained():
-                            obs.differential, keep = await self.differ(work, page, slot, tap, obs)
+                            obs.differential, keep = await self.differ(work, page, tap, obs)
                     except TimeoutError:
                         obs, keep = Recording(self.engine.name, Canaries(), timed_out=True), False
                         obs.seen, obs.tunnels, obs.dropped = tap.since((0, 0, 0))  # the block's log: review() marked its start
@@ -308,23 +299,23 @@ class Lane:
                         # stopped every engine's lane, and the batch then hung cancelling them.)
                         obs, keep = Recording(self.engine.name, Canaries(), error=f"the review failed: {_first_line(exc)}"), False
                     out[work.index] = obs
-                    if not keep:
+                    if keep:
+                        pool.kept[page] = pool.kept.get(page, 0) + 1  # its host page takes the next block
+                    else:
                         # The page goes, and its proxy with it: requests a flood still has in flight
                         # must not land in the log of the slot's next block.
-                        self._drop(page, tap)
+                        pool.drop(page)
                         page = None
-                        tap = await self._tap()
                     if self.remote:
                         self.remote[which].done += 1
                     if self.on_done and not retry:
                         self.on_done(self._browser(which), work)
             finally:
-                if page is not None:
+                if page is not None:  # back to the pool as it is: a lent slot or the retry pass takes it
                     try:
-                        await asyncio.wait_for(page.close(), 10)
-                    except Exception:  # best effort: a page already gone raises its driver's own error; the browser closes next
+                        await asyncio.wait_for(self.pools[which].release(page, keep_host=True), 10)
+                    except TimeoutError:  # release handles the driver's errors itself; the pool closes the page
                         pass
-                await tap.stop()
 
         slots = [asyncio.ensure_future(worker(n)) for n in range(min(self.size, len(works)) or 1)]
 
@@ -353,15 +344,16 @@ class Lane:
                     queue.put_nowait(w)
                 await worker(self._live(), retry=True)
         finally:
-            if self._closing:
-                await asyncio.wait(list(self._closing), timeout=10)
+            for pool in self.pools:
+                await pool.settle(10)
+                await pool.close()
             for session in self.sessions:  # a remote browser is disconnected from, and stays up
                 try:
                     await asyncio.wait_for(session.close(), 30)
                 except Exception:  # best effort: a browser already gone raises its driver's own error
                     pass
-            if self._closing:  # pages that would not close went with the browser: their proxies now
-                await asyncio.wait(list(self._closing), timeout=10)
+            for pool in self.pools:  # pages that would not close went with the browser: their proxies now
+                await pool.settle(10)
         return {index: recording.freeze() for index, recording in out.items()}
 
     def lend(self, count: int) -> int:
@@ -403,13 +395,24 @@ class Lane:
                 await first.close()
         return await launch(self.engine, args=self.persona.launch_args(name, self._version), env=self.persona.launch_env(name))
 
-    async def _new_page(self, tap: Tap, which: int = 0) -> tuple[Page, Slot]:
-        session = self.sessions[which]
-        version = getattr(getattr(session, "browser", None), "version", "")
-        options = self.persona.page_options(self.engine.name, self.engine.capabilities, version)
-        page = await asyncio.wait_for(session.new_page(proxy=tap.proxy_url, options=options), 60)
-        await self._prepare_page(page)
-        return page, Slot(page)
+    async def _open(self, session: Session) -> tuple[Page, Tap]:
+        """A page of ``session`` behind a proxy of its own (the lane's pools' opener: the proxy is the page's companion)."""
+        tap = await self._tap()
+        page: Page | None = None
+        try:
+            version = getattr(getattr(session, "browser", None), "version", "")
+            options = self.persona.page_options(self.engine.name, self.engine.capabilities, version)
+            page = await asyncio.wait_for(session.new_page(proxy=tap.proxy_url, options=options), 60)
+            await self._prepare_page(page)
+        except BaseException:
+            if page is not None:
+                try:
+                    await asyncio.wait_for(page.close(), 10)
+                except Exception:  # best effort: the browser is relaunched next
+                    pass
+            await tap.stop()
+            raise
+        return page, tap
 
     async def _prepare_page(self, page: Page) -> None:
         """What a new page gets before its host page loads, as far as its driver can."""
@@ -439,47 +442,31 @@ class Lane:
                 pass
             if not self.remote:
                 self.sessions[which] = await self._launch()
-                return
-            endpoint = self.remote[which].endpoint
-            if endpoint is None:
-                raise EngineError(f"{self._browser(which)}: a session made here cannot be connected to again")
-            self.sessions[which] = await connect(self.engine, endpoint)
-
-    def _drop(self, page: Page, tap: Tap) -> None:
-        """Close a page the last block may have hung, then its proxy, in the background: a busy
-        renderer can take Chromium many seconds to let go of, and the slot's next block needs no
-        wait for it."""
-
-        async def close() -> None:
-            try:
-                await asyncio.wait_for(page.abandon(), 60)
-            except Exception:
-                pass  # the browser goes when the lane ends
-            finally:
-                await tap.stop()
-
-        task = asyncio.ensure_future(close())
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+            else:
+                endpoint = self.remote[which].endpoint
+                if endpoint is None:
+                    raise EngineError(f"{self._browser(which)}: a session made here cannot be connected to again")
+                self.sessions[which] = await connect(self.engine, endpoint)
+            self.pools[which].renew(self.sessions[which])
 
     # ------------------------------------------------------------------ one block
 
-    async def differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Recording) -> tuple[DifferentialOutcome, bool]:
+    async def differ(self, work: Work, page: Page, tap: Tap, first: Recording) -> tuple[DifferentialOutcome, bool]:
         """The differential review of ``work`` after its first run ``first`` (:mod:`.differential`),
         and whether the page can be reused."""
         started = time.monotonic()
         diff = _Differing()
         try:
-            keep = await self._differ(work, page, slot, tap, first, diff)
+            keep = await self._differ(work, page, tap, first, diff)
         except TimeoutError:
             diff.stopped, keep = "timed out", False
         return diff.freeze(round(time.monotonic() - started, 3)), keep
 
-    async def _differ(self, work: Work, page: Page, slot: Slot, tap: Tap, first: Recording, diff: _Differing) -> bool:
+    async def _differ(self, work: Work, page: Page, tap: Tap, first: Recording, diff: _Differing) -> bool:
         seed, alt = first.canaries.seed, secrets.token_hex(8)
 
         async def again(canaries: Canaries) -> Recording | None:
-            obs, keep = await asyncio.wait_for(self.review(work, page, slot, tap, canaries, shots=False), self.time_limit + 30)
+            obs, keep = await asyncio.wait_for(self.review(work, page, tap, canaries, shots=False), self.time_limit + 30)
             diff.runs += 1
             if not keep or obs.timed_out or obs.error:
                 diff.stopped = obs.error or ("timed out" if obs.timed_out else "page lost")
@@ -545,12 +532,12 @@ class Lane:
                                                ex.text[:300] if ex else "(the order of requests)"))
         return True
 
-    async def review(self, work: Work, page: Page, slot: Slot, tap: Tap, canaries: Canaries | None = None,
+    async def review(self, work: Work, page: Page, tap: Tap, canaries: Canaries | None = None,
                      shots: bool = True) -> tuple[Recording, bool]:
         """Review ``work`` on ``page``; returns what was seen and whether the page can be reused."""
         canaries = canaries or Canaries()
         obs = Recording(self.engine.name, canaries)
-        slot.watch = obs.watch
+        page.watch(obs.watch)
         mark = tap.mark()
         started = time.monotonic()
         keep = True
