@@ -54,3 +54,37 @@ def test_the_current_revision_counts_only_when_its_download_completed(browsers_p
 def test_browsers_path_zero_means_inside_the_package(monkeypatch):
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", "0")
     assert engines.playwright_browsers_dir().endswith(os.path.join("playwright", "driver", "package", ".local-browsers"))
+
+
+def test_a_webkit_driver_that_never_starts_its_session_is_killed_and_named(tmp_path, monkeypatch):
+    """A WebKitWebDriver that takes the session request and never answers (its MiniBrowser never
+    came up) once held its thread for good, and then asyncio.run's exit: the start is bounded."""
+    import subprocess
+    import sys
+    import time
+
+    from flowui_sandbox.sandbox.engines import webdriver
+    from flowui_sandbox.sandbox.engines.base import Engine, EngineError
+
+    pid_file = tmp_path / "pid"
+    driver = tmp_path / "WebKitWebDriver"
+    driver.write_text(f"""#!{sys.executable}
+import os, socket, sys, time
+port = int(next(a for a in sys.argv[1:] if a.isdigit() or a.startswith('--port=')).split('=')[-1])
+open({str(pid_file)!r}, 'w').write(str(os.getpid()))
+server = socket.create_server(('127.0.0.1', port))
+held = []
+while True:
+    held.append(server.accept()[0])  # read nothing, answer nothing
+""")
+    driver.chmod(0o755)
+    monkeypatch.setattr(webdriver, "WEBKIT_DRIVER", str(driver))
+    monkeypatch.setattr(webdriver, "START_TIMEOUT", 1.0)
+    monkeypatch.setattr(webdriver.Xvfb, "display", staticmethod(lambda: ":0"))
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="did not start a session within 1 s"):
+        webdriver.start_webkit_driver(Engine("webkit", "webdriver", sys.executable, "test"))
+    assert time.monotonic() - started < 10
+    pid = int(pid_file.read_text())
+    time.sleep(0.2)
+    assert subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip() in ("", "Z")

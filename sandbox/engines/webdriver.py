@@ -23,6 +23,10 @@ T = TypeVar("T")
 
 #: Debian's WebKitGTK WebDriver (package webkit2gtk-driver).
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
+#: Seconds a new MiniBrowser window's WebDriver session may take to start. Selenium waits on
+#: that answer with no timeout of its own: a WebKitWebDriver whose MiniBrowser never came up
+#: held its thread for good (measured once under load; it then kept asyncio.run from returning).
+START_TIMEOUT = 60.0
 
 class Xvfb:
     """One virtual display shared by every WebDriver browser of this process."""
@@ -413,9 +417,26 @@ def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: d
         env.update(http_proxy=proxy, https_proxy=proxy, no_proxy="127.0.0.1,localhost")
     env.update(environment or {})
     service = Service(executable_path=WEBKIT_DRIVER, env=env)
+    # The session's start, bounded: past START_TIMEOUT the driver and whatever it started are
+    # killed, and selenium's wait ends with the connection.
+    late = threading.Event()
+
+    def give_up() -> None:
+        process = getattr(service, "process", None)
+        if process is not None and process.poll() is None:
+            late.set()
+            kill_tree(process.pid)
+
+    timer = threading.Timer(START_TIMEOUT, give_up)
+    timer.daemon = True
+    timer.start()
     try:
         return webdriver.WebKitGTK(options=options, service=service)
     except Exception as exc:
+        if late.is_set():
+            raise EngineError(f"webkit: WebKitWebDriver did not start a session within {START_TIMEOUT:.0f} s") from exc
         raise EngineError(f"webkit: could not start WebKitWebDriver ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
+    finally:
+        timer.cancel()
 
 
