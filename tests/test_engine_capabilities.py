@@ -251,11 +251,11 @@ class _Tracked(_Nothing):
         self.ended = True
 
 
-def test_a_hung_block_costs_its_slot_the_page_and_its_proxy_and_the_retry_pass_takes_a_kept_page(monkeypatch):
+def test_a_hung_block_costs_its_slot_the_page_and_its_proxy_and_the_retry_pass_opens_a_new_one(monkeypatch):
     """The lane's pages come from the browser's page pool (verify's too), each behind its own proxy:
     a block that hung takes both with it (dropped: abandoned, then the proxy stopped), the slot
-    opens a new pair for its next block, and the retry pass reviews the hung block on a page a
-    slot gave back at its end (its host page kept), not on a new one."""
+    opens a new pair for its next block, and the retry pass reviews the hung block on a new pair
+    too (the slots closed theirs when the queue was empty)."""
     from flowui_sandbox.sandbox.review.browser import run_lanes
 
     opened: list[tuple[_Tracked, _Tracked]] = []
@@ -275,8 +275,8 @@ def test_a_hung_block_costs_its_slot_the_page_and_its_proxy_and_the_retry_pass_t
     monkeypatch.setattr(lane, "_open", open_page)
     seen = asyncio.run(asyncio.wait_for(run_lanes([lane], _works(4)), 10))[0]
     assert sorted(seen) == [0, 1, 2, 3] and not seen[1].timed_out  # the retry's verdict stands
-    assert len(opened) == 3  # two slots, and one new pair after the hang
-    (hung_page, hung_proxy), (retry_page, retry_proxy) = seen_on[1]
-    assert (retry_page, retry_proxy) in opened and retry_page is not hung_page and retry_proxy is not hung_proxy
+    assert len(opened) == 4  # two slots, one new pair after the hang, one for the retry pass
+    retry_page, retry_proxy = seen_on[1][1]
+    assert (retry_page, retry_proxy) == opened[-1]
     assert all(page.ended and proxy.ended for page, proxy in opened)  # every page and proxy ended with the lane
     assert all(pool.companion(p) is None for pool in lane.pools for p, _ in opened) and not any(pool.all for pool in lane.pools)

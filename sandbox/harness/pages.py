@@ -57,7 +57,7 @@ class PagePool:
         self._closing: set[asyncio.Task] = set()
 
     async def warm(self) -> None:
-        """Open :attr:`size` pages at once before the first run (the session's own way: WebDriver opens windows)."""
+        """Open :attr:`size` pages before the first run: through the opener one by one, else the session's own way (WebDriver opens its windows one at a time)."""
         if self.opener is not None:
             pages = [await self._open() for _ in range(self.size)]
         else:
