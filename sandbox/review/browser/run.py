@@ -3,7 +3,7 @@
 A slot holds a page of the engine's browser from the browser's page pool
 (:class:`flowui_sandbox.sandbox.harness.pages.PagePool`, verify's too), opened behind its own
 logging proxy (:class:`.proxy.Tap`, the page's companion in the pool, which also serves the
-slot's host page: the pool's kept host page, each block mounted in it).
+slot's host page, each block mounted in it).
 A block on a slot goes: host page → light screenshot → user actions (links held back) →
 state update → dark theme → dark screenshot → links → the rest of :data:`SETTLE` seconds
 from the last action → read everything → the block's frame destroyed. The whole of it
@@ -299,9 +299,7 @@ class Lane:
                         # stopped every engine's lane, and the batch then hung cancelling them.)
                         obs, keep = Recording(self.engine.name, Canaries(), error=f"the review failed: {_first_line(exc)}"), False
                     out[work.index] = obs
-                    if keep:
-                        pool.kept[page] = pool.kept.get(page, 0) + 1  # its host page takes the next block
-                    else:
+                    if not keep:
                         # The page goes, and its proxy with it: requests a flood still has in flight
                         # must not land in the log of the slot's next block.
                         pool.drop(page)
