@@ -2,7 +2,8 @@
 
 Tiers, as markers given by where a test lives:
 
-* ``unit``: ``tests/`` outside ``tests/browser/``: no browser, seconds (``make test-fast``);
+* ``unit``: ``tests/`` outside ``tests/browser/``: no browser, seconds (``make test-fast``); a
+  unit test that starts a browser session in its process fails (:func:`no_browser_in_the_unit_tier`);
 * ``browser``: ``tests/browser/``: real Chromium, Firefox and WebKit;
 * ``e2e``: whole installs and remote browsers (the wheel, the browser servers).
 
@@ -52,3 +53,23 @@ def tier(path: Path) -> str:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         item.add_marker(tier(Path(item.path)))
+
+
+class BrowserInUnitTier(AssertionError):
+    """A unit-tier test started a browser: it belongs in tests/browser/."""
+
+
+@pytest.fixture(autouse=True)
+def no_browser_in_the_unit_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unit tier runs without a browser: a driver session launched by a unit
+    test's own process fails it (a review on demand of the editor's API once ran Chromium here)."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+    from flowui_sandbox.sandbox.engines.playwright import PlaywrightSession
+    from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
+
+    async def refuse(cls, engine, **_):
+        raise BrowserInUnitTier(f"{request.node.nodeid} started {engine.name}: a test with a browser belongs in tests/browser/")
+
+    for session in (PlaywrightSession, WebDriverSession):
+        monkeypatch.setattr(session, "start", classmethod(refuse))

@@ -254,21 +254,6 @@ def test_the_state_beside_the_file_and_the_starters_fields_are_the_defaults(tmp_
     assert "card.state.json" in str(refused.value)
 
 
-def test_the_review_on_demand_runs_the_in_browser_layer(tmp_path):
-    source = '<p>x</p><script>document.cookie;</script><img src="https://tracker.example/p.png">'
-
-    async def check(server, http):
-        async with http.post(server.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": ["chromium"]}, headers=own(server)) as r:
-            return r.status, await r.json()
-
-    status, result = run(_with_server(tmp_path / "b.html", check))
-    assert status == 200, result
-    assert result["engines"] == ["chromium"]
-    rules = {f["rule"] for f in result["findings"]}
-    assert "blocked.cookie" in rules
-    assert all(f["line"] >= 1 and f["column"] >= 1 for f in result["findings"])
-
-
 def test_the_findings_are_the_static_reviews_at_their_positions(tmp_path):
     from flowui_sandbox.sandbox.review import review_static
 

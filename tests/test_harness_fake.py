@@ -189,13 +189,15 @@ def test_a_page_held_while_its_browser_was_replaced_is_dropped_when_given_back_n
 
 def test_a_probe_that_asks_for_a_fresh_page_runs_on_a_new_one_not_an_idle_one(servers):
     loop, srv = servers
-    session = FakeSession(lambda call: True if call.action == "recycle" else None)
+    # The host page says it is ready at once; then it shows nothing, and each run watches the
+    # probe's whole window (a short one here).
+    session = FakeSession(lambda call: True if call.action == "recycle" or (call.action == "evaluate" and call.args[0] == READY) else None)
 
     async def go():
         pages = PagePool(session, 2)
         await pages.warm()
         idle = list(pages.idle)
-        await attempt_probe(FRESH, pages, srv, Generator())
+        await attempt_probe(FRESH.model_copy(update={"wait": 0.05}), pages, srv, Generator())
         return idle
 
     idle = loop.run_until_complete(go())

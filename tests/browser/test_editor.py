@@ -482,3 +482,30 @@ def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped
     # The flood goes on; the list stays at the limit and the count of the dropped grows.
     flowui_page.wait_for("(n) => Number(document.querySelector('[data-testid=log-dropped]').dataset.dropped) > n", first_dropped, timeout=20)
     assert flowui_page.evaluate("() => document.querySelectorAll('[data-testid=log] li').length") == limit
+
+
+def test_the_review_on_demand_runs_the_in_browser_layer(flowui_engine, flowui_portal, tmp_path):
+    """``POST api/review`` runs the whole review, the in-browser layer included, in the engine asked for."""
+    import aiohttp
+
+    file = tmp_path / "b.html"
+    source = '<p>x</p><script>document.cookie;</script><img src="https://tracker.example/p.png">'
+    file.write_text(source, encoding="utf-8")
+
+    async def ask():
+        server = await EditorServer(EditorSession(file=file, state={"a": 1}, fields=["a"])).start()
+        headers = {"Origin": server.origin, "Sec-Fetch-Site": "same-origin", "X-Flowui-Editor": "1"}  # the editor's own page
+        try:
+            async with aiohttp.ClientSession() as http, http.post(
+                    server.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": [flowui_engine.name]},
+                    headers=headers) as r:
+                return r.status, await r.json()
+        finally:
+            await server.stop()
+
+    status, result = flowui_portal.run(ask())
+    assert status == 200, result
+    assert result["engines"] == [flowui_engine.name]
+    rules = {f["rule"] for f in result["findings"]}
+    assert "blocked.cookie" in rules
+    assert all(f["line"] >= 1 and f["column"] >= 1 for f in result["findings"])
