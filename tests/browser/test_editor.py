@@ -467,7 +467,9 @@ def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped
     editor.session.file.write_text(FLOOD_BLOCK, encoding="utf-8")
     open_editor_on(flowui_page, editor)
     show_tab(flowui_page, "log")
-    limit = flowui_page.evaluate("() => window.flowuiEditor.logLimit")
+    # Every read below competes with the flood: patience as for the waits (this one took 0.3-0.6 s
+    # beside a corpus run, and over 10 s once in a CI emulation on a machine at half its speed).
+    limit = flowui_page.evaluate("() => window.flowuiEditor.logLimit", timeout=30)
     dropped = flowui_page.wait_for(
         "() => { const d = document.querySelector('[data-testid=log-dropped]'); return d && !d.hidden && Number(d.dataset.dropped) > 50 && d.textContent; }",
         timeout=60,
@@ -475,13 +477,13 @@ def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped
     count, shown, first_dropped, text = flowui_page.evaluate(
         "() => { const d = document.querySelector('[data-testid=log-dropped]');"
         " return [document.querySelectorAll('[data-testid=log] li').length, document.querySelector('[data-testid=log-count]').textContent,"
-        " Number(d.dataset.dropped), d.textContent]; }")
+        " Number(d.dataset.dropped), d.textContent]; }", timeout=30)
     assert count == limit == int(shown)
     assert text == f"{first_dropped} older entries dropped (the log keeps the newest {limit})"
     assert "older entries dropped" in dropped
     # The flood goes on; the list stays at the limit and the count of the dropped grows.
     flowui_page.wait_for("(n) => Number(document.querySelector('[data-testid=log-dropped]').dataset.dropped) > n", first_dropped, timeout=20)
-    assert flowui_page.evaluate("() => document.querySelectorAll('[data-testid=log] li').length") == limit
+    assert flowui_page.evaluate("() => document.querySelectorAll('[data-testid=log] li').length", timeout=30) == limit
 
 
 def test_the_review_on_demand_runs_the_in_browser_layer(flowui_engine, flowui_portal, tmp_path):
