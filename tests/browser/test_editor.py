@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 
+import aiohttp
 import pytest
 from editor_driver import block_click, block_eval, block_wait, focus_editor, preview_eval
 
@@ -468,7 +469,7 @@ def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped
     open_editor_on(flowui_page, editor)
     show_tab(flowui_page, "log")
     # Every read below competes with the flood: patience as for the waits (this one took 0.3-0.6 s
-    # beside a corpus run, and over 10 s once in a CI emulation on a machine at half its speed).
+    # beside a heavy-tier run, and over 10 s once in a CI emulation on a machine at half its speed).
     limit = flowui_page.evaluate("() => window.flowuiEditor.logLimit", timeout=30)
     dropped = flowui_page.wait_for(
         "() => { const d = document.querySelector('[data-testid=log-dropped]'); return d && !d.hidden && Number(d.dataset.dropped) > 50 && d.textContent; }",
@@ -488,8 +489,6 @@ def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped
 
 def test_the_review_on_demand_runs_the_in_browser_layer(flowui_engine, flowui_portal, tmp_path):
     """``POST api/review`` runs the whole review, the in-browser layer included, in the engine asked for."""
-    import aiohttp
-
     file = tmp_path / "b.html"
     source = '<p>x</p><script>document.cookie;</script><img src="https://tracker.example/p.png">'
     file.write_text(source, encoding="utf-8")
