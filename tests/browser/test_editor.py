@@ -490,22 +490,16 @@ def test_the_bridge_log_keeps_a_bounded_number_of_entries_and_counts_the_dropped
     assert flowui_page.evaluate("() => document.querySelectorAll('[data-testid=log] li').length", timeout=30) == limit
 
 
-def test_the_review_on_demand_runs_the_in_browser_layer(flowui_engine, flowui_portal, tmp_path):
+def test_the_review_on_demand_runs_the_in_browser_layer(flowui_engine, flowui_portal, editor):
     """``POST api/review`` runs the whole review, the in-browser layer included, in the engine asked for."""
-    file = tmp_path / "b.html"
     source = '<p>x</p><script>document.cookie;</script><img src="https://tracker.example/p.png">'
-    file.write_text(source, encoding="utf-8")
+    headers = {"Origin": editor.origin, "Sec-Fetch-Site": "same-origin", "X-Flowui-Editor": "1"}  # the editor's own page
 
     async def ask():
-        server = await EditorServer(EditorSession(file=file, state={"a": 1}, fields=["a"])).start()
-        headers = {"Origin": server.origin, "Sec-Fetch-Site": "same-origin", "X-Flowui-Editor": "1"}  # the editor's own page
-        try:
-            async with aiohttp.ClientSession() as http, http.post(
-                    server.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": [flowui_engine.name]},
-                    headers=headers) as r:
-                return r.status, await r.json()
-        finally:
-            await server.stop()
+        async with aiohttp.ClientSession() as http, http.post(
+                editor.url + "api/review", json={"source": source, "fields": [], "state": {}, "engines": [flowui_engine.name]},
+                headers=headers) as r:
+            return r.status, await r.json()
 
     status, result = flowui_portal.run(ask())
     assert status == 200, result
