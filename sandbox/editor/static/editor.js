@@ -453,9 +453,58 @@ function showProjection() {
 
 // ------------------------------------------------------------------------ the bridge log
 
+// Entries are queued and drawn once per frame: a block that floods its bridge sends hundreds a
+// second, and drawing (with a scroll, which forces a layout) per entry kept Firefox's editor page
+// from answering for seconds (measured: bench/editor_log_flood.py). Of a frame's queue only the
+// newest LOG_LIMIT are drawn; the others count as dropped at once.
 let logCount = 0;   // entries in the list now (at most LOG_LIMIT)
 let logDropped = 0; // the oldest entries removed to keep it there
+let logQueue = [];  // [entry, generation] not drawn yet (at most LOG_LIMIT)
+let logFlush = null; // the scheduled draw, or null
 function addLog(entry, gen) {
+  logQueue.push([entry, gen]);
+  if (logQueue.length > LOG_LIMIT) {
+    logQueue.shift();
+    logDropped += 1;
+  }
+  if (logFlush !== null) return;
+  // The next frame, or a timer where frames do not come (a hidden tab), whichever is first.
+  const draw = () => { cancelAnimationFrame(logFlush.frame); clearTimeout(logFlush.timer); logFlush = null; drawLog(); };
+  logFlush = { frame: requestAnimationFrame(draw), timer: setTimeout(draw, 250) };
+}
+
+// New entries are scrolled into view while the reader is at the log's end (or has not scrolled
+// it), not while they read an older one.
+let logFollow = true;
+const tabPanels = document.querySelector('.tab-panels');
+const logShown = () => !$('log').closest('.tab-panel').hidden;
+const showLogEnd = () => { if (logFollow && logShown() && $('log').lastElementChild) $('log').lastElementChild.scrollIntoView({ block: 'nearest' }); };
+tabPanels.addEventListener('scroll', () => {
+  if (logShown()) logFollow = tabPanels.scrollHeight - tabPanels.scrollTop - tabPanels.clientHeight < 24;
+}, { passive: true });
+
+function drawLog() {
+  const list = $('log');
+  const items = document.createDocumentFragment();
+  for (const [entry, gen] of logQueue) items.append(logItem(entry, gen));
+  logQueue = [];
+  list.append(items);
+  logCount = list.childElementCount;
+  while (logCount > LOG_LIMIT) {
+    list.firstElementChild.remove();
+    logCount -= 1;
+    logDropped += 1;
+  }
+  showLogEnd();
+  $('log-count').textContent = String(logCount);
+  const dropped = $('log-dropped');
+  dropped.hidden = logDropped === 0;
+  dropped.dataset.dropped = String(logDropped);
+  dropped.textContent = `${logDropped} older ${logDropped === 1 ? 'entry' : 'entries'} dropped (the log keeps the newest ${LOG_LIMIT})`;
+}
+
+// One entry's list item: its head line and, when it has data, the data as the host saw it.
+function logItem(entry, gen) {
   const li = document.createElement('li');
   li.className = `log-entry ${entry.level}`;
   li.dataset.code = entry.code;
@@ -500,20 +549,7 @@ function addLog(entry, gen) {
     pre.textContent = body;
     li.append(pre);
   }
-  const list = $('log');
-  list.append(li);
-  logCount += 1;
-  while (logCount > LOG_LIMIT) {
-    list.firstElementChild.remove();
-    logCount -= 1;
-    logDropped += 1;
-  }
-  li.scrollIntoView({ block: 'nearest' });
-  $('log-count').textContent = String(logCount);
-  const dropped = $('log-dropped');
-  dropped.hidden = logDropped === 0;
-  dropped.dataset.dropped = String(logDropped);
-  dropped.textContent = `${logDropped} older ${logDropped === 1 ? 'entry' : 'entries'} dropped (the log keeps the newest ${LOG_LIMIT})`;
+  return li;
 }
 
 // An error's line:column in the srcdoc, as a line:column of the author's source (or null: the runtime's).
@@ -526,6 +562,8 @@ function authorPosition(gen, line, column) {
 }
 
 $('clear-log').addEventListener('click', () => {
+  logQueue = [];
+  logFollow = true;
   $('log').replaceChildren();
   logCount = 0;
   logDropped = 0;
@@ -685,6 +723,7 @@ for (const tab of document.querySelectorAll('[role=tab]')) {
   tab.addEventListener('click', () => {
     for (const t of document.querySelectorAll('[role=tab]')) t.setAttribute('aria-selected', String(t === tab));
     for (const p of document.querySelectorAll('.tab-panel')) p.hidden = p.dataset.panel !== tab.dataset.tab;
+    showLogEnd();
   });
 }
 
