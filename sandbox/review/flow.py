@@ -108,6 +108,7 @@ class Flow:
         self.returns: dict[str, Labels] = {}
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
+        self.this: dict[int, Labels] = {}      # a listener function's node id -> what `this` is in it
         self.reads: dict[str, Node] = {}     # state paths read -> first node
         self.changed = True
         self._collect_functions()
@@ -318,6 +319,12 @@ class Flow:
             self.props[name] = old | labels
             self.changed = True
 
+    def _bind_this(self, function: Node, labels: Labels) -> None:
+        old = self.this.get(function.id, frozenset())
+        if not labels <= old:
+            self.this[function.id] = old | labels
+            self.changed = True
+
     def _bind_dom(self, labels: Labels) -> None:
         if labels and not labels <= self.dom:
             self.dom = self.dom | labels
@@ -327,6 +334,7 @@ class Flow:
         """A listener for ``event`` on ``target``: its first parameter is the event."""
         if handler is None:
             return
+        controls: list[str] = []
         if event in INPUT_EVENTS:
             controls = sorted(label[1] for label in (self.labels(target) if target is not None else ())
                               if label[0] == CONTROL)
@@ -340,6 +348,8 @@ class Flow:
             params = self._params(fn)
             if params:
                 self._bind_pattern(params[0], labels)
+            if controls and fn.type != "arrow_function":
+                self._bind_this(fn, frozenset((CONTROL, c) for c in controls))
     def _call(self, node: Node) -> None:
         args, name, head, method = call_parts(node)
         function = node.child_by_field_name("function")
@@ -488,6 +498,12 @@ class Flow:
         if node is None:
             return frozenset()
         kind = node.type
+        if kind == "this":
+            # In a listener on a control (a function, not an arrow), `this` is the control.
+            function = _enclosing_function(node)
+            while function is not None and function.type == "arrow_function":
+                function = _enclosing_function(function)
+            return self.this.get(function.id, frozenset()) if function is not None else frozenset()
         if kind == "identifier":
             name = text(node)
             if name == "undefined":
@@ -601,6 +617,12 @@ class Flow:
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
+            handed = args[1:] if method in ("call", "apply", "bind") else args  # `this` of a call: the getter's own case
+            if name not in self.functions and any(FLOWUI in self.labels(arg) for arg in handed):
+                # The bridge object handed to the platform (JSON.stringify(flowUi), Object.entries,
+                # structuredClone): its enumerable `state` getter gives the whole state.
+                self._read("", node)
+                out.add((STATE, "", False))
             return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out
                              if label[0] not in (FLOWUI[0], CONTROL, INPUT_EVENT))
         if kind == "new_expression":

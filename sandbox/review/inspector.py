@@ -79,6 +79,7 @@ class Inspector:
         #: Where the scripts can reach a host outside the platform (for exfil.possible-flow).
         self.reach: list[tuple[Script, Node, str]] = []
         self._rtc: list[tuple[Script, Node]] = []
+        self._rtc_refs: list[tuple[Script, Node]] = []  # the constructor reached as a value (not `new X()`)
         copies: dict[str, list[Script]] = {}
         for script in flow.scripts:
             copies.setdefault(script.code, []).append(script)
@@ -97,6 +98,7 @@ class Inspector:
     def _webrtc(self) -> None:
         """One channel.webrtc per peer connection, naming what its configuration, data channels'
         labels and sends carry (every call on a peer connection or a channel of it)."""
+        self._webrtc_refs()
         if not self._rtc:
             return
         carried: set = set()
@@ -121,6 +123,21 @@ class Inspector:
             self.emit("channel.webrtc", script, node, f"new {ctor}(): STUN packets leave outside the Content-Security-Policy"
                       + (f", carrying {', '.join(paths)} (server credentials, channel labels or sends)" if paths else ""),
                       paths=paths)
+
+    def _webrtc_refs(self) -> None:
+        """A WebRTC constructor reached as a value (an alias, destructuring, ``Reflect.construct``, a
+        key string): the peer connection it makes is not followed, so the finding names everything
+        the block reads as what it may carry."""
+        if not self._rtc_refs:
+            return
+        reads = {(STATE, p, False) for p in self.flow.reads if p != "?"}
+        paths = _named(reads) + (["(what the user types)"] if self.flow.inputs_used else [])
+        for script, node in self._rtc_refs:
+            name = string_value(node) if node.type == "string" else text(node)
+            self.emit("channel.webrtc", script, node,
+                      f"{name} used as a value (an alias, destructuring, Reflect.construct), not as `new {name}()`: a peer connection"
+                      " sends STUN packets outside the Content-Security-Policy; what it carries is not followed"
+                      + (f", and the block reads {', '.join(paths)}" if paths else ""), paths=paths)
 
     def _possible_flow(self) -> None:
         """A block that reads state or input and can reach another host, with no flow proved:
@@ -253,6 +270,9 @@ class Inspector:
             if not count & 255 and time.monotonic() > deadline:
                 raise TooComplex("time")
             kind = node.type
+            if (text(node) if kind in _NAME_NODES else string_value(node) if kind == "string" else None) in _WEBRTC \
+                    and not _constructed(node):
+                self._rtc_refs.append((script, node))
             if kind == "assignment_expression" or kind == "augmented_assignment_expression":
                 self._assignment(script, node)
             elif kind == "call_expression":
@@ -565,6 +585,24 @@ class Inspector:
 #: Array methods whose callback's second parameter is the element's index (a number).
 _INDEXED_CALLBACKS = frozenset(("forEach", "map", "filter", "some", "every", "find", "findIndex", "findLast",
                                 "findLastIndex", "flatMap"))
+
+
+#: Nodes that name a global or a property: `X`, `window.X`, `{X} = window`, `{X: Y} = window`.
+_NAME_NODES = frozenset(("identifier", "property_identifier", "shorthand_property_identifier_pattern",
+                         "shorthand_property_identifier"))
+
+
+def _constructed(node: Node) -> bool:
+    """Whether ``node`` names the constructor of a ``new`` (``new X()``, ``new window.X()``,
+    ``new (window['X'])()``), which :meth:`Inspector._new` follows."""
+    chain = node
+    while (up := parent_of(chain)) is not None and (
+            up.type == "member_expression" and up.child_by_field_name("property") == chain
+            or up.type == "subscript_expression" and up.child_by_field_name("index") == chain
+            or up.type == "parenthesized_expression"):
+        chain = up
+    up = parent_of(chain)
+    return up is not None and up.type == "new_expression" and up.child_by_field_name("constructor") == chain
 
 
 def _numeric_index(index: Node | None) -> bool:
