@@ -455,3 +455,57 @@ def documents(draw):
 @given(documents())
 def test_the_models_and_the_schema_accept_the_same_documents(doc):
     assert models_accept(doc) == SCHEMA.is_valid(doc), doc
+
+
+def test_a_type_that_is_a_list_or_an_object_is_a_located_problem(tmp_path):
+    """``"type": []`` (unhashable) raised TypeError in the checks and the walk: the command exited 70."""
+    from flowui_sandbox.sandbox.document import check_blocks
+
+    for bad in ([], {}, ["html"]):
+        doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [{"block_id": "b", "type": bad}]}]}
+        assert [p.where for p in check_document(doc).problems] == ["pages[0].blocks[0]"]
+        assert [p.where for p in check_blocks([{"block_id": "b", "type": bad}]).problems] == ["blocks[0]"]
+    page_type = {"start_page_id": "p", "pages": [{"page_id": "p", "type": [], "blocks": [
+        {"block_id": "s", "type": "select", "field": "s", "options": [{"value": 1, "label": "a", "type": {}}]},
+        {"block_id": "d", "type": "divider", "visible_when": {"path": "a", "type": {}}}]}]}
+    assert sorted(p.where for p in check_document(page_type).problems) == [
+        "pages[0].blocks[0].options[0].type", "pages[0].blocks[1].visible_when.type", "pages[0].type"]
+    doc = tmp_path / "bad.json"
+    doc.write_text('{"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [{"block_id": "b", "type": []}]}]}')
+    proc, _ = _cli("document", str(doc))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"{doc}:1:62: pages[0].blocks[0]: unknown block type '[]' (docs/DOCUMENT.md lists the block types)"
+
+
+def test_the_diff_command_prints_a_lone_surrogate_as_its_json_escape(tmp_path):
+    """A state holding "\\ud800" (valid JSON) made the printed patch unencodable: exit 70."""
+    (tmp_path / "a.json").write_text('{"a": "x"}')
+    (tmp_path / "b.json").write_text('{"a": "\\ud800", "\\udc00": ["é"]}')
+    proc, _ = _cli("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [{"op": "replace", "path": "/a", "value": "\ud800"}, {"op": "add", "path": "/\udc00", "value": ["é"]}]
+
+
+def test_many_inputs_on_one_path_are_one_problem_and_many_options_are_checked_by_hashing():
+    """2,000 checkboxes on one field were 2,000,000 problems (2 minutes, 2 GB); 20,000 options
+    were compared pairwise (minutes). One problem naming the inputs; a set of the values."""
+    inputs = [{"block_id": f"i{i}", "type": "checkbox", "field": "a"} for i in range(2000)]
+    problems = check_document({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": inputs}]}).problems
+    assert len(problems) == 1 and problems[0].where == "pages[0].blocks[1].field"
+    assert "pages[0].blocks[0], pages[0].blocks[2]" in problems[0].message and "and 1994 more inputs" in problems[0].message
+    options = [{"value": i, "label": ""} for i in range(20_000)] + [{"value": 7.0, "label": ""}]
+    select = {"block_id": "s", "type": "select", "field": "s", "options": options}
+    problems = check_document({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [select]}]}).problems
+    assert [str(p) for p in problems] == ["pages[0].blocks[0].options[20000].value: the option value 7.0 appears twice"]
+
+
+def test_rendered_blocks_are_located_as_document_blocks_are():
+    """A rendered block's problems were located at its type (``blocks[0].heading``), not at the
+    property (``blocks[0].txt``): the union's tag was kept when the loc starts at the block."""
+    from flowui_sandbox.sandbox.document import check_blocks
+
+    blocks = [{"block_id": "x", "type": "heading", "txt": "a"}, {"block_id": "y", "type": "divider", "visible_when": {"path": "a", "type": {}}},
+              {"type": "text"}, 5]
+    in_page = [str(p) for p in check_document({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": blocks}]}).problems]
+    assert [str(p) for p in check_blocks(blocks).problems] == [line.removeprefix("pages[0].") for line in in_page]
+    assert "blocks[0].txt: unknown property 'txt' of a heading block (known: block_id, visible_when, text, level)" in in_page[1]

@@ -266,3 +266,90 @@ def test_many_keys_under_an_html_field_are_written_once_each_without_touching_th
     nested = page({"block_id": "card", "type": "html", "source": "<p></p>", "fields": ["a"]})
     writes = validate_ui_action(nested, "p", message({"action": "go", "source": "card", "fields": {"a.b.c": 1, "a.b.d": 2}}), state={}).writes
     assert writes[:2] == [{"op": "add", "path": "/a", "value": {"b": {"c": 1}}}, {"op": "add", "path": "/a/b/d", "value": 2}]
+
+
+HTML = {"block_id": "h", "type": "html", "source": "<p></p>", "fields": ["customer"]}
+
+
+def test_a_key_of_many_dots_is_refused_by_the_grammar_at_once():
+    """A key of 400,000 segments (800,000 characters, under the 1,000,000 limit) was split into
+    every prefix before the grammar was checked: quadratic, hours. It is one short refusal."""
+    key = ".".join(["a"] * 400_000)
+    for source, action in (("h", "go"), ("send", "send")):
+        with pytest.raises(UiActionRefused) as info:
+            validate_ui_action(page(SEND, HTML), "p", message({"action": action, "source": source, "fields": {key: 1}}), state={})
+        assert info.value.codes == ["unknown-field"]
+        assert len(str(info.value)) < 500 and "(799,999 characters)" in str(info.value)
+    # under an html block's field, the grammar's own reason
+    assert "at most 256 are allowed" in str(pytest.raises(UiActionRefused, validate_ui_action, page(HTML), "p",
+                                                       message({"action": "go", "source": "h", "fields": {"customer." + key: 1}}), state={}).value)
+
+
+def test_integers_javascript_cannot_hold_are_refused_not_a_crash():
+    """10**400 made math.isfinite raise OverflowError (HTTP 500 in the live server), and through an
+    html block it was written and sent down; the JSON reader refuses such integers, so does the check."""
+    doc = page(SEND, HTML, {"block_id": "n", "type": "number_input", "field": "amount"})
+    for fields, payload in (({"amount": 10**400}, None), ({"amount": 2**53}, None), ({"customer": {"x": [-(10**400)]}}, None), ({}, 10**5000)):
+        with pytest.raises(UiActionRefused) as info:
+            validate_ui_action(doc, "p", message({"action": "send" if "amount" in fields else "go", "source": "send" if "amount" in fields else "h",
+                                                  "fields": fields, "payload": payload}), state={})
+        assert info.value.codes == ["too-large"] and "MAX_SAFE_INTEGER" in str(info.value)
+    ok = validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"amount": 2**53 - 1}}), state={})
+    assert ok.writes[0]["value"] == 2**53 - 1
+
+
+def test_a_write_that_would_nest_the_state_too_deep_is_refused():
+    """An accepted write could make the state deeper than 64 levels, which applying it then refused."""
+    def nested(depth):
+        value = 1
+        for _ in range(depth):
+            value = [value]
+        return value
+
+    doc = page(HTML)
+    deep = "customer" + ".a" * 2  # 3 segments: the state root, customer, a, then a's value
+    assert refused(doc, {"action": "go", "source": "h", "fields": {deep: nested(62)}}) == ["too-large"]
+    writes = validate_ui_action(doc, "p", message({"action": "go", "source": "h", "fields": {deep: nested(61)}}), state={}).writes
+    assert apply_patch({}, writes)["customer"]["a"]["a"] == nested(61)  # 64 levels: applied
+
+
+def test_unpaired_surrogates_are_refused_in_every_write():
+    """A text input refused "\\ud800" but an html block's field or payload wrote it, and the live
+    server's UTF-8 event stream then broke for good."""
+    doc = page(HTML)
+    for fields in ({"customer.name": "\ud800"}, {"customer": {"tags": ["ok", "\udc00"]}}, {"customer": {"\ud800": 1}}):
+        assert refused(doc, {"action": "go", "source": "h", "fields": fields}) == ["wrong-type"], fields
+    with pytest.raises(UiActionRefused) as info:
+        validate_ui_action(doc, "p", message({"action": "go", "source": "h", "fields": {}, "payload": {"x": "\ud800"}}), state={})
+    assert [r.where for r in info.value.refusals] == ["message.parts[0].data.payload"]
+    assert validate_ui_action(doc, "p", message({"action": "go", "source": "h", "fields": {"customer.name": "😀"}}), state={}).writes
+
+
+def test_a_state_conflict_does_not_describe_the_state():
+    """The refusal told the client what its projection does not hold (an array's length, a value's type)."""
+    doc = page(SEND, {"block_id": "q", "type": "number_input", "field": "orders.5.qty"},
+               {"block_id": "n", "type": "text_input", "field": "profile.nick"}, {"block_id": "k", "type": "text_input", "field": "list.key"})
+    state = {"orders": [{"qty": 1}, {"qty": 2}, {"qty": 3}], "profile": "SECRET", "list": [1]}
+    texts = []
+    for field, value in (("orders.5.qty", 1), ("profile.nick", "x"), ("list.key", "x")):
+        with pytest.raises(UiActionRefused) as info:
+            validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {field: value}}), state=state)
+        assert info.value.codes == ["state-conflict"]
+        texts.append(info.value.refusals[0].message.replace(repr(field), "KEY"))
+    assert len(set(texts)) == 1, texts  # one text whatever is in the way
+    assert not any(word in texts[0] for word in ("3", "string", "SECRET", "/orders", "/profile"))
+
+
+def test_multiple_choices_are_distinct_as_json_numbers_and_checked_in_linear_time():
+    """[1, 1.0] passed (JSON has one number 1); each choice was compared with every option
+    (10,000 x 10,000: 40 s); now one set of the options' JSON forms."""
+    doc = page(SEND, {"block_id": "s", "type": "select", "field": "tags", "multiple": True,
+                      "options": [{"value": 1, "label": "one"}, {"value": 2, "label": "two"}, {"value": "1", "label": "text"}]})
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"tags": [1, 1.0]}}) == ["not-an-option"]
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"tags": [True]}}) == ["not-an-option"]
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"tags": [1, "1", 2.0]}}), state={}).writes
+    n = 10_000
+    big = page(SEND, {"block_id": "s", "type": "select", "field": "tags", "multiple": True,
+                      "options": [{"value": f"o{i}", "label": ""} for i in range(n)]})
+    chosen = [f"o{n - 1 - i}" for i in range(n)]
+    assert validate_ui_action(big, "p", message({"action": "send", "source": "send", "fields": {"tags": chosen}}), state={}).writes[0]["value"] == chosen

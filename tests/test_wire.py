@@ -378,3 +378,67 @@ def test_a_session_can_start_with_blocks_already_rendered():
     with pytest.raises(SessionError) as caught:
         session(rendered={"title": []})
     assert caught.value.wheres == ["slot_id"]
+
+
+def test_the_live_server_answers_bad_messages_and_keeps_its_stream():
+    """Plain json.loads of 200,000-deep nesting raised RecursionError (HTTP 500); 10**400 made the
+    check raise OverflowError (500); a write nesting the state past 64 levels was accepted, then
+    refused by Session.apply (500); a lone surrogate in the state broke the UTF-8 event stream for good."""
+    import asyncio
+
+    import aiohttp
+
+    from flowui_sandbox.sandbox.document.live import LiveServer
+
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "h", "type": "html", "fields": ["customer"], "source": "<b data-bind='customer.name'></b>"}]}]}
+
+    def up(fields):
+        return json.dumps({"role": "ROLE_USER", "contextId": "ctx-live", "parts": [
+            {"mediaType": ACTION, "data": {"action": "x", "source": "h", "fields": fields}}]})
+
+    nested: object = 1
+    for _ in range(40):
+        nested = [nested]
+
+    async def scenario():
+        server = await LiveServer(doc, {"customer": {"name": "A"}}).start()
+        try:
+            async with aiohttp.ClientSession() as client:
+                events = await client.get(server.url + "events")
+                assert (await events.content.readline()).startswith(b"data: ")
+                await events.content.readline()
+                answers = []
+                for body in ("[" * 200_000 + "]" * 200_000, up({"customer.x": 10**400}),
+                             up({"customer" + ".a" * 30: nested}), up({"customer.name": "\ud800"})):
+                    async with client.post(server.url + "message", data=body) as response:
+                        answers.append((response.status, await response.json()))
+                assert [status for status, _ in answers] == [400, 400, 422, 422], answers
+                assert "nested deeper than 64" in answers[0][1]["problems"][0] and "MAX_SAFE_INTEGER" in answers[1][1]["problems"][0]
+                assert answers[2][1]["codes"] == ["too-large"] and answers[3][1]["codes"] == ["wrong-type"]
+                await server.step({"customer": {"name": "\ud800"}})  # the agent's own state: sent as the JSON escape
+                await server.step({"customer": {"name": "B"}})
+                told = []
+                for _ in range(2):
+                    line = await asyncio.wait_for(events.content.readline(), 5)
+                    told.append(json.loads(line[len(b"data: "):])["artifact"]["parts"][0]["data"])
+                    await events.content.readline()
+                assert told == [[{"op": "replace", "path": "/customer/name", "value": "\ud800"}],
+                                [{"op": "replace", "path": "/customer/name", "value": "B"}]]
+                events.close()
+        finally:
+            await server.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_live_command_reads_files_with_the_projects_json_reader(tmp_path, capsys):
+    from flowui_sandbox.sandbox.document.live import main
+
+    deep, good = tmp_path / "deep.json", tmp_path / "ok.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    good.write_text("{}")
+    for args, line in [([str(deep), str(good)], f"{deep}:1:65: nested deeper than 64 objects and arrays"),
+                       ([str(good), str(deep)], f"{deep}:1:65: nested deeper than 64 objects and arrays")]:
+        assert main(args) == 2
+        assert capsys.readouterr().err == line + "\n"

@@ -35,14 +35,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars
+from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars, json_depth
 
-from ..block.jsonjs import MAX_DEPTH
-from ..block.paths import path_problem
+from ..block.jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
+from ..block.paths import MAX_LENGTH, path_problem
 from ..block.projection import MISSING, get_path, is_empty
 from ..errors import UsageError
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
-from .patch import PatchError, check_json, escape, json_equal
+from .patch import PatchError, check_json, escape, json_equal, json_key
 from .pattern import compile_pattern, lone_surrogate, utf16_length
 from .projection import report_of
 from .validate import DocumentError, Problem, check_blocks
@@ -61,7 +61,8 @@ REASONS: dict[str, str] = {
     "text-beside-action": "a ui-action message carries no text part",
     "extra-part": "a ui-action message carries exactly one part, the ui-action",
     "bad-ui-action": "the ui-action part does not have the protocol's shape",
-    "too-large": f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels",
+    "too-large": f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels, holds an integer "
+                 f"beyond ±{MAX_SAFE_INTEGER:,}, or a write would nest the state deeper than {MAX_DEPTH} levels",
     "unknown-page": "the current page is not a page of the document",
     "unknown-source": "no block of the document has this block_id",
     "not-on-page": "the source block is not on the current page",
@@ -72,7 +73,7 @@ REASONS: dict[str, str] = {
     "unknown-field": "the key is not a field of an input block on the page (or of the html source)",
     "hidden-field": "the input block of this field is hidden (visible_when) in the current state",
     "required": "a required field is missing or empty",
-    "wrong-type": "the value does not have the type its input gives",
+    "wrong-type": "the value does not have the type its input gives, or holds an unpaired surrogate",
     "pattern-mismatch": "the text does not match the input's pattern",
     "too-short": "the text is shorter than min_length",
     "too-long": "the text is longer than the input allows",
@@ -133,7 +134,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
     report = report_of(document, frozen=frozen)
     data = _the_part(message)
     try:
-        check_json(data, "data")
+        check_json(data, "data", safe_integers=True)
         size = json_chars(data)
     except (PatchError, ValueError) as exc:
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data", str(exc))]) from None
@@ -190,6 +191,8 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
                 under.setdefault(prefix, []).append(b["field"])
         by_field.setdefault(b["field"], []).append((b, vis))
     own = list(block.get("fields", [])) if kind == "html" else []
+    if kind == "html" and _has_surrogate(payload):  # written at ui_action, as the fields are
+        refusals.append(Refusal("wrong-type", f"{where}.payload", "the payload holds a string with an unpaired surrogate (not Unicode text)"))
     values = action.fields
     refused: set[str] = set()  # fields (of inputs) already refused: no "required" on top
 
@@ -197,7 +200,12 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         refusals.append(Refusal(code, f"{where}.fields[{_quote(key)}]", text))
         refused.add(field or key)
 
+    # the grammar first (at most MAX_SEGMENTS segments): a key of 500,000 dots is refused at once,
+    # never split into prefixes
+    bad_paths = {key: why for key in values if (why := path_problem(key)) is not None}
     for key in values:
+        if key in bad_paths:
+            continue
         outer = next((p for p in _prefixes(key) if p in values), None)
         if outer is not None:
             refuse("overlapping-fields", key, f"{key!r} lies inside {outer!r}, also written by this message")
@@ -209,11 +217,17 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
             continue
         if not shown and not any(key == f or key.startswith(f + ".") for f in own):
             known = sorted({*by_field, *own})
-            refuse("unknown-field", key, f"{key!r} is not a field of page {page_id!r}"
+            refuse("unknown-field", key, f"{_quote(key)} is not a field of page {page_id!r}"
                    f"{' or of the html block (or under one of its fields)' if own else ''} ({', '.join(known) or 'it has none'})")
             continue
-        if path_problem(key) is not None:  # an html block's own path under one of its fields
-            refuse("unknown-field", key, f"{key!r}: {path_problem(key)}")
+        if key in bad_paths:  # an html block's own path under one of its fields
+            refuse("unknown-field", key, f"{_quote(key)}: {bad_paths[key]}")
+            continue
+        if _has_surrogate(value):  # the event stream is UTF-8: such a string could never be sent down
+            refuse("wrong-type", key, "the value holds a string with an unpaired surrogate (not Unicode text)")
+            continue
+        if len(key.split(".")) + json_depth(value) > MAX_DEPTH:  # the state root is level 1, each segment one more
+            refuse("too-large", key, f"written at its path, the value would nest the state deeper than {MAX_DEPTH} levels")
             continue
         for b in shown:  # the value at the input's own path
             problems = _check_value(b, value, f"{where}.fields[{_quote(key)}]")
@@ -463,11 +477,14 @@ def _check_value(block: dict, value: Any, at: str) -> list[Refusal]:
         chosen = value if block.get("multiple") else [value]
         if block.get("multiple") and not isinstance(value, list):
             return wrong("an array of option values")
-        if block.get("multiple") and len(chosen) != len({repr((type(c), c)) for c in chosen}):
+        keys = [json_key(c) for c in chosen]  # JSON's equality, hashed: 1 and 1.0 are one choice, true and 1 two
+        if len(keys) != len(set(keys)):
             return [Refusal("not-an-option", at, "an option is chosen twice")]
-        for choice in chosen:
-            if not any(json_equal(choice, o) and type(choice) is type(o) or _same_number(choice, o) for o in options):
-                return [Refusal("not-an-option", at, f"{_short(choice)} is not an option of {bid!r} ({', '.join(map(_short, options))})")]
+        known = {json_key(o) for o in options}
+        for choice, key in zip(chosen, keys):
+            if key not in known:
+                listed = ", ".join(map(_short, options[:10])) + (f", … ({len(options)} options)" if len(options) > 10 else "")
+                return [Refusal("not-an-option", at, f"{_short(choice)} is not an option of {bid!r} ({listed})")]
         return []
     if kind == "date_input":
         if not isinstance(value, str) or not re.fullmatch(DATE[1:-1], value) or not _valid(date.fromisoformat, value):
@@ -530,8 +547,20 @@ def _valid(parse, text: str) -> bool:
         return False
 
 
-def _same_number(a: Any, b: Any) -> bool:
-    return type(a) in (int, float) and type(b) in (int, float) and a == b
+def _has_surrogate(value: Any) -> bool:
+    """Whether a string or key anywhere in ``value`` holds an unpaired surrogate."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is str:
+            if lone_surrogate(node):
+                return True
+        elif type(node) is dict:
+            stack.extend(node)
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return False
 
 
 # ------------------------------------------------------------------------ the writes
@@ -549,26 +578,32 @@ def _write(state: dict, path: str, value: Any) -> dict[str, Any] | Refusal:
             nested = {s: nested}
         if isinstance(node, list):
             if not segment.isdigit():
-                return Refusal("state-conflict", "", f"the state at {pointer.rsplit('/', 1)[0]} is an array; {path!r} names a key in it")
+                return _conflict(path)
             index = int(segment)
             if index > len(node) or index == len(node) and rest:
-                return Refusal("state-conflict", "", f"the array at {pointer.rsplit('/', 1)[0]} has {len(node)} elements; {path!r} is beyond")
+                return _conflict(path)
             if index == len(node):
                 return {"op": "add", "path": pointer, "value": nested}
             child = node[index]
             if not rest or child is None:
                 return {"op": "replace", "path": pointer, "value": nested}
             if not isinstance(child, (dict, list)):
-                return Refusal("state-conflict", "", f"the state at {pointer} is {_type(child)}; {path!r} needs an object there")
+                return _conflict(path)
             node = child
             continue
         child = node.get(segment, MISSING)
         if not rest or child is MISSING or child is None:
             return {"op": "add", "path": pointer, "value": nested}  # add replaces an existing member
         if not isinstance(child, (dict, list)):
-            return Refusal("state-conflict", "", f"the state at {pointer} is {_type(child)}; {path!r} needs an object there")
+            return _conflict(path)
         node = child
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _conflict(path: str) -> Refusal:
+    # one text whatever is in the way: the state there may be outside what the client was told
+    return Refusal("state-conflict", "", f"{path!r} cannot be written in the current state (a value in the way "
+                                         "is not an object or array, or an array is too short)")
 
 
 def _type(value: Any) -> str:
@@ -586,6 +621,8 @@ def _short(value: Any) -> str:
 def _quote(key: str) -> str:
     import json
 
+    if len(key) > MAX_LENGTH:  # no path is longer: a 1,000,000-character key is shown cut, in one short line
+        return json.dumps(key[:40], ensure_ascii=False)[:-1] + f'…" ({len(key):,} characters)'
     return json.dumps(key, ensure_ascii=False)
 
 

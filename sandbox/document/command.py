@@ -62,12 +62,12 @@ def check_document_file(file: str | None, *, as_json: bool = False, frozen: str 
     for ref in report.refs:
         refs.setdefault(ref.path, []).append(ref)
     if as_json:
-        print(json.dumps({
+        print(_printable(json.dumps({
             "paths": report.paths,
             "refs": [ref.to_json() for ref in report.refs],
             "blocks": report.html,
             "errors": [{"file": name, "line": line, "column": column, **p.to_json()} for _, _, p, line, column in errors],
-        }, indent=2, ensure_ascii=False))
+        }, indent=2, ensure_ascii=False)))
     else:
         width = max((len(p) for p in refs), default=0)
         print(f"paths ({len(refs)}):")
@@ -96,5 +96,11 @@ def diff_files(old: str, new: str) -> int:
         ops = diff(*states)
     except PatchError as exc:
         raise UsageError(f"{old}, {new}: {exc}") from None
-    print(json.dumps(ops, ensure_ascii=False))
+    print(_printable(json.dumps(ops, ensure_ascii=False)))
     return 0
+
+
+def _printable(text: str) -> str:
+    """JSON ``text`` with each lone surrogate (which has no UTF-8) written as its JSON escape
+    ``\\udxxx``: the same value, and printing it cannot fail."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -27,9 +27,12 @@ from typing import Any
 
 from aiohttp import web
 
-from ..errors import SandboxError
+from ..errors import SandboxError, UsageError
+from ..files import read_text
 from ..harness.server import LocalServer
 from .action import UiActionRefused
+from .command import MAX_DOCUMENT_BYTES, MAX_STATE_BYTES
+from .jsontext import load_json
 from .session import Session
 from .wire import WireError
 
@@ -199,7 +202,8 @@ class LiveServer(LocalServer):
                     getting.cancel()
                     break
                 text = json.dumps(getting.result(), ensure_ascii=False, separators=(",", ":"))
-                await response.write(f"data: {text}\n\n".encode())
+                # a lone surrogate has no UTF-8: written as the JSON escape \udxxx, the same string
+                await response.write(f"data: {text}\n\n".encode("utf-8", "backslashreplace"))
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -207,10 +211,10 @@ class LiveServer(LocalServer):
         return response
 
     async def _message(self, request: web.Request) -> web.Response:
-        try:
-            message = json.loads(await request.text())
-        except ValueError as exc:
-            return web.json_response({"accepted": False, "problems": [f"not JSON: {exc}"]}, status=400)
+        try:  # the project's reader: bounded depth, numbers JavaScript holds, one located line
+            message = load_json(await request.text(), "message")
+        except UsageError as exc:
+            return web.json_response({"accepted": False, "problems": [str(exc)]}, status=400)
         try:
             received = self.session.receive(message)
         except UiActionRefused as exc:
@@ -241,12 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m flowui_sandbox.sandbox.document.live DOC.json STATE.json", file=sys.stderr)
         return 2
     loaded = []
-    for name in args:
-        try:
-            with open(name, encoding="utf-8") as f:
-                loaded.append(json.load(f))
-        except (OSError, ValueError) as exc:
-            print(f"{name}: {exc}".splitlines()[0], file=sys.stderr)
+    for name, limit in zip(args, (MAX_DOCUMENT_BYTES, MAX_STATE_BYTES)):
+        try:  # as the document and diff commands read them
+            loaded.append(load_json(read_text(name, limit=limit), name))
+        except UsageError as exc:
+            print(str(exc).splitlines()[0], file=sys.stderr)
             return 2
     document, state = loaded
     if not isinstance(state, dict):

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
-from ..block.jsonjs import MAX_DEPTH
+from ..block.jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
 from ..block.projection import project
 from ..errors import UsageError
 
@@ -97,15 +97,19 @@ def parse_pointer(text: Any, where: str = "JSON Pointer") -> list[str]:
 # ------------------------------------------------------------------------ JSON checks
 
 
-def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> None:
+def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH, *, safe_integers: bool = False) -> None:
     """Raise :class:`PatchError` unless ``value`` is JSON (str keys, finite numbers) at most
-    ``max_depth`` containers deep. Iterative: a 100,000-deep value is an error, not a crash."""
+    ``max_depth`` containers deep. Iterative: a 100,000-deep value is an error, not a crash.
+    ``safe_integers``: an integer beyond ±MAX_SAFE_INTEGER is refused too (what a client sends:
+    JavaScript would round it, and the project's JSON reader refuses it)."""
     kind = type(value)
     if kind is not dict and kind is not list:
         if kind is float and value - value != 0:
             raise PatchError(f"{name}: {value!r} is not a JSON number")
         if kind not in _SCALARS and kind is not float:
             raise PatchError(f"{name}: a value of type {kind.__name__} is not JSON")
+        if safe_integers and kind is int and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise PatchError(f"{name}: {_UNSAFE}")
         return
     # (node, depth, trail): trail is (parent trail, key), made a pointer only for an error
     stack: list[tuple[Any, int, Any]] = [(value, 1, None)]
@@ -120,6 +124,8 @@ def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> N
                 raise PatchError(f"{name}{_trail(trail)}: the key {key!r} is not a string")
             kind = type(item)
             if kind in _SCALARS:
+                if safe_integers and kind is int and not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                    raise PatchError(f"{name}{_trail((trail, key))}: {_UNSAFE}")
                 continue
             if kind is dict or kind is list:
                 push((item, depth + 1, (trail, key)))
@@ -131,6 +137,8 @@ def check_json(value: Any, name: str = "value", max_depth: int = MAX_DEPTH) -> N
 
 
 _SCALARS = frozenset((str, int, bool, type(None)))
+# (the integer itself is not shown: one of 5,000 digits cannot even be printed)
+_UNSAFE = f"an integer beyond ±{MAX_SAFE_INTEGER:,} (Number.MAX_SAFE_INTEGER); JavaScript would round it"
 
 
 def _trail(trail: Any) -> str:
@@ -139,6 +147,21 @@ def _trail(trail: Any) -> str:
         trail, key = trail
         keys.append(key)
     return "".join("/" + escape(str(k)) for k in reversed(keys))
+
+
+def json_key(value: Any) -> Any:
+    """A hashable form of a JSON value, equal for values :func:`json_equal` holds equal
+    (``1`` and ``1.0`` one key, ``true`` and ``1`` two): for sets and dicts of JSON values."""
+    kind = type(value)
+    if kind is bool or kind is str or value is None:
+        return (kind.__name__, value)
+    if kind is int or kind is float:
+        return ("number", int(value) if kind is float and value.is_integer() else value)
+    if kind is list:
+        return ("list", tuple(json_key(v) for v in value))
+    if kind is dict:
+        return ("dict", frozenset((k, json_key(v)) for k, v in value.items()))
+    raise PatchError(f"a value of type {kind.__name__} is not JSON")
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -533,5 +556,5 @@ def _json(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-__all__ = ["diff", "apply_patch", "fan_out", "PatchError", "json_equal", "check_json", "pointer", "path_pointer",
+__all__ = ["diff", "apply_patch", "fan_out", "PatchError", "json_equal", "json_key", "check_json", "pointer", "path_pointer",
            "parse_pointer", "escape", "unescape", "op_size", "ALIGN_CELLS", "FALLBACK_CHARS"]

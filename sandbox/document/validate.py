@@ -34,7 +34,7 @@ from ..block.paths import path_problem
 from ..block.templates import TemplateError, template_refs
 from ..errors import UsageError
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
-from .patch import PatchError, check_json
+from .patch import PatchError, check_json, json_key
 from .pattern import pattern_problem
 from .walk import Item, Loc, walk, walk_blocks, where
 
@@ -142,7 +142,7 @@ def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks
         try:
             BLOCK_ADAPTER.validate_python(block)
         except ValidationError as exc:
-            report.problems.extend(_from_pydantic(exc, block, (*loc, index)))
+            report.problems.extend(_from_pydantic(exc, block, (*loc, index), at_block=True))
     _semantics({"pages": []}, walk_blocks(blocks, loc), frozen, report, check_pages=False)
     return report
 
@@ -165,22 +165,23 @@ def _shape(data: dict) -> tuple[Document | None, list[Problem]]:
         return None, _from_pydantic(exc, data, ())
 
 
-def _from_pydantic(exc: ValidationError, data: Any, base: Loc) -> list[Problem]:
+def _from_pydantic(exc: ValidationError, data: Any, base: Loc, *, at_block: bool = False) -> list[Problem]:
+    """``at_block``: ``data`` is one block, so pydantic's loc starts with its union tag."""
     problems = []
     for error in exc.errors(include_url=False):
-        loc, node, parent = _real_loc(data, error["loc"])
+        loc, node, parent = _real_loc(data, error["loc"], at_block)
         problem = Problem((*base, *loc), _message(error, node, parent))
         if problem not in problems:  # (a union's arms can say the same thing)
             problems.append(problem)
     return problems
 
 
-def _real_loc(data: Any, loc: tuple) -> tuple[Loc, Any, Any]:
-    """pydantic's loc without the union tags it inserts after a block's index, the value
-    found there and its parent object."""
+def _real_loc(data: Any, loc: tuple, at_block: bool = False) -> tuple[Loc, Any, Any]:
+    """pydantic's loc without the union tags it inserts after a block's index (or first, for
+    one block: ``at_block``), the value found there and its parent object."""
     out: list = []
     node, parent = data, None
-    previous_index = False
+    previous_index = at_block
     for step in loc:
         if isinstance(node, dict) and previous_index and node.get("type") == step and step in BLOCK_TYPES:
             previous_index = False
@@ -217,7 +218,7 @@ def _model_of(parent: Any, loc: tuple) -> Any:
     """The model class of the object holding an unknown property (for the list of known ones)."""
     from . import model
 
-    if isinstance(parent, dict) and parent.get("type") in BLOCK_TYPES:
+    if isinstance(parent, dict) and isinstance(parent.get("type"), str) and parent["type"] in BLOCK_TYPES:
         return BLOCK_TYPES[parent["type"]]
     names = [step for step in loc[:-1] if isinstance(step, str) and step not in BLOCK_TYPES]
     name = names[-1] if names else None
@@ -355,16 +356,19 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
         else:
             block_ids[block_id] = loc
     kind = block.get("type")
+    if not isinstance(kind, str):  # the shape check reports it; a list or object is unhashable below
+        kind = None
     if kind == "link" and isinstance(block.get("page_id"), str):
         links.append(((*loc, "page_id"), block["page_id"]))
     elif kind == "select" and isinstance(block.get("options"), list):
-        seen: list[Any] = []
+        seen: set[Any] = set()  # JSON's equality, hashed: 1 and 1.0 are one value (linear in the options)
         for i, option in enumerate(block["options"]):
-            if isinstance(option, dict) and "value" in option:
+            if isinstance(option, dict) and type(option.get("value")) in (str, int, float, bool):  # (others: the shape check)
                 value = option["value"]
-                if any(_same_option(v, value) for v in seen):
+                key = json_key(value)
+                if key in seen:
                     problems.append(Problem((*loc, "options", i, "value"), f"the option value {value!r} appears twice"))
-                seen.append(value)
+                seen.add(key)
     elif kind in ("date_input", "datetime_input"):
         parse = date.fromisoformat if kind == "date_input" else datetime.fromisoformat
         for bound in ("min", "max"):
@@ -387,14 +391,6 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
             problems.append(Problem((*loc, "pattern"), bad.reason, *_text_position(block["pattern"], bad.offset)))
 
 
-def _same_option(a: Any, b: Any) -> bool:
-    """One option value: equal strings or booleans, or equal numbers (``1`` and ``1.0`` are one JSON number)."""
-    numbers = (int, float)
-    if type(a) in numbers and type(b) in numbers:
-        return bool(a == b)
-    return type(a) is type(b) and a == b
-
-
 _RANGES = {"text_input": ("min_length", "max_length"), "number_input": ("min", "max"), "slider": ("min", "max"),
            "date_input": ("min", "max"), "datetime_input": ("min", "max")}
 
@@ -403,23 +399,38 @@ def _number(value: int | float) -> str:
     return str(int(value)) if type(value) is float and value.is_integer() and abs(value) < 2**53 else str(value)
 
 
+#: Inputs named in one "written by several inputs" problem; the rest are counted.
+NAMED_INPUTS = 5
+
+
 def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:
-    """Two inputs of one page writing the same path, or one inside the other, is ambiguous:
-    every such pair is reported, at the later of the two (found through each path's prefixes)."""
-    index: dict[str, list[int]] = {}
+    """Two inputs of one page writing the same path, or one inside the other, is ambiguous.
+    Reported once per path written by several inputs (at the second, naming the others) and
+    once per pair of distinct paths one inside the other (at the later), so 2,000 inputs on
+    one path are one problem, not 2,000,000 (found through each path's prefixes: linear)."""
+    by_path: dict[str, list[int]] = {}
     for i, (path, _) in enumerate(written):
-        index.setdefault(path, []).append(i)
-    pairs: list[tuple[int, int]] = []  # (later, earlier)
-    for j, (path, _) in enumerate(written):
+        by_path.setdefault(path, []).append(i)
+    found: list[tuple[int, int, Problem]] = []  # (later, earlier, problem)
+    for path, indexes in by_path.items():
+        if len(indexes) > 1:
+            first, second = indexes[0], indexes[1]
+            others = [where(written[i][1][:-1]) for i in indexes if i != second]
+            named = ", ".join(others[:NAMED_INPUTS]) + (f" and {len(others) - NAMED_INPUTS} more inputs" if len(others) > NAMED_INPUTS else "")
+            found.append((second, first, Problem(written[second][1], f"field {path!r} is the same as field {path!r} of {named} "
+                                                                     "on the same page: the ui-action would write one path twice")))
         segments = path.split(".")
         for n in range(1, len(segments)):
-            pairs.extend((max(i, j), min(i, j)) for i in index.get(".".join(segments[:n]), ()))
-        pairs.extend((j, i) for i in index[path] if i < j)
-    for later, earlier in sorted(pairs):
-        (b, b_loc), (a, a_loc) = written[later], written[earlier]
-        what = "is the same as" if a == b else "lies inside" if b.startswith(a + ".") else "contains"
-        problems.append(Problem(b_loc, f"field {b!r} {what} field {a!r} of {where(a_loc[:-1])} on the same page: "
-                                       "the ui-action would write one path twice"))
+            outer = ".".join(segments[:n])
+            if outer not in by_path:
+                continue
+            i, j = by_path[outer][0], indexes[0]
+            later, earlier = max(i, j), min(i, j)
+            (b, b_loc), (a, a_loc) = written[later], written[earlier]
+            what = "lies inside" if b.startswith(a + ".") else "contains"
+            found.append((later, earlier, Problem(b_loc, f"field {b!r} {what} field {a!r} of {where(a_loc[:-1])} on the same page: "
+                                                         "the ui-action would write one path twice")))
+    problems.extend(problem for _, _, problem in sorted(found, key=lambda f: (f[0], f[1])))
 
 
 def _text_position(text: str, offset: int) -> tuple[int, int]:

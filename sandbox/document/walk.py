@@ -73,7 +73,8 @@ def _block(block: Any, loc: Loc, page: int | None) -> Iterator[Item]:
     if not isinstance(block, dict):
         return
     yield Item("block", loc, block, block=block, page=page)
-    cls = BLOCK_TYPES.get(block.get("type"))  # type: ignore[arg-type]
+    kind = block.get("type")
+    cls = BLOCK_TYPES.get(kind) if isinstance(kind, str) else None  # (a list or object is no type, and unhashable)
     if cls is not None:
         yield from _model(cls, block, loc, block, page)
 
