@@ -262,6 +262,38 @@ def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
             assert_block_patch(a, b, block_paths, per_block.get(block_id))
 
 
+@settings(max_examples=max(200, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y"]), paths, max_size=2))
+def test_long_arrays_anchored_still_give_the_new_state(a, data, blocks):
+    """The same properties on the path the longest arrays take (anchored on unique elements)."""
+    from unittest import mock
+
+    b = mutate(a, data)
+    if not isinstance(b, dict):
+        b = {"x": b}
+    with mock.patch.object(patch_module, "ALIGN_CELLS", 0), mock.patch.object(patch_module, "MATCH_CELLS", 0):
+        ops = diff(a, b)
+        assert same(jsonpatch.apply_patch(a, ops), b), ops
+        per_block = fan_out(a, ops, blocks)
+        for block_id, block_paths in blocks.items():
+            assert_block_patch(a, b, block_paths, per_block.get(block_id))
+
+
+def test_arrays_of_short_matches_are_aligned_without_quadratic_work():
+    # Adjacent swaps of 20,000 numbers: every match one element long (SequenceMatcher took
+    # minutes on these); the patch still gives the new state.
+    a = list(range(20_000))
+    b = [x ^ 1 for x in a]
+    assert jsonpatch.apply_patch({"x": a}, diff({"x": a}, {"x": b})) == {"x": b}
+    # One insertion near the start and one removal near the end of a long middle: two operations
+    # between the changed ends, not an element-by-element rewrite.
+    old = [{"id": i} for i in range(5_000)]
+    new = [{"id": "first"}, *old[1:10], {"id": "inserted"}, *old[10:4990], *old[4991:-1], {"id": "last"}]
+    ops = diff({"x": old}, {"x": new})
+    assert [op["op"] for op in ops] == ["replace", "add", "remove", "replace"], ops
+    assert jsonpatch.apply_patch({"x": old}, ops) == {"x": new}
+
+
 @settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(states, st.data(), st.sampled_from([0, 20, 100]))
 def test_the_patch_is_never_much_larger_than_the_new_state(a, data, slack):

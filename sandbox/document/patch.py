@@ -13,7 +13,8 @@ The patches use only ``add``, ``replace`` and ``remove`` (seed: "Патч state 
   minimal edit script (an element kept, changed in place, removed or inserted),
   emitted front to back with indexes as they are at that point of the patch (no
   index-shift bugs); beyond :data:`ALIGN_CELLS` cells equal elements are matched up
-  by difflib's SequenceMatcher and the elements between them changed in place
+  by difflib's SequenceMatcher (beyond :data:`MATCH_CELLS`, anchored on elements unique
+  on both sides) and the elements between them changed in place
   (or, when that is cheaper or would be quadratic, all compared by position);
 * a value that changes kind (object, array, scalar) is one ``replace``, and so is a
   container of two or more entries that becomes empty;
@@ -40,6 +41,7 @@ operations (docs/DOCUMENT.md §5 says what a client may rely on).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
@@ -57,6 +59,10 @@ FALLBACK_CHARS = 1024
 #: Longer middles are matched up by SequenceMatcher unless that would compare more than
 #: this many pairs of equal elements (then position by position).
 MATCH_COMPARISONS = 1_000_000
+#: Largest old x new middle SequenceMatcher aligns: its recursion is quadratic when matches are
+#: short (adjacent swaps of 6,000 numbers: 29 s). Larger middles are anchored on the elements that
+#: occur once on each side, in O(n log n).
+MATCH_CELLS = 250_000
 
 
 class PatchError(UsageError):
@@ -379,8 +385,11 @@ def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
         return _positional(len(a), len(b))
     script: list[tuple[str, int | None, int | None]] = []
     cost = 0
-    matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    if len(a) * len(b) <= MATCH_CELLS:
+        opcodes = SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
+    else:
+        opcodes = _anchored(keys_a, keys_b)
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             script += [("keep", i1 + k, j1 + k) for k in range(i2 - i1)]
             continue
@@ -390,6 +399,44 @@ def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
         script += [("insert", None, j) for j in range(j1 + paired, j2)]
         cost += max(i2 - i1, j2 - j1)
     return script if cost <= by_position else _positional(len(a), len(b))
+
+
+def _anchored(keys_a: list[str], keys_b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """SequenceMatcher-like opcodes from anchors: the elements that occur exactly once in each
+    list, kept in the longest run that is in order on both sides (patience diff); what lies
+    between two anchors is one "replace" (or "delete"/"insert") block."""
+    count_a, count_b = Counter(keys_a), Counter(keys_b)
+    where_b = {k: j for j, k in enumerate(keys_b) if count_b[k] == 1}
+    pairs = [(i, where_b[k]) for i, k in enumerate(keys_a) if count_a[k] == 1 and k in where_b]
+    # The longest increasing run of b-positions (pairs are in a-order): patience sorting.
+    tails: list[int] = []   # tails[n]: the index in pairs ending the best run of length n + 1
+    ends: list[int] = []    # ends[n]: that pair's b-position
+    before = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(ends, j)
+        if k:
+            before[n] = tails[k - 1]
+        if k == len(tails):
+            tails.append(n)
+            ends.append(j)
+        else:
+            tails[k] = n
+            ends[k] = j
+    anchors: list[tuple[int, int]] = []
+    n = tails[-1] if tails else -1
+    while n >= 0:
+        anchors.append(pairs[n])
+        n = before[n]
+    anchors.reverse()
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj in [*anchors, (len(keys_a), len(keys_b))]:
+        if i < ai or j < bj:
+            opcodes.append(("replace" if i < ai and j < bj else "delete" if i < ai else "insert", i, ai, j, bj))
+        if ai < len(keys_a):
+            opcodes.append(("equal", ai, ai + 1, bj, bj + 1))
+        i, j = ai + 1, bj + 1
+    return opcodes
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False)
