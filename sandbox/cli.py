@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from .engines import ENGINE_NAMES
 from .errors import OptionError, UsageError
+from .files import GuardedStdout
 from .review.command import FAIL_ON, FORMATS
 from .verify.probes import PROBES_DIR
 from .verify.request import GENERATOR_PROTOCOLS
@@ -298,8 +299,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the subcommand's parser, so the line names the subcommand
         args._commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    real_stdout = sys.stdout
+    sys.stdout = GuardedStdout(real_stdout)  # a full disk or a closed stdout: one line, exit 2
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # a full disk shows here, not in the interpreter's flush at exit
+        return code
     except OptionError as exc:
         print("\n".join(f"flowui-sandbox {args.command}: error: {line}" for line in str(exc).splitlines()), file=sys.stderr)
         return 2
@@ -318,6 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"flowui-sandbox {args.command}: internal error: {type(exc).__name__}: {first} "
               "(a bug: please report it; FLOWUI_SANDBOX_TRACEBACK=1 shows the traceback)", file=sys.stderr)
         return 70
+    finally:
+        sys.stdout = real_stdout
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ missing file), the form editors and CI problem matchers parse.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -29,25 +30,62 @@ from .errors import UsageError
 
 
 def display_name(name: str) -> str:
-    """How errors name a file: ``-`` (standard input) is ``<stdin>``, as compilers write it."""
-    return "<stdin>" if name == "-" else name
+    """How errors name a file: ``-`` (standard input) is ``<stdin>``, as compilers write it;
+    any other name as :func:`shown_name` writes it."""
+    return "<stdin>" if name == "-" else shown_name(name)
+
+
+def shown_name(name: str) -> str:
+    """``name`` as one line of UTF-8 text, losslessly: a name holding a control character (a
+    newline would split the one-line message) or a byte that is not UTF-8 (``os.fsdecode``
+    keeps it as a lone surrogate, which no UTF-8 output can hold) is written with backslash
+    escapes (``\\n``, ``\\xff``, a backslash doubled); any other name is left as it is."""
+    if name.isprintable():  # the common case (a surrogate is not printable)
+        return name
+    out = []
+    for char in name:
+        if "\udc80" <= char <= "\udcff":  # the byte os.fsdecode could not decode
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif char == "\\" or not char.isprintable():
+            out.append(repr(char)[1:-1])  # \\, \\n, \\x7f, \\u200b
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def read_bytes(name: str, *, limit: int) -> bytes:
     """The bytes of file ``name`` (``-``: standard input), refused beyond ``limit`` bytes.
 
-    Reads at most ``limit + 1`` bytes, so the size of what is refused costs nothing.
+    Reads at most ``limit + 1`` bytes, so the size of what is refused costs nothing (also from
+    a device that never ends, ``/dev/zero``). A FIFO is opened without waiting: one that a
+    program writes to (``<(command)``) is read as standard input is; one that no program writes
+    to is refused at once, where a blocking open would wait for a writer forever.
     """
     shown = display_name(name)
     try:
         if name == "-":
+            if sys.stdin is None:  # started with standard input closed (<&-)
+                raise OSError(errno.EBADF, "standard input is closed")
             data = sys.stdin.buffer.read(limit + 1)
             size = None
         else:
-            with open(name, "rb") as handle:
-                info = os.fstat(handle.fileno())
+            # O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer
+            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            with open(fd, "rb") as handle:
+                info = os.fstat(fd)
+                if stat.S_ISDIR(info.st_mode):
+                    raise IsADirectoryError(errno.EISDIR, "is a directory")
+                first = b""
+                if stat.S_ISFIFO(info.st_mode):  # a pipe: <(command), or a named FIFO
+                    try:
+                        first = os.read(fd, 65536)
+                        if not first:  # no writer: a blocking read would wait for one forever
+                            raise UsageError(f"{shown}: a FIFO that no program writes to (nothing to read)")
+                    except BlockingIOError:  # a writer is there, not done yet: wait for it, as for stdin
+                        pass
+                os.set_blocking(fd, True)
                 size = info.st_size if stat.S_ISREG(info.st_mode) else None
-                data = handle.read(limit + 1)
+                data = first + handle.read(limit + 1 - len(first)) if len(first) <= limit else first
     except FileNotFoundError:
         raise UsageError(f"{shown}: no such file, cannot read it") from None
     except IsADirectoryError:
@@ -185,6 +223,10 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+#: The characters a JSON number is made of (a token next to one is part of a longer number).
+_NUMBER = frozenset("0123456789.eE+-")
+
+
 def _scan(text: str, max_depth: int, token: str | None) -> int:
     """The offset of the first container opened beyond ``max_depth``, or (``token`` given)
     of the first occurrence of that literal outside strings. Runs on the error path only;
@@ -213,8 +255,8 @@ def _scan(text: str, max_depth: int, token: str | None) -> int:
                 return i
         elif found in "]}":
             depth -= 1
-        elif not (i and text[i - 1] in "0123456789.eE+-"):  # the token itself, not inside a longer number
-            return i
+        elif not (i and text[i - 1] in _NUMBER) and text[i + len(found) : i + len(found) + 1] not in _NUMBER:
+            return i  # the token itself, not the start or the end of a longer number (its digits then ".5")
 
 
 def member_positions(text: str) -> dict[str, str]:
@@ -244,23 +286,92 @@ def writable_output(name: str) -> Path:
     folder the user may not write to is refused now.
     """
     path = Path(name)
+    shown = shown_name(name)
     if path.is_dir():
-        raise UsageError(f"{name}: is a directory, not a file")
+        raise UsageError(f"{shown}: is a directory, not a file")
+    if path.is_fifo() or path.is_socket():  # opening one would wait for a reader
+        raise UsageError(f"{shown}: cannot write: not a regular file (a FIFO or socket)")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        raise UsageError(f"{name}: cannot write: {folder} is not a folder")
+        raise UsageError(f"{shown}: cannot write: {shown_name(str(folder))} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"{name}: cannot write: permission denied")
+        raise UsageError(f"{shown}: cannot write: permission denied")
     return path
 
 
 def write_output(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path``, creating its folders; a failure is one located line."""
+    """Write ``text`` (UTF-8) to ``path``, creating its folders; a failure is one located line.
+
+    A FIFO or socket is refused, not opened: opening one waits for a reader that may never
+    come. A device (``/dev/null``, ``/dev/full``) is written as a file is.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as f:  # newline="": CR and CRLF kept as written
+        # O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of waiting
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o666)
+        with open(fd, "w", encoding="utf-8", newline="") as f:  # newline="": CR and CRLF kept as written
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+                raise UsageError(f"{shown_name(str(path))}: cannot write: not a regular file (a FIFO or socket)")
+            os.set_blocking(fd, True)
+            if stat.S_ISREG(mode):
+                os.ftruncate(fd, 0)  # O_TRUNC only now: a FIFO is refused before anything is changed
             f.write(text)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise UsageError(f"{shown_name(str(path))}: cannot write: not a regular file (a FIFO or socket)") from None
+        raise write_failed(shown_name(str(path)), exc) from None
+
+
+def write_failed(name: str, exc: OSError) -> UsageError:
+    """The one line for an output that could not be written (a full disk, a closed stream)."""
+    return UsageError(f"{name}: cannot write: {exc.strerror or exc}")
+
+
+class GuardedStdout:
+    """Standard output whose failures are bad input, not bugs: a full disk (``> /dev/full``)
+    or a closed stream (``>&-``, where Python's ``print`` would drop the output silently)
+    is the same one line as ``-o /dev/full`` (:func:`write_failed`). A reader that left
+    (``| head``) stays a ``BrokenPipeError``, which the CLI treats as success.
+    """
+
+    name = "<stdout>"
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            raise UsageError(f"{self.name}: cannot write: standard output is closed")
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> UsageError:
+        # What is still buffered goes to /dev/null, so the interpreter's flush at exit
+        # does not fail a second time ("Exception ignored ...", exit 120).
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # not a real file (a test's capture): nothing to protect
+            pass
+        return write_failed(self.name, exc)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.stream, attribute)

@@ -10,13 +10,17 @@ inputs that used to take seconds or end in a traceback (a 1 GiB file, /dev/zero,
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from flowui_sandbox.sandbox.verify.probes import PROBES_DIR
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -46,6 +50,17 @@ def folder(root: Path) -> None:
     (probes / "bad.two.json").write_text('{"id": "bad.two", "title": "t", "category": "nowhere"}', encoding="utf-8")
     (probes / "lost.three.html").write_text("<p>no JSON claims this block</p>", encoding="utf-8")
     (root / "noprobes").mkdir()
+    os.mkfifo(root / "fifo.json")  # no writer ever comes: a blocking open waits forever
+    os.mkfifo(root / "fifo.html")
+    (root / "fifodir").mkdir()
+    (root / "fifodir" / "ok.html").write_text('<b data-bind="x"></b>', encoding="utf-8")
+    os.mkfifo(root / "fifodir" / "stuck.html")
+    (root / "fifoprobes").mkdir()
+    real = sorted(PROBES_DIR.glob("*.json"))[0]  # a valid probe whose block is a FIFO
+    (root / "fifoprobes" / real.name).write_bytes(real.read_bytes())
+    os.mkfifo(root / "fifoprobes" / real.with_suffix(".html").name)
+    (root / "nl\nname.html").write_text('<i data-bind="Nope"></i>', encoding="utf-8")
+    (root / os.fsdecode(b"bad\xff.html")).write_text('<b data-bind="x"></b>', encoding="utf-8")
 
 
 LOCATED = r"[^:\s][^:]*:\d+:\d+: \S"
@@ -139,11 +154,34 @@ CASES = [
     ("document-deep", ["document", "deep.json"], None, [(LOCATED, "deep.json:1:")]),
     ("diff-broken", ["diff", "ok.html", "broken.json"], None, [(LOCATED, "ok.html:1:1: not JSON")]),
     ("diff-dev-zero", ["diff", "/dev/zero", "empty.json"], None, [(WHOLE_FILE, "/dev/zero: more than")]),
+    ("diff-stdin-zero", ["diff", "-", "empty.json"], "/dev/zero", [(WHOLE_FILE, "<stdin>: more than")]),
     # edit (refused before the server starts)
     ("edit-directory", ["edit", "dir", "--no-open"], None, [(WHOLE_FILE, "dir: is a directory")]),
     ("edit-state-missing", ["edit", "ok.html", "--state", "missing.json", "--no-open"], None, [(WHOLE_FILE, "missing.json: no such file")]),
     # browser-server
     ("browser-server-engine", ["browser-server", "opera"], None, [("option", "invalid choice: 'opera'")]),
+    ("browser-server-port-high", ["browser-server", "webkit", "--port", "70000"], None, [("option", "--port 70000: not a port number (0 to 65535")]),
+    ("browser-server-port-negative", ["browser-server", "webkit", "--port", "-5"], None, [("option", "--port -5: not a port number")]),
+    ("browser-server-host", ["browser-server", "webkit", "--host", "bad.invalid"], None, [("option", "--host bad.invalid: not an address or a name")]),
+    # a FIFO, as any input or output: refused at once (it used to block forever)
+    ("fifo-diff", ["diff", "fifo.json", "empty.json"], None, [(WHOLE_FILE, "fifo.json: a FIFO that no program writes to")]),
+    ("fifo-document", ["document", "fifo.json"], None, [(WHOLE_FILE, "fifo.json: a FIFO that no program writes to")]),
+    ("fifo-paths", ["paths", "fifo.html"], None, [(WHOLE_FILE, "fifo.html: a FIFO that no program writes to")]),
+    ("fifo-build", ["build", "fifo.html"], None, [(WHOLE_FILE, "fifo.html: a FIFO that no program writes to")]),
+    ("fifo-build-state", ["build", "ok.html", "--state", "fifo.json"], None, [(WHOLE_FILE, "fifo.json: a FIFO that no program writes to")]),
+    ("fifo-build-theme", ["build", "ok.html", "--theme", "fifo.json"], None, [(WHOLE_FILE, "fifo.json: a FIFO that no program writes to")]),
+    ("fifo-build-output", ["build", "ok.html", "-o", "fifo.html"], None, [(WHOLE_FILE, "fifo.html: cannot write: not a regular file")]),
+    ("fifo-review", ["review", "--static", "fifo.html"], None, [(WHOLE_FILE, "fifo.html: a FIFO that no program writes to")]),
+    ("fifo-review-folder", ["review", "--static", "fifodir"], None, [(WHOLE_FILE, "fifodir/stuck.html: a FIFO that no program writes to")]),
+    ("fifo-edit", ["edit", "fifo.html", "--no-open"], None, [(WHOLE_FILE, "fifo.html: a FIFO that no program writes to")]),
+    ("fifo-probe", ["verify", "--probes-dir", "fifoprobes"], None, [(LOCATED, ".html:1:1: a FIFO that no program writes to")]),
+    # --remote: one line per bad spec, before any browser starts
+    ("remote-superscript-pages", ["verify", "--remote", "chromium:\u00b2=ws://a:1"], None, [("option", "PAGES must be a whole number from 1 to 64")]),
+    ("remote-long-pages", ["review", "ok.html", "--remote", "chromium:" + "9" * 5000 + "=ws://a:1"], None, [("option", "PAGES must be a whole number")]),
+    ("remote-bad-ipv6", ["review", "ok.html", "--remote", "chromium=ws://[::1/x"], None, [("option", "not a URL (Invalid IPv6 URL)")]),
+    # a file name that would break the one line (a newline) or is not UTF-8: escaped
+    ("name-newline", ["paths", "nl\nname.html"], None, [(LOCATED, 'nl\\nname.html:1:1: <i data-bind="Nope">')]),
+    ("name-newline-missing", ["build", "miss\ning.html"], None, [(WHOLE_FILE, "miss\\ning.html: no such file")]),
 ]
 
 
@@ -177,3 +215,53 @@ def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, argv, stdi
         assert re.match(_format(kind, argv[0]), line), line
         assert text in line, (text, line)
     assert len(done.stdout) < 10_000  # nothing half-built is printed (paths may print the good files' paths)
+
+
+def _closed(fd: int):
+    return lambda: os.close(fd)
+
+
+# (id, argv, what stdout is: "full" /dev/full or "closed" >&-, stdin closed, expected line)
+STREAMS = [
+    ("build-stdout-full", ["build", "ok.html"], "full", False, "<stdout>: cannot write: No space left on device"),
+    ("document-stdout-full", ["document", "doc.json"], "full", False, "<stdout>: cannot write: No space left on device"),
+    ("diff-stdout-full", ["diff", "empty-object.json", "empty-object.json"], "full", False, "<stdout>: cannot write: No space left on device"),
+    ("build-stdout-closed", ["build", "ok.html"], "closed", False, "<stdout>: cannot write: standard output is closed"),
+    ("paths-stdout-closed", ["paths", "ok.html"], "closed", False, "<stdout>: cannot write: standard output is closed"),
+    ("document-stdin-closed", ["document", "-"], None, True, "<stdin>: cannot read: standard input is closed"),
+    ("paths-stdin-closed", ["paths", "-"], None, True, "<stdin>: cannot read: standard input is closed"),
+]
+
+
+@pytest.mark.parametrize("argv, stdout, stdin_closed, expected", [c[1:] for c in STREAMS], ids=[c[0] for c in STREAMS])
+def test_a_standard_stream_that_fails_is_one_line_and_exit_2(root, argv, stdout, stdin_closed, expected):
+    (root / "doc.json").write_text('{"start_page_id": "main", "pages": [{"page_id": "main", "blocks": []}]}', encoding="utf-8")
+    (root / "empty-object.json").write_text('{"a": 1}', encoding="utf-8")
+    env = {**os.environ, "FLOWUI_SANDBOX_TRACEBACK": ""}
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], cwd=root, env=env, timeout=120,
+                              stdin=None if stdin_closed else subprocess.DEVNULL,
+                              stdout=full if stdout == "full" else None if stdout == "closed" else subprocess.DEVNULL,
+                              stderr=subprocess.PIPE,
+                              preexec_fn=_closed(1) if stdout == "closed" else _closed(0) if stdin_closed else None)
+    err = done.stderr.decode("utf-8", "replace")
+    assert (done.returncode, err) == (2, expected + "\n")
+
+
+def test_review_json_names_a_file_that_is_not_utf8(root):
+    done = subprocess.run([sys.executable, "-m", "flowui_sandbox", "review", "--static", "--format", "json",
+                           os.fsdecode(b"bad\xff.html")], cwd=root, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["blocks"][0]["file"] == "bad\\xff.html"
+
+
+def test_edit_on_a_busy_port_is_an_option_error(root):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "flowui_sandbox", "edit", "ok.html", "--port", str(port), "--no-open"],
+                              cwd=root, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"flowui-sandbox edit: error: --port {port}: cannot listen on 127.0.0.1:{port}"), err  # not "--port:1:1:"

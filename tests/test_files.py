@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
 from flowui_sandbox.sandbox.block.jsonjs import MAX_DEPTH
 from flowui_sandbox.sandbox.block.paths import parse_path_list
 from flowui_sandbox.sandbox.errors import UsageError
-from flowui_sandbox.sandbox.files import member_positions, parse_json, read_bytes, read_json
+from flowui_sandbox.sandbox.files import (
+    GuardedStdout,
+    display_name,
+    member_positions,
+    parse_json,
+    read_bytes,
+    read_json,
+    shown_name,
+    writable_output,
+    write_output,
+)
 
 
 class _Endless(io.RawIOBase):
@@ -96,3 +110,86 @@ def test_paths_and_build_agree_on_the_frozen_list(tmp_path, capsys):
         assert codes == [2, 2], (frozen, err)
         assert err[0].replace("sandbox paths:", "sandbox build:") == err[1], err
     assert [main([c, str(tmp_path / "ok.html"), "--frozen", "sys, state"]) for c in ("paths", "build")] == [0, 0]
+
+
+def test_a_fifo_no_program_writes_to_is_refused_without_blocking_and_a_piped_one_is_read(tmp_path):
+    fifo = tmp_path / "x.json"
+    os.mkfifo(fifo)  # no writer ever comes: a blocking open would wait forever
+    with pytest.raises(UsageError, match=r"x.json: a FIFO that no program writes to \(nothing to read\)$"):
+        read_bytes(str(fifo), limit=4096)
+    # <(command): a pipe with a writer is read to its end, as standard input is.
+    read_end, write_end = os.pipe()
+    writer = threading.Thread(target=lambda: (time.sleep(0.2), os.write(write_end, b'{"a": 1}'), os.close(write_end)))
+    writer.start()
+    try:
+        assert read_bytes(f"/dev/fd/{read_end}", limit=4096) == b'{"a": 1}'
+    finally:
+        writer.join()
+        os.close(read_end)
+    # A device that never ends is cut at the limit, as a big file is.
+    with pytest.raises(UsageError, match=r"^/dev/zero: more than 4,096 bytes"):
+        read_bytes("/dev/zero", limit=4096)
+
+
+def test_standard_input_closed_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)  # what Python gives a process started with <&-
+    with pytest.raises(UsageError, match=r"^<stdin>: cannot read: standard input is closed$"):
+        read_bytes("-", limit=10)
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("ok.html", "ok.html"),
+    ("café ü.html", "café ü.html"),
+    ("a\\b.html", "a\\b.html"),  # nothing to escape: left as it is
+    ("nl\nbad.json", "nl\\nbad.json"),
+    (os.fsdecode(b"bad\xff\\.html"), "bad\\xff\\\\.html"),
+    ("tab\t\x7f\u200b.html", "tab\\t\\x7f\\u200b.html"),
+])
+def test_a_file_is_named_on_one_line_of_utf8(name, shown):
+    assert shown_name(name) == shown
+    assert display_name(name) == shown and display_name("-") == "<stdin>"
+    shown.encode("utf-8")  # no lone surrogate left
+
+
+def test_a_bad_name_is_escaped_in_the_error_line(tmp_path):
+    with pytest.raises(UsageError) as info:
+        read_bytes(str(tmp_path / "miss\ning.json"), limit=10)
+    assert str(info.value).endswith("miss\\ning.json: no such file, cannot read it") and "\n" not in str(info.value)
+
+
+def test_a_refused_integer_is_located_past_a_float_with_its_digits():
+    text = '{"a": 90071992547409931.5,\n "b": 90071992547409931}'
+    with pytest.raises(UsageError, match=r"^s.json:2:7: not accepted: the integer 90071992547409931 is beyond"):
+        parse_json(text, "s.json")
+
+
+def test_an_output_fifo_is_refused_without_waiting_for_a_reader(tmp_path):
+    fifo = tmp_path / "out.html"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match=r"out.html: cannot write: not a regular file \(a FIFO or socket\)$"):
+        writable_output(str(fifo))
+    with pytest.raises(UsageError, match=r"out.html: cannot write: not a regular file \(a FIFO or socket\)$"):
+        write_output(fifo, "x")
+
+
+def test_output_to_a_file_replaces_it_and_devices_are_written(tmp_path):
+    out = tmp_path / "sub" / "out.html"
+    write_output(out, "a long first text")
+    write_output(out, "short\r\n")
+    assert out.read_bytes() == b"short\r\n"
+    write_output(Path(os.devnull), "x")
+    with pytest.raises(UsageError, match=r"^/dev/full: cannot write: No space left on device$"):
+        write_output(Path("/dev/full"), "x")
+
+
+def test_standard_output_failures_are_usage_errors(tmp_path):
+    closed = GuardedStdout(None)
+    with pytest.raises(UsageError, match=r"^<stdout>: cannot write: standard output is closed$"):
+        closed.write("x")
+    closed.flush()  # nothing buffered, nothing to say
+    with open("/dev/full", "w") as full:
+        guarded = GuardedStdout(full)
+        guarded.write("x")  # buffered
+        with pytest.raises(UsageError, match=r"^<stdout>: cannot write: No space left on device$"):
+            guarded.flush()
+        full.flush()  # the rest went to /dev/null: closing does not fail a second time

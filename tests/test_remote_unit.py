@@ -147,3 +147,17 @@ def test_the_review_proxy_is_named_by_the_public_host():
             await tap.stop()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("chromium:\u00b2=ws://a:1", "PAGES must be a whole number from 1 to 64, not '\u00b2'"),  # a digit to str.isdigit, not to int
+    ("chromium:" + "9" * 5000 + "=ws://a:1", "PAGES must be a whole number from 1 to 64, not '999"),  # int() refuses 5,000 digits
+    ("chromium:65=ws://a:1", "PAGES must be a whole number from 1 to 64, not '65'"),
+    ("chromium=ws://[::1/x", "not a URL (Invalid IPv6 URL)"),
+    ("webkit=http://[::1/x", "not a URL (Invalid IPv6 URL)"),
+])
+def test_a_bad_spec_is_one_short_line_never_a_crash(spec, message):
+    with pytest.raises(UsageError) as err:
+        parse_remote([spec])
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert len(str(err.value)) < 300

@@ -5,6 +5,7 @@ the baseline, and docs/REVIEW.md against the catalogue."""
 from __future__ import annotations
 
 import json
+import os
 from importlib.resources import files
 from pathlib import Path
 
@@ -12,9 +13,10 @@ import jsonschema
 import pytest
 
 from flowui_sandbox.sandbox.cli import main
+from flowui_sandbox.sandbox.errors import UsageError
 from flowui_sandbox.sandbox.review import review
 from flowui_sandbox.sandbox.review.catalogue import load_rules
-from flowui_sandbox.sandbox.review.render import SCHEMA_FILE, to_sarif, to_text
+from flowui_sandbox.sandbox.review.render import SCHEMA_FILE, to_json, to_sarif, to_text
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = """<p data-bind="user.name"></p>
@@ -284,3 +286,34 @@ def test_paths_that_leave_name_inputs_and_webrtc(tmp_path):
                      "</script>", encoding="utf-8")
     text = to_text(review([str(block)], fields=["user.id"], static_only=True))
     assert "paths that leave: input:#q -> k.evil.example; user.id -> (unknown host)" in text, text
+
+
+def test_a_folder_that_cannot_be_listed_is_named_not_skipped(tmp_path, monkeypatch):
+    # Path.rglob dropped an unreadable subfolder silently; a test run as root cannot make one, so the listing fails here.
+    (tmp_path / "blocks" / "locked").mkdir(parents=True)
+    (tmp_path / "blocks" / "ok.html").write_text('<b data-bind="x"></b>', encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.path.basename(os.fspath(path)) in ("locked", "empty"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(UsageError) as info:
+        review([str(tmp_path / "blocks"), str(tmp_path / "empty")], static_only=True)
+    assert str(info.value).splitlines() == [
+        f"{tmp_path / 'blocks' / 'locked'}: cannot read the folder: Permission denied",
+        f"{tmp_path / 'empty'}: cannot read the folder: Permission denied",  # not "no .html file in it"
+    ]
+
+
+def test_json_names_a_file_that_is_not_utf8_or_holds_a_newline(tmp_path):
+    names = [os.fsdecode(b"bad\xff.html"), "two\nlines.html"]
+    for name in names:
+        (tmp_path / name).write_text('<b data-bind="x"></b>', encoding="utf-8")
+    report = review([str(tmp_path / name) for name in names], static_only=True)
+    data = json.loads(to_json(report))
+    assert [b["file"] for b in data["blocks"]] == [str(tmp_path / "bad\\xff.html"), str(tmp_path / "two\\nlines.html")]
+    assert all("\n" not in line.split(": ")[0] for line in to_text(report).splitlines())

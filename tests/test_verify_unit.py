@@ -12,6 +12,7 @@ from flowui_sandbox.sandbox.block.policy import CSP
 from flowui_sandbox.sandbox.block.srcdoc import build_iframe
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.verify import report
+from flowui_sandbox.sandbox.verify.generators import GeneratorRefused
 from flowui_sandbox.sandbox.verify.probes import CATEGORIES, HELPER_FILE, PROBES_DIR, Expect, ProbeError, helper, load_catalogue, load_probe
 from flowui_sandbox.sandbox.verify.runner import CommandGenerator, EngineRun, GeneratorOutputError, check_iframe, conclude, verdict_of
 
@@ -249,6 +250,22 @@ def test_a_command_generator_is_run_with_the_source_on_stdin(tmp_path):
     gen.preflight()
     html = gen.run("<b>hi</b>")
     assert check_iframe(html) == [] and "&lt;b&gt;hi&lt;/b&gt;" in html
+
+
+def test_a_generator_that_prints_without_end_is_stopped_at_the_output_limit(tmp_path):
+    # Its whole output used to be held (a MemoryError, exit 70, or the 20 s timeout first).
+    script = tmp_path / "endless.py"
+    script.write_text("import sys\nsys.stdin.read()\nwhile True:\n    sys.stdout.write('x' * 65536)\n", encoding="utf-8")
+    with pytest.raises(GeneratorOutputError, match=r"^the output is more than 33,554,432 bytes \(8x the largest block source\)"):
+        CommandGenerator(f"{sys.executable} {script}").run("<b>hi</b>")
+
+
+def test_a_generator_reads_a_large_input_while_it_prints_and_its_stderr_end_is_kept(tmp_path):
+    script = tmp_path / "chatty.py"
+    script.write_text("import sys\nsys.stdout.write('a' * 200000)\nsys.stderr.write('noise\\n' * 100000 + 'the reason\\n')\n"
+                      "sys.stdin.read()\nsys.exit(2)\n", encoding="utf-8")
+    with pytest.raises(GeneratorRefused, match=r"^the reason$"):
+        CommandGenerator(f"{sys.executable} {script}").run("x" * 1_000_000)
 
 
 # ---------------------------------------------------------------------------- verdicts

@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import unescape
+from itertools import accumulate
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
@@ -308,10 +310,21 @@ def _count_more(count: int) -> str:
 def _position(source: str, offset: int) -> tuple[int, int]:
     """1-based line and column of ``offset``; CR LF, CR and LF each end a line, as
     the HTML input stream counts them."""
-    head = source[:offset]
-    line = head.count("\n") + head.count("\r") - head.count("\r\n") + 1
-    start = max(head.rfind("\n"), head.rfind("\r")) + 1
-    return line, offset - start + 1
+    return _Lines(source).position(offset)
+
+
+class _Lines:
+    """Where each line of a source starts, so that locating many problems (20,000 bad
+    ``data-bind`` values) costs one pass and a bisection each, not a pass each."""
+
+    def __init__(self, source: str):
+        # Same length, every line end one LF: CR LF -> " LF" (its line starts after the LF), CR -> LF.
+        lines = source.replace("\r\n", " \n").replace("\r", "\n").split("\n")
+        self.starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
 # ------------------------------------------------------------ the tokenizer (scans)
@@ -448,6 +461,7 @@ def _locate(source: str, bad: list[tuple[str, str, str, str]]) -> list[Problem]:
             continue
         candidates.append((tag.offset, tag.name, _attributes(tag.attrs)))
     problems = []
+    lines = _Lines(source)
     after = 0
     for element, attribute, value, reason in bad:
         hit = _find(candidates, after, element, attribute, value)
@@ -457,7 +471,7 @@ def _locate(source: str, bad: list[tuple[str, str, str, str]]) -> list[Problem]:
             problems.append(Problem(None, None, element, attribute, value, reason))
             continue
         after = hit + 1
-        line, column = _position(source, candidates[hit][0])
+        line, column = lines.position(candidates[hit][0])
         problems.append(Problem(line, column, element, attribute, value, reason))
     return problems
 

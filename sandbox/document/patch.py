@@ -385,8 +385,9 @@ def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
         return _positional(len(a), len(b))
     script: list[tuple[str, int | None, int | None]] = []
     cost = 0
+    opcodes: list[tuple[str, int, int, int, int]]
     if len(a) * len(b) <= MATCH_CELLS:
-        opcodes = SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
+        opcodes = list(SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes())
     else:
         opcodes = _anchored(keys_a, keys_b)
     for tag, i1, i2, j1, j2 in opcodes:

@@ -14,7 +14,7 @@ import webbrowser
 from pathlib import Path
 
 from flowui_sandbox.sandbox.data import EXAMPLES_DIR
-from flowui_sandbox.sandbox.errors import UsageError
+from flowui_sandbox.sandbox.errors import OptionError, UsageError
 
 # The server (and aiohttp) is imported only when the editor starts: every other command's start-up,
 # and a refused `edit`, stay fast.
@@ -23,6 +23,8 @@ from flowui_sandbox.sandbox.errors import UsageError
 STARTER_FILE = EXAMPLES_DIR / "starter.html"
 STARTER_STATE = STARTER_FILE.with_name("starter.state.json")
 STARTER_FIELDS = ["order.items", "draft.email", "draft.agree"]
+#: The largest TCP port number (``--port`` here and of ``browser-server``).
+MAX_PORT = 65535
 
 
 def editor_session(file: str = "block.html", *, state: str | None = None, fields: str | None = None, theme: str | None = None,
@@ -34,7 +36,6 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
     from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
     from flowui_sandbox.sandbox.block.paths import parse_path_list
     from flowui_sandbox.sandbox.block.srcdoc import GeneratorError, check_block_id, read_state, read_theme, state_beside
-    from flowui_sandbox.sandbox.errors import OptionError
     from flowui_sandbox.sandbox.files import read_text
 
     path = Path(file)
@@ -45,8 +46,8 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
         check_block_id(block_id)
     except GeneratorError as exc:
         options.append(f"--block-id: {exc}")
-    if not 0 <= port <= 65535:
-        options.append(f"--port: {port} is not a port (0 to 65535)")
+    if not 0 <= port <= MAX_PORT:
+        options.append(f"--port: {port} is not a port (0 to {MAX_PORT})")
     if fields is None:
         field_paths = list(STARTER_FIELDS) if is_starter else []
     else:
@@ -98,8 +99,8 @@ async def _serve(session, *, port: int, open_browser: bool) -> int:
     server = EditorServer(session, port=port)
     try:
         await server.start()
-    except OSError as exc:
-        raise UsageError(f"--port:1:1: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    except OSError as exc:  # an option's problem (the port is taken), not a file's: no FILE:LINE:COL
+        raise OptionError(f"--port {port}: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
     print(server.url, flush=True)
     print(f"editing {session.file}{' (new: the starter source until you save)' if not session.file.exists() else ''}; Ctrl-C stops", flush=True)
     if open_browser:

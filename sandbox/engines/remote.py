@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import OptionError
+from ..files import shown_name
 from .base import ENGINE_NAMES, Engine, EngineError, Session
 from .discovery import WEBKIT_MINIBROWSER_GLOB, select_engines
 from .playwright import PlaywrightSession
@@ -56,12 +57,22 @@ class Endpoint:
         return f"{self.engine}@{self.url}"
 
 
+#: The most pages one endpoint may be asked to hold at once (``ENGINE:PAGES=URL``).
+MAX_PAGES = 64
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """A user's value in a one-line message: control characters escaped, at most ``limit`` characters."""
+    text = shown_name(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def parse_remote(specs: list[str], flag: str = "--remote") -> list[Endpoint]:
     """``ENGINE[:PAGES]=URL`` values, every problem reported at once (OptionError, one line each)."""
     endpoints: list[Endpoint] = []
     problems: list[str] = []
     for spec in specs:
-        where = f"{flag} {spec}"
+        where = f"{flag} {_shown(spec)}"
         name, eq, url = spec.partition("=")
         if not eq or not url:
             problems.append(f"{where}: expected ENGINE[:PAGES]=URL, e.g. chromium=ws://127.0.0.1:3000/abc")
@@ -72,11 +83,18 @@ def parse_remote(specs: list[str], flag: str = "--remote") -> list[Endpoint]:
             continue
         pages = None
         if colon:
-            if not count.isdigit() or not 1 <= int(count) <= 64:
-                problems.append(f"{where}: PAGES must be a whole number from 1 to 64, not {count!r}")
+            # isascii: "²" is a digit to str.isdigit but not to int; the length check keeps
+            # int() from 5,000 digits (a ValueError beyond 4,300) and the message short
+            if not (count.isascii() and count.isdigit() and len(count) <= len(str(MAX_PAGES))
+                    and 1 <= int(count) <= MAX_PAGES):
+                problems.append(f"{where}: PAGES must be a whole number from 1 to {MAX_PAGES}, not {_shown(count)!r}")
                 continue
             pages = int(count)
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError as exc:  # e.g. "Invalid IPv6 URL" for ws://[::1/x
+            problems.append(f"{where}: not a URL ({exc})")
+            continue
         if parts.scheme in ("ws", "wss"):
             protocol = "playwright"
         elif parts.scheme in ("http", "https"):

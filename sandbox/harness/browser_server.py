@@ -29,6 +29,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
+from ..editor.command import MAX_PORT
 from ..engines import CHROMIUM_ARGS, ENGINE_NAMES, EngineError, find_engines, kill_tree
 from ..engines.webdriver import WEBKIT_DRIVER, Xvfb
 from ..errors import OptionError
@@ -70,10 +71,22 @@ class BrowserServer:
             pass
 
 
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+def _free_port(host: str, port: int = 0) -> int:
+    """``port`` (0: a free one) once a socket could listen on ``host`` at it; the address
+    family is the host's (``::1`` is IPv6), a name that does not resolve or a port that is
+    taken or out of range is an :class:`OptionError` naming the option."""
+    if not 0 <= port <= MAX_PORT:
+        raise OptionError(f"--port {port}: not a port number (0 to {MAX_PORT}; 0 for a free one)")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as s:
+            s.bind(address)
+            return s.getsockname()[1]
+    except socket.gaierror as exc:
+        raise OptionError(f"--host {host}: not an address or a name this machine resolves ({exc.strerror})") from None
+    except OSError as exc:
+        where = f"--host {host} --port {port}" if port else f"--host {host}"
+        raise OptionError(f"{where}: cannot listen there ({exc.strerror or exc})") from None
 
 
 def _persona():
@@ -166,7 +179,7 @@ def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
         [WEBKIT_DRIVER, f"--port={port}", f"--host={where}"], env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
-    url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}"
+    url = f"http://{'127.0.0.1' if host == '0.0.0.0' else f'[{host}]' if ':' in host else host}:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -186,6 +199,7 @@ def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
 def serve(engine: str, *, host: str = "127.0.0.1", port: int = 0) -> int:
     """What ``browser-server`` does: start the server, print ``ENGINE=URL`` and serve until
     it exits (its status) or Ctrl-C (0)."""
+    _free_port(host, port)  # a bad --host or --port: one line now, not a browser's failure later
     try:
         server = start(engine, host, port)
     except EngineError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..block.extract import MAX_SOURCE_BYTES
 from ..errors import UsageError
-from ..files import display_name, parse_json, read_text
+from ..files import display_name, parse_json, read_text, shown_name
 from .catalogue import SEVERITY_RANK
 from .model import BlockInput, BlockReport, BridgeCall, BrowserResult, Finding, Leak, ReviewReport, Summary
 from .static import analyse
@@ -32,13 +33,29 @@ def expand(paths: Iterable[str]) -> list[str]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found = sorted(str(p) for p in path.rglob("*.html"))
+            found = _html_files(path)
             if not found:
-                raise UsageError(f"{name}: a directory with no .html file in it")
+                raise UsageError(f"{display_name(name)}: a directory with no .html file in it")
             out.extend(found)
         else:
             out.append(name)
     return out
+
+
+def _html_files(folder: Path) -> list[str]:
+    """The ``*.html`` names under ``folder``, sorted. A folder that cannot be listed (its own
+    or a subfolder's permissions) is a :class:`UsageError` naming it: ``Path.rglob`` would
+    drop it silently, and the review would pass over blocks it never read."""
+    unreadable: list[str] = []
+
+    def refused(exc: OSError) -> None:
+        unreadable.append(f"{display_name(str(exc.filename))}: cannot read the folder: {exc.strerror or exc}")
+
+    found = sorted(str(Path(where, entry)) for where, folders, files in os.walk(folder, onerror=refused)
+                   for entry in (*folders, *files) if entry.endswith(".html"))
+    if unreadable:
+        raise UsageError("\n".join(unreadable))
+    return found
 
 
 def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str] = (), state: dict[str, Any] | None = None,
@@ -65,7 +82,12 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
         if isinstance(item, BlockInput):
             blocks.append(item)
             continue
-        for name in expand([item]):
+        try:
+            given = expand([item])
+        except UsageError as exc:  # a folder with nothing to review, or one that cannot be read
+            errors.append(str(exc))
+            continue
+        for name in given:
             try:
                 # Up to 4x the limit is read, so an oversized block is a finding (source.refused) and the run goes on.
                 source = read_text(name, limit=4 * MAX_SOURCE_BYTES)
@@ -83,7 +105,8 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
                 except UsageError as exc:
                     errors.append(str(exc))
                     continue
-            blocks.append(BlockInput(file=name, source=source, fields=list(fields), state=dict(own or {}), theme=theme))
+            # the report names the file as one line of UTF-8 (a newline or a non-UTF-8 byte escaped)
+            blocks.append(BlockInput(file=shown_name(name), source=source, fields=list(fields), state=dict(own or {}), theme=theme))
     if errors:
         raise UsageError("\n".join(errors))
     reports: list[BlockReport] = []

@@ -5,15 +5,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import selectors
 import shlex
+import signal
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..block.extract import MAX_SOURCE_BYTES
 from ..block.policy import CSP, REFERRER_POLICY, SANDBOX
 from ..errors import OptionError, UsageError
 from .probes import Block
 from .request import GENERATOR_PROTOCOLS, REFUSED_STATUS, generator_request
+
+#: The most a generator command may print: its iframe escapes a block source of at most
+#: MAX_SOURCE_BYTES into the srcdoc attribute (``"`` becomes ``&quot;``: up to 6x) beside
+#: the runtime and the state; anything larger is refused, and never held whole in memory.
+MAX_OUTPUT_BYTES = 8 * MAX_SOURCE_BYTES
+#: Seconds a generator command has for one block.
+RUN_SECONDS = 20
+#: How much of a command's stderr is kept (the end: its last line is its reason).
+_STDERR_KEPT = 64 * 1024
 
 
 class GeneratorOutputError(UsageError):
@@ -112,20 +127,23 @@ class CommandGenerator(Generator):
 
     def run(self, stdin: str) -> str:
         try:
-            done = subprocess.run(self.argv, input=stdin.encode("utf-8"), capture_output=True, timeout=20)
+            status, out, err_tail = _run_bounded(self.argv, stdin.encode("utf-8"), limit=MAX_OUTPUT_BYTES, timeout=RUN_SECONDS)
         except FileNotFoundError:
             raise OptionError(f"--generator {self.command!r}: no such command {self.argv[0]!r}") from None
         except PermissionError:
             raise OptionError(f"--generator {self.command!r}: {self.argv[0]!r} is not executable") from None
         except subprocess.TimeoutExpired:
-            raise GeneratorOutputError("the command did not finish within 20 s") from None
-        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        if done.returncode == REFUSED_STATUS:
+            raise GeneratorOutputError(f"the command did not finish within {RUN_SECONDS} s") from None
+        if out is None:
+            raise GeneratorOutputError(f"the output is more than {MAX_OUTPUT_BYTES:,} bytes "
+                                       f"({MAX_OUTPUT_BYTES // MAX_SOURCE_BYTES}x the largest block source); the command was stopped")
+        err = err_tail.decode("utf-8", "replace").strip().splitlines()
+        if status == REFUSED_STATUS:
             raise GeneratorRefused(err[-1] if err else f"the command refused the input (exit status {REFUSED_STATUS})")
-        if done.returncode != 0:
-            raise GeneratorOutputError(f"the command exited with status {done.returncode}: {err[-1] if err else '(no stderr)'}")
+        if status != 0:
+            raise GeneratorOutputError(f"the command exited with status {status}: {err[-1] if err else '(no stderr)'}")
         try:
-            return done.stdout.decode("utf-8")
+            return out.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise GeneratorOutputError(f"the output is not UTF-8 (offset {exc.start})") from None
 
@@ -148,6 +166,65 @@ class CommandGenerator(Generator):
     async def build(self, block: Block, source: str, state: Any) -> Built:
         html = await asyncio.to_thread(self.run, self._stdin(block, source, state))
         return Built(html, check_iframe(html))
+
+
+def _run_bounded(argv: list[str], data: bytes, *, limit: int, timeout: float) -> tuple[int, bytes | None, bytes]:
+    """Run ``argv`` with ``data`` on stdin: its exit status, its stdout (``None``: more than
+    ``limit`` bytes, the command killed) and the last bytes of its stderr (its last line is
+    all a message quotes). Neither stream is held whole: a command printing gigabytes costs
+    ``limit`` bytes of memory, not a MemoryError. Raises ``subprocess.TimeoutExpired``.
+    """
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    assert process.stdin and process.stdout and process.stderr  # all three are pipes
+
+    def feed() -> None:  # in a thread: a command may print before it has read all its input
+        try:
+            process.stdin.write(data)  # type: ignore[union-attr]
+            process.stdin.close()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError, ValueError):  # it stopped reading (or was killed)
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    out, err = bytearray(), bytearray()
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ, out)
+        selector.register(process.stderr, selectors.EVENT_READ, err)
+        try:
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(argv, timeout)
+                for key, _ in selector.select(left):
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    key.data.extend(chunk)
+                    if key.data is err:
+                        del err[:-_STDERR_KEPT]
+                    elif len(out) > limit:
+                        _kill(process)
+                        return -1, None, bytes(err)
+            status = process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            raise
+        finally:
+            process.stdout.close()
+            process.stderr.close()
+    return status, bytes(out), bytes(err)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """Stop the command and whatever it started (its own session), and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        process.kill()
+    process.wait()
 
 
 def iframe_srcdoc(html: str) -> str:
