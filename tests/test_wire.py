@@ -146,6 +146,9 @@ def test_the_seed_messages_pass():
     (message({"text": "a"}, {"raw": "x", "url": "https://x"}), "parts[1]", "exactly one of raw and url"),
     (message({"uri": "x"}), "parts[0]", "a part is text, a file"),
     (message({"text": 3}), "parts[0].text", "string"),
+    # A client's numbers are JavaScript's: 2^60 cannot have come from one unrounded.
+    (message({"data": {"action": "a", "source": "b", "fields": {"n": 2**60}}, "mediaType": ACTION}), "",
+     "value/parts/0/data/fields/n: an integer beyond ±9,007,199,254,740,991"),
 ])
 def test_a_bad_upward_message_is_a_located_protocol_error(msg, where, says):
     problems = problems_of(check_up, msg)

@@ -215,9 +215,9 @@ def _message(error: Any) -> str:
     return str(error["msg"])
 
 
-def _size(value: Any, where: str) -> list[tuple[str, str]]:
+def _size(value: Any, where: str, *, safe_integers: bool = False) -> list[tuple[str, str]]:
     try:
-        check_json(value, where or "value", MAX_DEPTH)
+        check_json(value, where or "value", MAX_DEPTH, safe_integers=safe_integers)
         size = json_chars(value)
     except (PatchError, ValueError) as exc:
         return [(where, str(exc))]
@@ -297,8 +297,9 @@ def check_down(event: Any) -> ArtifactUpdate:
 
 def check_up(message: Any) -> Message:
     """The upward Message as JSON, or :class:`WireError`: text (plus file parts) or
-    exactly one ui-action part and nothing else."""
-    problems = _size(message, "")
+    exactly one ui-action part and nothing else. A client's integers are JavaScript's: one
+    beyond ±2^53 - 1 is refused, as the ui-action check refuses it."""
+    problems = _size(message, "", safe_integers=True)
     if problems:
         raise WireError(problems)
     if not isinstance(message, dict):
