@@ -23,6 +23,17 @@ def test_the_server_gives_the_browsers_verdict(case):
     assert [pattern.fullmatch(c["input"]) for c in case["inputs"]] == [c["match"] for c in case["inputs"]]
 
 
+def test_a_documents_patterns_share_one_compile_budget():
+    # Twenty distinct large patterns (each alone within RE2's bound) took 7 s to check: once the
+    # document's programs pass MAX_PROGRAM_TOTAL, a further distinct pattern is refused uncompiled.
+    blocks = [{"block_id": f"t{n}", "type": "text_input", "field": f"f{n}", "pattern": f"\\p{{L}}{{{350 + n}}}"} for n in range(20)]
+    blocks += [{"block_id": f"again{n}", "type": "text_input", "field": f"g{n}", "pattern": "\\p{L}{350}"} for n in range(5)]
+    problems = [str(p) for p in check_document({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": blocks}]}).problems]
+    refused = [p.split(".pattern")[0] for p in problems]
+    assert refused == [f"pages[0].blocks[{n}]" for n in range(4, 20)], problems  # the same pattern again costs nothing
+    assert all("the document's patterns together compile to more than 1,500,000 instructions" in p for p in problems)
+
+
 @pytest.mark.parametrize("case", FIXTURE["refused"], ids=[c["pattern"] for c in FIXTURE["refused"]])
 def test_refused_at_save_time_at_its_column(case):
     problem = pattern_problem(case["pattern"])

@@ -35,7 +35,7 @@ from ..block.templates import TemplateError, template_refs
 from ..errors import UsageError
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json, json_key
-from .pattern import pattern_problem
+from .pattern import PatternBudget
 from .walk import Item, Loc, walk, walk_blocks, where
 
 #: The html sources of one document together hold at most this many bytes of UTF-8; a source
@@ -261,6 +261,7 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
     page_ids: dict[str, Loc] = {}
     block_ids: dict[str, Loc] = {}
     links: list[tuple[Loc, str]] = []
+    patterns = PatternBudget()  # the text inputs' patterns, bounded together
     writes: dict[int | None, list[tuple[str, Loc]]] = {}  # page -> written paths
     html_fields: dict[str, list[str]] = {}  # html block_id -> its fields, then its markup's paths
     html_markup: dict[str, list[str]] = {}
@@ -284,7 +285,7 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
                 else:
                     page_ids[page_id] = loc
         elif kind == "block":
-            _block_checks(item, block_ids, links, problems)
+            _block_checks(item, block_ids, links, problems, patterns)
         elif kind == "template":
             try:
                 refs = template_refs(value)
@@ -347,7 +348,7 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
         report.html[block_id] = list(dict.fromkeys([*html_fields.get(block_id, ()), *html_markup.get(block_id, ())]))
 
 
-def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: list[Problem]) -> None:
+def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: list[Problem], patterns: PatternBudget) -> None:
     block, loc = item.value, item.loc
     block_id = block.get("block_id")
     if isinstance(block_id, str):
@@ -386,7 +387,7 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
         elif type(low) in (int, float) and type(high) in (int, float) and low > high:
             problems.append(Problem(loc, f"{low_name} {_number(low)} is above {high_name} {_number(high)}"))
     if kind == "text_input" and isinstance(block.get("pattern"), str):
-        bad = pattern_problem(block["pattern"])  # the subset of ECMAScript both sides run (pattern.py)
+        bad = patterns.problem(block["pattern"])  # the subset of ECMAScript both sides run (pattern.py)
         if bad is not None:
             problems.append(Problem((*loc, "pattern"), bad.reason, *_text_position(block["pattern"], bad.offset)))
 
