@@ -28,6 +28,10 @@ from .verify.request import GENERATOR_PROTOCOLS
 
 Subparsers = argparse._SubParsersAction
 
+#: Problem lines printed for one bad input; the rest are counted on one more line. A document of
+#: 1.5 million bad fields printed 1.5 million lines: no reader, editor or CI log wants that.
+MAX_PROBLEM_LINES = 200
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with a bad option reported on one line (usage is one ``--help`` away)."""
@@ -306,10 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's flush at exit
         return code
     except OptionError as exc:
-        print("\n".join(f"flowui-sandbox {args.command}: error: {line}" for line in str(exc).splitlines()), file=sys.stderr)
+        _print_problems([f"flowui-sandbox {args.command}: error: {line}" for line in str(exc).splitlines()], args.command)
         return 2
     except UsageError as exc:
-        print(exc, file=sys.stderr)  # already one located line per problem
+        _print_problems(str(exc).splitlines(), args.command)  # already one located line per problem
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -325,6 +329,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 70
     finally:
         sys.stdout = real_stdout
+
+
+def _print_problems(lines: list[str], command: str) -> None:
+    """The first MAX_PROBLEM_LINES problem lines on stderr, then one line counting the rest."""
+    shown = lines[:MAX_PROBLEM_LINES]
+    if len(lines) > MAX_PROBLEM_LINES:
+        rest = len(lines) - MAX_PROBLEM_LINES
+        shown.append(f"flowui-sandbox {command}: {rest} more problem{'s' if rest != 1 else ''} not shown "
+                     f"(the first {MAX_PROBLEM_LINES} are above; fix them and run again)")
+    print("\n".join(shown), file=sys.stderr)
 
 
 if __name__ == "__main__":

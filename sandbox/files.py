@@ -209,17 +209,18 @@ def top_position(text: str) -> str:
     return position(text, stripped)
 
 
+_CONTAINERS = (dict, list)
+
+
 def _depth(value: Any) -> int:
-    """How deeply ``value`` nests objects and arrays (a scalar: 0), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = item.values()
-        elif not isinstance(item, list):
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+    """How deeply ``value`` nests objects and arrays (a scalar: 0), level by level, without
+    recursion. (A walk with a stack of (item, depth) pairs took 8.6 s for 2.6 million ``{}``.)"""
+    deepest = 0
+    level = [value] if type(value) in _CONTAINERS else []
+    while level:
+        deepest += 1
+        level = [child for node in level for child in (node.values() if type(node) is dict else node)
+                 if type(child) in _CONTAINERS]
     return deepest
 
 

@@ -28,6 +28,7 @@ from flowui_sandbox.sandbox.document import (
     project_document,
     projection_paths,
     rendered_paths,
+    validate,
 )
 from flowui_sandbox.sandbox.document.jsontext import load_json, locate, locate_all
 from flowui_sandbox.sandbox.errors import UsageError
@@ -189,7 +190,7 @@ def test_many_problems_are_located_in_one_pass(tmp_path, capsys, monkeypatch):
     twice the file (before: about half the file per problem)."""
     from flowui_sandbox.sandbox.document import jsontext
 
-    n = 2000
+    n = validate.MAX_PROBLEMS  # every one located (--json lists them all; stderr shows the first)
     doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
         {"block_id": f"t{i}", "type": "text", "markdown": "{Bad}"} for i in range(n)]}]}
     path = tmp_path / "many.json"
@@ -204,14 +205,57 @@ def test_many_problems_are_located_in_one_pass(tmp_path, capsys, monkeypatch):
         return end
 
     monkeypatch.setattr(jsontext, "_end_of_value", counting)
-    status, _, err = run(capsys, "document", str(path))
-    lines = err.strip().splitlines()
-    assert status == 2 and len(lines) == n
+    status, out, _ = run(capsys, "document", "--json", str(path))
+    errors = json.loads(out)["errors"]
+    assert status == 2 and len(errors) == n
     markdown_lines = [number + 1 for number, line in enumerate(text.splitlines()) if '"markdown"' in line]
-    assert [int(line.split(":")[1]) for line in lines] == markdown_lines  # each at its own value
+    assert [error["line"] for error in errors] == markdown_lines  # each at its own value
     # a value is skipped where it is not entered, and an array element entered on the way is
     # skipped once more to reach the next: twice the file here; before, 2,000 half-file reads
     assert sum(skipped) <= 2 * len(text)
+
+
+def test_a_check_stops_after_max_problems_and_says_so():
+    """5,000 bad fields were 5,000 problems (and the same document with 1.5 million took 47 s
+    and 2 GB to report); now the check stops at MAX_PROBLEMS, its last line saying so."""
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "a", "type": "html", "source": "", "fields": [f"Bad{i}" for i in range(5000)]}]}]}
+    problems = check_document(doc).problems
+    assert len(problems) == validate.MAX_PROBLEMS + 1
+    assert str(problems[0]).startswith("pages[0].blocks[0].fields[0]: bad path 'Bad0'")
+    assert str(problems[-1]).endswith(f"more problems were not looked for: the check stops after {validate.MAX_PROBLEMS:,}")
+    blocks = [{"block_id": f"t{i}", "type": "text", "markdown": "{Bad}"} for i in range(3000)]
+    assert len(check_blocks(blocks).problems) == validate.MAX_PROBLEMS + 1
+
+
+def test_a_document_of_too_many_values_is_one_problem_before_any_other_check():
+    """4 million wrong-typed fields: 75 s and 5 GB (pydantic built every error, then each was
+    compared with all before it); [1, 2, ...] beyond the bound is now one problem."""
+    most = validate.MAX_DOCUMENT_VALUES
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "a", "type": "html", "source": "", "fields": [1] * most}]}]}
+    assert [str(p) for p in check_document(doc).problems] == [
+        f"(document): the document holds more than {most:,} JSON values; it describes the page, and a page's data belongs in the state"]
+    assert len(check_blocks([{"type": "text", "markdown": "x"}] * most).problems) == 1
+    # just below the bound, the checks run as ever (and stop at MAX_PROBLEMS)
+    doc["pages"][0]["blocks"][0]["fields"] = [1] * (most - 100)
+    problems = check_document(doc).problems
+    assert len(problems) == validate.MAX_PROBLEMS + 1 and str(problems[0]).endswith("fields[0]: input should be a valid string (got a number)")
+
+
+def test_the_command_prints_the_first_problems_and_counts_the_rest(tmp_path, capsys):
+    from flowui_sandbox.sandbox import cli
+
+    doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "a", "type": "html", "source": "", "fields": [f"Bad{i}" for i in range(500)]}]}]}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    status, _, err = run(capsys, "document", str(path))
+    lines = err.splitlines()
+    assert status == 2 and len(lines) == cli.MAX_PROBLEM_LINES + 1
+    assert lines[0].startswith(f"{path}:1:") and "fields[0]: bad path 'Bad0'" in lines[0]
+    assert lines[-1] == (f"flowui-sandbox document: {500 - cli.MAX_PROBLEM_LINES} more problems not shown "
+                         f"(the first {cli.MAX_PROBLEM_LINES} are above; fix them and run again)")
 
 
 def test_locate_all_agrees_with_locate():

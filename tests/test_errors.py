@@ -53,8 +53,10 @@ def test_a_browser_s_trouble_is_an_engine_error_and_no_usage_error(cls):
 
 def test_every_named_error_says_bad_input_or_browser():
     # The two branches of the tree: a class of ours is one or the other, except the internal
-    # signals that never leave their module (a parse that gave up, a child the kernel stopped).
-    internal = {"flowui_sandbox.sandbox.block.cpu_limited.ChildStopped", "flowui_sandbox.sandbox.review.js.TooComplex"}
+    # signals that never leave their module (a parse that gave up, a child the kernel stopped, a
+    # check that found enough problems).
+    internal = {"flowui_sandbox.sandbox.block.cpu_limited.ChildStopped", "flowui_sandbox.sandbox.review.js.TooComplex",
+                "flowui_sandbox.sandbox.document.validate._Enough"}
     neither = sorted(name for name, cls in defined_exceptions().items()
                      if cls is not SandboxError and not issubclass(cls, UsageError | EngineError) and name not in internal)
     assert not neither, neither

@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from ..block.paths import path_problem
 from ..block.templates import TemplateError, template_refs
-from ..errors import UsageError
+from ..errors import SandboxError, UsageError
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import PatchError, check_json, json_key
 from .pattern import PatternBudget
@@ -45,6 +45,18 @@ from .walk import Item, Loc, walk, walk_blocks, where
 #: child stopped after PARSE_CPU_SECONDS of CPU time). A bound in bytes, not seconds: the
 #: same document gets the same verdict on a quiet or a loaded machine (docs/DOCUMENT.md §2).
 SOURCES_BYTES = 1024 * 1024
+
+
+#: JSON values (objects, arrays, strings, numbers, booleans, null) a document holds at most.
+#: A large real one (hundreds of blocks, a select of 10,000 options) holds tens of thousands; a
+#: hostile 8 MiB file holds millions, and its 4 million bad fields took 75 s and 5 GB to check
+#: (pydantic builds every error first). Counted before anything else, up to the bound only.
+MAX_DOCUMENT_VALUES = 100_000
+
+#: Problems one check reports at most; it stops looking after them and says so. Reporting
+#: each of a document's 1.5 million bad fields took 47 s and 2 GB; an author fixes the first
+#: ones first, and a server refuses the document on the first.
+MAX_PROBLEMS = 1000
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,28 @@ class Report:
         return not self.problems
 
 
+class _Enough(SandboxError):
+    """Raised by :class:`_Problems` when a check has found MAX_PROBLEMS problems (never leaves this module)."""
+
+
+class _Problems(list):
+    """A check's problems: adding one past MAX_PROBLEMS raises :class:`_Enough`, which ends the check."""
+
+    def append(self, problem: Problem) -> None:
+        if len(self) >= MAX_PROBLEMS:
+            raise _Enough
+        super().append(problem)
+
+    def extend(self, problems: Iterable[Problem]) -> None:
+        for problem in problems:
+            self.append(problem)
+
+
+def _stopped(problems: list[Problem], loc: Loc) -> list[Problem]:
+    """The problems found when a check stopped at MAX_PROBLEMS, and one more saying so."""
+    return [*problems, Problem(loc, f"more problems were not looked for: the check stops after {MAX_PROBLEMS:,}")]
+
+
 class DocumentError(UsageError):
     """A document with problems; :attr:`problems` lists them, the text has one per line."""
 
@@ -114,13 +148,21 @@ def check_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
     frozen = tuple(frozen)
     if not isinstance(data, dict):
         return Report(None, problems=[Problem((), f"a document is a JSON object, not {_kind(data)}")])
+    if _holds_more_values(data, MAX_DOCUMENT_VALUES):
+        return Report(None, problems=[Problem((), f"the document holds more than {MAX_DOCUMENT_VALUES:,} JSON values; "
+                                                   "it describes the page, and a page's data belongs in the state")])
     try:
         check_json(data, "document")
     except PatchError as exc:  # too deep for the walk, or not JSON: nothing else is checked
         return Report(None, problems=[Problem((), str(exc))])
     document, problems = _shape(data)
-    report = Report(document, problems=problems)
-    _semantics(data, walk(data), frozen, report)
+    report = Report(document, problems=_Problems())
+    try:
+        report.problems.extend(problems)
+        _semantics(data, walk(data), frozen, report)
+    except _Enough:
+        report.problems = _stopped(report.problems, ())
+    report.problems = list(report.problems)
     return report
 
 
@@ -131,6 +173,9 @@ def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks
     if not isinstance(blocks, list):
         report.problems.append(Problem(loc, f"blocks is a JSON array, not {_kind(blocks)}"))
         return report
+    if _holds_more_values(blocks, MAX_DOCUMENT_VALUES):
+        report.problems.append(Problem(loc, f"the blocks hold more than {MAX_DOCUMENT_VALUES:,} JSON values"))
+        return report
     try:
         check_json(blocks, "blocks")
     except PatchError as exc:
@@ -138,12 +183,17 @@ def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks
         return report
     from .model import BLOCK_ADAPTER
 
-    for index, block in enumerate(blocks):
-        try:
-            BLOCK_ADAPTER.validate_python(block)
-        except ValidationError as exc:
-            report.problems.extend(_from_pydantic(exc, block, (*loc, index), at_block=True))
-    _semantics({"pages": []}, walk_blocks(blocks, loc), frozen, report, check_pages=False)
+    report.problems = _Problems()
+    try:
+        for index, block in enumerate(blocks):
+            try:
+                BLOCK_ADAPTER.validate_python(block)
+            except ValidationError as exc:
+                report.problems.extend(_from_pydantic(exc, block, (*loc, index), at_block=True))
+        _semantics({"pages": []}, walk_blocks(blocks, loc), frozen, report, check_pages=False)
+    except _Enough:
+        report.problems = _stopped(report.problems, loc)
+    report.problems = list(report.problems)
     return report
 
 
@@ -153,6 +203,21 @@ def load_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
     if report.problems:
         raise DocumentError(report.problems)
     return report
+
+
+def _holds_more_values(value: dict | list, most: int) -> bool:
+    """Whether ``value`` (a JSON object or array) holds more than ``most`` values; stops counting past it."""
+    count = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        count += len(node)
+        if count > most:
+            return True
+        for item in node.values() if type(node) is dict else node:
+            if type(item) is dict or type(item) is list:
+                stack.append(item)
+    return False
 
 
 # ------------------------------------------------------------------------ shape
@@ -167,13 +232,13 @@ def _shape(data: dict) -> tuple[Document | None, list[Problem]]:
 
 def _from_pydantic(exc: ValidationError, data: Any, base: Loc, *, at_block: bool = False) -> list[Problem]:
     """``at_block``: ``data`` is one block, so pydantic's loc starts with its union tag."""
-    problems = []
+    problems: dict[Problem, None] = {}  # in order, each once (a union's arms can say the same thing)
     for error in exc.errors(include_url=False):
         loc, node, parent = _real_loc(data, error["loc"], at_block)
-        problem = Problem((*base, *loc), _message(error, node, parent))
-        if problem not in problems:  # (a union's arms can say the same thing)
-            problems.append(problem)
-    return problems
+        problems[Problem((*base, *loc), _message(error, node, parent))] = None
+        if len(problems) > MAX_PROBLEMS:  # enough for the check to stop at
+            break
+    return list(problems)
 
 
 def _real_loc(data: Any, loc: tuple, at_block: bool = False) -> tuple[Loc, Any, Any]:
