@@ -94,8 +94,13 @@ def test_a_killed_server_s_blocks_are_reviewed_on_the_other(two_chromium_servers
     rules = {b.file: {f.rule for f in r.findings} for b, r in zip(blocks, remote)}
     assert "exfil.state-to-url" in rules["exfil_image"] and "bridge.send" in rules["benign_form_send"], rules
     assert "bridge.open-url" in rules["exfil_openurl"], rules
-    # After the kill, every block was reviewed on the survivor.
-    assert all(f"chromium@{survivor.url}" in line for line in lines[2:]), lines
+    # After the kill, every block was reviewed on the survivor but at most two the doomed server's
+    # slot took before it noticed the loss: the block in flight (done, or failed) and the next one
+    # on the same page, which fails at once. A failed one is reviewed again on the survivor, its
+    # line staying where it was first reported (late on a loaded machine: CI saw a doomed line at
+    # index 2 or after); its verdict has no error (above).
+    after = [line for line in lines[1:] if f"chromium@{survivor.url}" not in line]
+    assert len(after) <= 2 and all(f"chromium@{doomed.url}" in line for line in after), lines
 
 
 @pytest.fixture
