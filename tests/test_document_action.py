@@ -353,3 +353,26 @@ def test_multiple_choices_are_distinct_as_json_numbers_and_checked_in_linear_tim
                       "options": [{"value": f"o{i}", "label": ""} for i in range(n)]})
     chosen = [f"o{n - 1 - i}" for i in range(n)]
     assert validate_ui_action(big, "p", message({"action": "send", "source": "send", "fields": {"tags": chosen}}), state={}).writes[0]["value"] == chosen
+
+
+def test_a_page_s_blocks_are_found_without_entering_options_and_agree_with_the_walk():
+    """Each ui-action walked the whole page, every option included (a select of 30,000 options:
+    0.3 s a message); the blocks-only walk finds the same blocks, in the same order, nested in
+    sections, columns and tabs, and a hidden layout block still hides what it holds."""
+    from flowui_sandbox.sandbox.document.walk import each_block, walk_blocks
+
+    inner = {"block_id": "deep", "type": "text_input", "field": "deep"}
+    blocks = [
+        {"block_id": "s", "type": "select", "field": "c", "options": [{"value": f"o{i}", "label": ""} for i in range(3000)]},
+        {"block_id": "sec", "type": "section", "visible_when": {"path": "show"}, "blocks": [
+            {"block_id": "cols", "type": "columns", "columns": [{"blocks": [{"block_id": "a", "type": "text", "markdown": "x"}]},
+                                                                {"blocks": [{"block_id": "tabs", "type": "tabs", "tabs": [
+                                                                    {"label": "T", "blocks": [inner]}]}]}]}]},
+        SEND,
+    ]
+    found = [(loc, block["block_id"]) for loc, block in each_block(blocks, ("blocks",))]
+    assert found == [(item.loc, item.value["block_id"]) for item in walk_blocks(blocks, ("blocks",)) if item.kind == "block"]
+    assert [bid for _, bid in found] == ["s", "sec", "cols", "a", "tabs", "deep", "send"]
+    doc = page(*blocks)
+    assert refused(doc, {"action": "send", "source": "send", "fields": {"deep": "x"}}, state={"show": False}) == ["hidden-field"]
+    assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"deep": "x"}}), state={"show": True}).writes

@@ -46,7 +46,7 @@ from .patch import PatchError, check_json, escape, json_equal, json_key
 from .pattern import compile_pattern, lone_surrogate, utf16_length
 from .projection import report_of
 from .validate import DocumentError, Problem, check_blocks
-from .walk import walk_blocks
+from .walk import Loc, each_block
 
 #: The role of a user message (A2A 1.0, as in the seed).
 USER_ROLE = "ROLE_USER"
@@ -405,17 +405,14 @@ def _page_blocks(page: dict, state: Any) -> dict[str, tuple[dict, bool]]:
     """Every block of the page by id, with whether it is visible (its own and every
     enclosing layout block's visible_when; always true without a state)."""
     out: dict[str, tuple[dict, bool]] = {}
-    hidden_under: list[tuple] = []  # locations of hidden blocks
-    for item in walk_blocks(page.get("blocks", []), ("blocks",)):
-        if item.kind != "block":
-            continue
-        block = item.value
+    hidden: set[Loc] = set()  # locations of hidden blocks: the walk meets an enclosing block first
+    for loc, block in each_block(page.get("blocks", []), ("blocks",)):
         visible = state is None or (
             _shown(block.get("visible_when"), state)
-            and not any(item.loc[: len(h)] == h for h in hidden_under)
+            and not any(loc[:k] in hidden for k in range(2, len(loc)))
         )
         if not visible:
-            hidden_under.append(item.loc)
+            hidden.add(loc)
         out[block["block_id"]] = (block, visible)
     return out
 

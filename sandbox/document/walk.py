@@ -121,4 +121,35 @@ def _model(cls: type[_Model], data: dict, loc: Loc, block: dict | None, page: in
                 yield Item("source", at, value, name, block, page)
 
 
-__all__ = ["Item", "walk", "walk_blocks", "where", "Document"]
+def each_block(blocks: Any, loc: Loc = ()) -> Iterator[tuple[Loc, dict]]:
+    """Every block of a list of blocks and of the layout blocks inside it, with its location,
+    in the walk's order, entering nothing that cannot hold a block: what a ui-action needs of a
+    page. (The whole walk entered every option: 0.25 s a message for a select of 30,000.)"""
+    if isinstance(blocks, list):
+        for index, block in enumerate(blocks):
+            if isinstance(block, dict):
+                at = (*loc, index)
+                yield at, block
+                kind = block.get("type")
+                cls = BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
+                if cls is not None:
+                    yield from _blocks_in(cls, block, at)
+
+
+def _blocks_in(cls: type[_Model], data: dict, loc: Loc) -> Iterator[tuple[Loc, dict]]:
+    for name in cls.model_fields:
+        value = data.get(name)
+        if name in cls.CHILDREN:
+            yield from each_block(value, (*loc, name))
+        elif name in cls.NESTED and _holds_blocks(cls.NESTED[name]) and isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    yield from _blocks_in(cls.NESTED[name], item, (*loc, name, i))
+
+
+def _holds_blocks(cls: type[_Model]) -> bool:
+    """Whether objects of ``cls`` (a tab, a column, an option) can hold blocks."""
+    return bool(cls.CHILDREN) or any(_holds_blocks(nested) for nested in cls.NESTED.values())
+
+
+__all__ = ["Item", "each_block", "walk", "walk_blocks", "where", "Document"]
