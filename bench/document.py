@@ -12,8 +12,8 @@
 3. Bad input, answered or refused, in process and through the command (the command's
    time includes starting Python): a 100,000-deep state, a 10 MB document, a
    document whose html source is over the limit.
-4. A document with 4,000 problems: the document command (every problem located in the
-   file) against ``check_document`` alone.
+4. A document with as many problems as a check reports (MAX_PROBLEMS): the document
+   command (every problem located in the file) against ``check_document`` alone.
 
 CPU time of this process, best of several rounds, so that other work on the machine
 hardly moves the ratios, which are the result; the command rows are wall time.
@@ -38,6 +38,7 @@ import jsonpatch
 from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES, extract_paths
 from flowui_sandbox.sandbox.document import check_document, diff
 from flowui_sandbox.sandbox.document.model import Document
+from flowui_sandbox.sandbox.document.validate import MAX_PROBLEMS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction import block
@@ -234,13 +235,13 @@ def bench_bad_input() -> None:
 
 
 def bench_many_problems() -> None:
-    """The document command on a document with 4,000 problems, against check_document alone."""
+    """The document command on a document with MAX_PROBLEMS problems, against check_document alone."""
     import contextlib
     import io
 
     from flowui_sandbox.sandbox.cli import main
 
-    n = 4000
+    n = MAX_PROBLEMS
     doc = {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
         {"block_id": f"t{i}", "type": "text", "markdown": "{Bad}"} for i in range(n)]}]}
     with tempfile.TemporaryDirectory() as tmp:

@@ -214,7 +214,8 @@ _CONTAINERS = (dict, list)
 
 def _depth(value: Any) -> int:
     """How deeply ``value`` nests objects and arrays (a scalar: 0), level by level, without
-    recursion. (A walk with a stack of (item, depth) pairs took 8.6 s for 2.6 million ``{}``.)"""
+    recursion: a list per level, not a stack of (item, depth) pairs, which takes 8.6 s for 2.6
+    million ``{}`` against 0.6 s."""
     deepest = 0
     level = [value] if type(value) in _CONTAINERS else []
     while level:

@@ -260,3 +260,27 @@ def test_many_bad_binds_are_located_in_one_pass():
     assert len(problems) == count
     assert [(p.line, p.column, p.value) for p in problems[::4999]] == [
         (i + 1, 1, f"Bad{i}") for i in range(0, count, 4999)]
+
+
+def test_many_sources_are_extracted_in_order_with_their_own_problems():
+    sources = [f'<p data-bind="item_{i}"></p>' + "<span>text</span>" * 200 for i in range(30)]
+    sources[7] = '<p>\n<i data-show="Bad"></i></p>' + "<span>text</span>" * 200
+    sources[12] = "a\0b"
+    assert sum(len(s) for s in sources) > extract.GUARD_THRESHOLD  # parsed together in one child
+    results = extract.extract_paths_many(sources, frozen=["item_3"])
+    assert results[0] == ["item_0"] and results[29] == ["item_29"]
+    assert isinstance(results[3], ExtractionError) and "item_3" in str(results[3])
+    assert isinstance(results[7], ExtractionError) and results[7].problems[0].line == 2 and "Bad" in str(results[7])
+    assert isinstance(results[12], ExtractionError) and "NUL" in str(results[12])
+    assert [r if isinstance(r, list) else None for r in results] == [
+        extract_paths(s, frozen=["item_3"]) if i not in (3, 7, 12) else None for i, s in enumerate(sources)]
+
+
+def test_a_document_s_sources_share_one_parse_budget():
+    """Ten sources of 100 KB of nested <div> each got a child of their own with its own 1.5 s
+    of CPU (6.5 s in all on this machine); together they now get one child and one budget, and
+    each is refused, saying so. (Each costs about half a second of CPU on its own.)"""
+    nested = "<div>" * 20_000
+    results = extract.extract_paths_many([nested] * 10)
+    assert all(isinstance(r, ExtractionError) and "not checked" in str(r) and "the document's html sources" in str(r)
+               for r in results), results[0]

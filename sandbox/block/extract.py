@@ -125,6 +125,39 @@ def extract_paths(source: str, *, frozen: Iterable[str] = ()) -> list[str]:
     return paths
 
 
+def extract_paths_many(sources: list[str], *, frozen: Iterable[str] = ()) -> list[list[str] | ExtractionError]:
+    """:func:`extract_paths` of each source, as a list of paths or the source's
+    :class:`ExtractionError`, with one parse budget for all: when they hold more than
+    GUARD_THRESHOLD bytes together, they are parsed in one child stopped after
+    PARSE_CPU_SECONDS of CPU (a stop refuses every source the child had, saying so), so N
+    bytes of sources cost what one source of N bytes can (a child each would let ten sources
+    of 100 KB take 6.5 s of CPU)."""
+    frozen_set = frozenset(frozen)
+    out: list[list[str] | ExtractionError] = []
+    documents: dict[int, bytes] = {}
+    for index, source in enumerate(sources):
+        try:
+            documents[index] = _encode(source, allow_nul=False)
+            out.append([])
+        except ExtractionError as exc:
+            out.append(exc)
+    if sum(len(d) for d in documents.values()) > GUARD_THRESHOLD and _CAN_FORK:
+        try:
+            checked = call_cpu_limited(_check_many, documents, frozen_set, cpu_seconds=PARSE_CPU_SECONDS, wall_seconds=PARSE_WALL_SECONDS)
+        except ChildStopped as exc:
+            stopped = ExtractionError([Problem(None, None, None, None, None, _STOPPED_TOGETHER[exc.cause])])
+            return [stopped if index in documents else result for index, result in enumerate(out)]
+    else:
+        checked = _check_many(documents, frozen_set)
+    for index, (paths, bad) in checked.items():
+        out[index] = ExtractionError(_locate(sources[index], bad)) if bad else paths
+    return out
+
+
+def _check_many(documents: dict[int, bytes], frozen: frozenset[str]) -> dict[int, tuple[list[str], list[tuple[str, str, str, str]]]]:
+    return {index: _check_paths(document, frozen) for index, document in documents.items()}
+
+
 def _check_paths(document: bytes, frozen: frozenset[str]) -> tuple[list[str], list[tuple[str, str, str, str]]]:
     """The unique values, and every occurrence of an invalid one (so each element is named)."""
     unique = list(dict.fromkeys(_values(document)))  # first occurrence wins
@@ -514,6 +547,15 @@ _TOO_LATE = (
     "overloaded or the markup is nested too deeply (browsers stop nesting elements at depth 512)"
 )
 _STOPPED = {"cpu": _TOO_SLOW, "wall": _TOO_LATE, "failed": "the HTML parser failed on this source (out of memory?)"}
+#: The same, for the html sources of one document parsed together (:func:`extract_paths_many`).
+_STOPPED_TOGETHER = {
+    "cpu": f"not checked: the HTML parser needed more than {PARSE_CPU_SECONDS} s of CPU time for the document's html "
+           "sources together and was stopped; their cost grows with the number of tags times the nesting depth, "
+           "so keep the markup far shallower (browsers stop nesting elements at depth 512)",
+    "wall": f"not checked: the HTML parser did not finish the document's html sources within {PARSE_WALL_SECONDS:g} s "
+            "and was stopped: either the machine is overloaded or the markup is nested too deeply",
+    "failed": "not checked: the HTML parser failed on the document's html sources (out of memory?)",
+}
 
 
 # ------------------------------------------------------------------ files (`paths`)
@@ -550,4 +592,4 @@ def print_paths(files: Sequence[str], *, frozen: str = "", as_json: bool = False
     return 0
 
 
-__all__ = ["extract_paths", "ExtractionError", "Problem", "EXTRACTION_PREFIX", "MAX_SOURCE_BYTES", "print_paths"]
+__all__ = ["extract_paths", "extract_paths_many", "ExtractionError", "Problem", "EXTRACTION_PREFIX", "MAX_SOURCE_BYTES", "print_paths"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
+from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths_many
 from ..block.paths import path_problem
 from ..block.templates import TemplateError, template_refs
 from ..errors import SandboxError, UsageError
@@ -49,12 +49,12 @@ SOURCES_BYTES = 1024 * 1024
 
 #: JSON values (objects, arrays, strings, numbers, booleans, null) a document holds at most.
 #: A large real one (hundreds of blocks, a select of 10,000 options) holds tens of thousands; a
-#: hostile 8 MiB file holds millions, and its 4 million bad fields took 75 s and 5 GB to check
+#: hostile 8 MiB file holds millions, and its 4 million bad fields take 75 s and 5 GB to check
 #: (pydantic builds every error first). Counted before anything else, up to the bound only.
 MAX_DOCUMENT_VALUES = 100_000
 
 #: Problems one check reports at most; it stops looking after them and says so. Reporting
-#: each of a document's 1.5 million bad fields took 47 s and 2 GB; an author fixes the first
+#: each of a document's 1.5 million bad fields takes 47 s and 2 GB; an author fixes the first
 #: ones first, and a server refuses the document on the first.
 MAX_PROBLEMS = 1000
 
@@ -320,9 +320,31 @@ def _message(error: Mapping[str, Any], node: Any, parent: Any) -> str:
 # ------------------------------------------------------------------------ semantics
 
 
+def _extract_sources(items: list[Item], frozen: tuple[str, ...]) -> dict[int, list[str] | ExtractionError | str]:
+    """What each html source's markup binds (by the item's position), its extraction error, or
+    why it was not checked. The sources share one byte budget (SOURCES_BYTES, in the order of
+    the document) and one parse budget (:func:`extract_paths_many`)."""
+    out: dict[int, list[str] | ExtractionError | str] = {}
+    batch: list[tuple[int, str]] = []
+    total = 0
+    for position, item in enumerate(items):
+        if item.kind != "source":
+            continue
+        size = len(item.value.encode("utf-8", "surrogatepass"))
+        if size <= MAX_SOURCE_BYTES:  # (a larger one is refused by the extractor before parsing)
+            if total + size > SOURCES_BYTES:
+                out[position] = (f"not checked: with this source's {size:,} bytes the document's html sources "
+                                 f"would hold more than {SOURCES_BYTES:,} bytes of UTF-8 together; make them smaller")
+                continue
+            total += size
+        batch.append((position, item.value))
+    results = extract_paths_many([source for _, source in batch], frozen=frozen)
+    out.update((position, result) for (position, _), result in zip(batch, results))
+    return out
+
+
 def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], report: Report, *, check_pages: bool = True) -> None:
     problems = report.problems
-    sources_bytes = 0
     page_ids: dict[str, Loc] = {}
     block_ids: dict[str, Loc] = {}
     links: list[tuple[Loc, str]] = []
@@ -340,7 +362,9 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             return False
         return True
 
-    for item in items:
+    items = list(items)
+    extracted = _extract_sources(items, frozen)
+    for position, item in enumerate(items):
         kind, loc, value = item.kind, item.loc, item.value
         if kind == "page":
             page_id = value.get("page_id")
@@ -378,17 +402,12 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
                 html_blocks.setdefault(block["block_id"])
         elif kind == "source":
             block_id = (item.block or {}).get("block_id")
-            size = len(value.encode("utf-8", "surrogatepass"))
-            if size <= MAX_SOURCE_BYTES:  # (a larger one is refused by the extractor before parsing)
-                if sources_bytes + size > SOURCES_BYTES:
-                    problems.append(Problem(loc, f"not checked: with this source's {size:,} bytes the document's html sources "
-                                                 f"would hold more than {SOURCES_BYTES:,} bytes of UTF-8 together; make them smaller"))
-                    continue
-                sources_bytes += size
-            try:
-                paths = extract_paths(value, frozen=frozen)
-            except ExtractionError as exc:
-                for p in exc.problems:
+            paths = extracted[position]
+            if isinstance(paths, str):
+                problems.append(Problem(loc, paths))
+                continue
+            if isinstance(paths, ExtractionError):
+                for p in paths.problems:
                     text = str(p)
                     message = text.split(": ", 1)[1] if p.line is not None else text
                     problems.append(Problem(loc, message, p.line, p.column))

@@ -124,7 +124,7 @@ def _model(cls: type[_Model], data: dict, loc: Loc, block: dict | None, page: in
 def each_block(blocks: Any, loc: Loc = ()) -> Iterator[tuple[Loc, dict]]:
     """Every block of a list of blocks and of the layout blocks inside it, with its location,
     in the walk's order, entering nothing that cannot hold a block: what a ui-action needs of a
-    page. (The whole walk entered every option: 0.25 s a message for a select of 30,000.)"""
+    page. (The whole walk enters every option: 0.25 s a message for a select of 30,000.)"""
     if isinstance(blocks, list):
         for index, block in enumerate(blocks):
             if isinstance(block, dict):
