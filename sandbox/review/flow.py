@@ -39,6 +39,7 @@ from .js import (
     _static_value,
     call_parts,
     callee_name,
+    folded_string,
     parent_of,
     string_value,
     text,
@@ -107,6 +108,9 @@ class Flow:
         self.vars: dict[str, Labels] = {}
         self.returns: dict[str, Labels] = {}
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
+        self.global_aliases = set(_GLOBALS)     # names bound to the global object (const w = globalThis)
+        self.location_aliases = {"location", "document.location"}  # names bound to location (const L = location)
+        self.openers: set[str] = set()          # names bound to flowUi.openUrl (bound, destructured, an alias)
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
         self.this: dict[int, Labels] = {}      # a listener function's node id -> what `this` is in it
         self.reads: dict[str, Node] = {}     # state paths read -> first node
@@ -138,7 +142,8 @@ class Flow:
                     self.functions.setdefault(text(name), []).append(node)
                 elif node.type == "variable_declarator":
                     value = node.child_by_field_name("value")
-                    if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                    if value is not None and value.type in ("arrow_function", "function_expression", "function",
+                                                            "generator_function"):
                         self.functions.setdefault(text(node.child_by_field_name("name")), []).append(value)
                     elif value is not None and (_static_value(value) or value.type == "array" and all(
                             c.type in ("number", "string") for c in value.named_children)):
@@ -236,6 +241,7 @@ class Flow:
                         if text(name) not in self.aliases:
                             self.aliases.add(text(name))
                             self.changed = True
+                    self._alias(name, value)
                     self._bind_pattern(name, self.labels(value))
             elif kind in ("assignment_expression", "augmented_assignment_expression"):
                 left = node.child_by_field_name("left")
@@ -271,7 +277,7 @@ class Flow:
                     self.labels(arg)  # records the reads of arguments no assignment holds
             elif kind == "expression_statement" and node.named_child_count:
                 self.labels(node.named_children[0])
-            elif kind == "return_statement":
+            elif kind in ("return_statement", "yield_expression"):
                 function = _enclosing_function(node)
                 if function is not None and node.named_child_count:
                     named = _function_name(function)
@@ -290,6 +296,11 @@ class Flow:
                     if labels and not labels <= old:
                         self.returns[named] = old | labels
                         self.changed = True
+            elif kind == "throw_statement" and node.named_child_count:
+                # What is thrown reaches a catch clause's parameter (any: the flow is flow-insensitive).
+                self._bind("\0thrown", self.labels(node.named_children[0]))
+            elif kind == "catch_clause":
+                self._bind_pattern(node.child_by_field_name("parameter"), self.vars.get("\0thrown", frozenset()))
             elif kind in ("for_in_statement",):
                 left = node.child_by_field_name("left")
                 right = node.child_by_field_name("right")
@@ -310,6 +321,36 @@ class Flow:
                     if labels and not labels <= old:
                         self.events[kind_name] = old | labels
                         self.changed = True
+
+    def _alias(self, name: Node | None, value: Node) -> None:
+        """``name = value`` binds a global object, ``location`` or ``flowUi.openUrl`` under another name
+        (``const w = globalThis``, ``const L = window.location``, ``const o = flowUi.openUrl.bind(flowUi)``,
+        ``const {openUrl: o} = flowUi``)."""
+        if name is None:
+            return
+        bare: Node | None = value
+        bound = value.child_by_field_name("function") if value.type == "call_expression" else None
+        if bound is not None and callee_name(bound).endswith(".bind"):
+            bare = bound.child_by_field_name("object")
+        source = callee_name(bare)
+        head, _, last = source.rpartition(".")
+        if name.type == "identifier":
+            for names, hit in ((self.global_aliases, source in self.global_aliases),
+                               (self.location_aliases, source in self.location_aliases
+                                or last == "location" and head in self.global_aliases | {"document"}),
+                               (self.openers, source in self.openers or last == "openUrl" and head in self.aliases)):
+                if hit and text(name) not in names:
+                    names.add(text(name))
+                    self.changed = True
+        elif name.type == "object_pattern" and (source in self.aliases or source in self.global_aliases):
+            for child in name.named_children:
+                key = child if child.type == "shorthand_property_identifier_pattern" else child.child_by_field_name("key")
+                target = child if child.type == "shorthand_property_identifier_pattern" else child.child_by_field_name("value")
+                into = self.openers if source in self.aliases and text(key) == "openUrl" else \
+                    self.location_aliases if source in self.global_aliases and text(key) == "location" else None
+                if into is not None and target is not None and target.type == "identifier" and text(target) not in into:
+                    into.add(text(target))
+                    self.changed = True
 
     def _bind_prop(self, name: str, labels: Labels) -> None:
         if not labels:
@@ -372,9 +413,18 @@ class Flow:
             called, passed = head, args[1:]
             if method == "apply" and passed and passed[0].type == "array":
                 passed = list(passed[0].named_children)
+        if name == "Reflect.apply" and len(args) >= 3 and args[0].type == "identifier":
+            called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
         for fn in self.functions.get(called, ()):
             for param, arg in zip(self._params(fn), passed):
                 self._bind_pattern(param, self.labels(arg))
+            if fn.type != "arrow_function":  # `arguments` in the function holds every argument
+                self._bind(f"arguments@{fn.id}", frozenset().union(*(self.labels(arg) for arg in passed)))
+        if name in ("setTimeout", "setInterval", "requestAnimationFrame") and len(args) > 2:
+            # setTimeout(fn, delay, ...args): fn is called with args.
+            for fn in self._functions_of(args[0]):
+                for param, arg in zip(self._params(fn), args[2:]):
+                    self._bind_pattern(param, self.labels(arg))
         arg_labels = frozenset().union(*(self.labels(arg) for arg in args if arg.type not in (
             "arrow_function", "function_expression", "function"))) if args else frozenset()
         flat = frozenset((STATE, label[1], False) if label[0] == STATE else label
@@ -403,7 +453,7 @@ class Flow:
         # the user typed (navigator.clipboard.readText().then) gives it to its callback.
         if function is not None and function.type == "member_expression" and method != "addEventListener":
             receiver = self._element(self.labels(receiver_node))
-            if method in ("then", "catch", "finally"):
+            if method in ("then", "catch", "finally") and not self._own_promise(receiver_node):
                 receiver = frozenset(label for label in receiver if label[0] == INPUT)
             if receiver:
                 for arg in args:
@@ -411,8 +461,43 @@ class Flow:
                         for param in self._params(fn)[:2]:
                             self._bind_pattern(param, receiver)
 
+    def _own_promise(self, node: Node | None) -> bool:
+        """Whether a promise is the block's own (``Promise.resolve(v)``, ``Promise.all``, a call of a
+        function of the scripts, a chain of ``then`` on one): what it resolves to is what it was given.
+        A platform promise (``fetch``, ``img.decode()``, ``flowUi.send``) resolves to something else."""
+        while node is not None and node.type == "call_expression":
+            function = node.child_by_field_name("function")
+            name = callee_name(function)
+            if name in ("Promise.resolve", "Promise.all", "Promise.allSettled", "Promise.race", "Promise.any") \
+                    or name in self.functions:
+                return True
+            if function is None or function.type != "member_expression" \
+                    or text(function.child_by_field_name("property")) not in ("then", "catch", "finally"):
+                return False
+            node = function.child_by_field_name("object")
+        return node is not None and node.type == "new_expression" \
+            and callee_name(node.child_by_field_name("constructor")) == "Promise"
+
+    def _returned(self, function: Node) -> Labels:
+        """Labels of what an (anonymous) function returns: its expression body, or its return statements."""
+        body = function.child_by_field_name("body")
+        if body is None:
+            return frozenset()
+        if body.type != "statement_block":
+            return self.labels(body)
+        out: Labels = frozenset()
+        stack = list(body.named_children)
+        while stack:
+            node = stack.pop()
+            if node.type in _FUNCTIONS:
+                continue
+            if node.type == "return_statement" and node.named_child_count:
+                out |= self.labels(node.named_children[0])
+            stack.extend(node.named_children)
+        return out
+
     def _functions_of(self, node: Node) -> list[Node]:
-        if node.type in ("arrow_function", "function_expression", "function"):
+        if node.type in ("arrow_function", "function_expression", "function", "generator_function"):
             return [node]
         if node.type == "identifier":
             return self.functions.get(text(node), [])
@@ -508,6 +593,12 @@ class Flow:
             name = text(node)
             if name == "undefined":
                 return frozenset()
+            if name == "arguments":
+                function = _enclosing_function(node)
+                while function is not None and function.type == "arrow_function":
+                    function = _enclosing_function(function)
+                if function is not None:
+                    return self.vars.get(f"arguments@{function.id}", frozenset()) | self.vars.get(name, frozenset())
             if name in self.aliases:
                 return self.vars.get(name, frozenset()) | {FLOWUI}
             return self.vars.get(name, frozenset())
@@ -544,7 +635,7 @@ class Flow:
                 return frozenset((ELEMENT, p) for p in self.markup_paths)
             if name == "document" and prop in ("forms", "activeElement"):
                 return frozenset({(CONTROL, "input:form" if prop == "forms" else "input:focused")})
-            if callee_name(node) in self.aliases:
+            if callee_name(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
             labels = self._member(self._labels(obj), prop) | self._property(prop)
             if _outermost(node):
@@ -555,7 +646,9 @@ class Flow:
         if kind == "subscript_expression":
             held = self._labels(node.child_by_field_name("object"))
             index = node.child_by_field_name("index")
-            key = string_value(index)
+            key = folded_string(index)
+            if key == _FLOWUI and callee_name(node.child_by_field_name("object")) in self.global_aliases:
+                return frozenset({FLOWUI})  # w['flow' + 'Ui'] with const w = globalThis
             if key is not None:
                 labels = self._member(held, key) | self._property(key)
                 for label in labels if _outermost(node) else ():
@@ -606,6 +699,10 @@ class Flow:
                     return frozenset([*((ELEMENT, p) for p in self.select(selector)),
                                       *((CONTROL, c) for c in self.controls(selector))])
                 return frozenset()
+            if method == "composedPath" and function is not None and function.type == "member_expression":
+                # An input event's path: its first element is the control the user typed in.
+                return frozenset((CONTROL, label[2] or label[1]) for label in self._labels(function.child_by_field_name("object"))
+                                 if label[0] == INPUT_EVENT)
             if method in ("getAttribute", "getAttributeNS") and function is not None and function.type == "member_expression":
                 return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
             if name in self.returns:
@@ -637,6 +734,16 @@ class Flow:
                     return frozenset((INPUT, n) for n in (named or {"input:form"}))
             if ctor in _WEBRTC:
                 return given | {RTC}
+            if ctor == "Proxy" and arguments is not None and arguments.named_child_count >= 2:
+                # new Proxy(target, {get(t, k) {...}}): every member read returns what the trap returns.
+                handler = arguments.named_children[1]
+                for child in handler.named_children if handler.type == "object" else ():
+                    trap_name = child.child_by_field_name("key") if child.type == "pair" else child.child_by_field_name("name")
+                    trap = child.child_by_field_name("value") if child.type == "pair" else child
+                    if trap_name is not None and (string_value(trap_name) if trap_name.type == "string" else text(trap_name)) \
+                            in ("get", "apply") and trap is not None and trap.type in _FUNCTIONS:
+                        given = given | frozenset((STATE, label[1], False) if label[0] == STATE else label
+                                                  for label in self._returned(trap))
             return given
         if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",

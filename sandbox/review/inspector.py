@@ -25,6 +25,7 @@ from .js import (
     bound_locally,
     call_parts,
     callee_name,
+    folded_string,
     literal_fragments,
     parent_of,
     string_value,
@@ -334,7 +335,8 @@ class Inspector:
             return
         parts = name.split(".") if name else []
         if left.type == "identifier" and text(left) == "location" or parts[-2:] in (["document", "location"],) \
-                or name in ("location", "location.href", "document.location.href"):
+                or name in ("location", "location.href", "document.location.href") \
+                or len(parts) == 2 and parts[0] in self.flow.location_aliases and parts[1] == "href":
             self.emit("navigation.self", script, node, "assigns location: the block navigates itself away (the bridge closes)")
             self.sink(script, node, right, "location", "navigation")
             return
@@ -342,7 +344,7 @@ class Inspector:
             self.once("blocked.top-navigation", name, script, node, f"{name} = ...: navigating the host page; the sandbox blocks it")
             return
         if left.type == "subscript_expression":
-            key = string_value(left.child_by_field_name("index"))
+            key = folded_string(left.child_by_field_name("index"))
             if key is None:
                 obj = left.child_by_field_name("object")
                 if not _numeric_index(left.child_by_field_name("index")) and not _static_value(right) and any(label[0] in (URL, STATE, INPUT) for label in self.flow.labels(right)):
@@ -357,7 +359,8 @@ class Inspector:
         if obj is None:
             return
         if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style" \
-                or obj.type == "subscript_expression" and string_value(obj.child_by_field_name("index")) == "style":
+                or obj.type == "subscript_expression" and folded_string(obj.child_by_field_name("index")) == "style":
+            prop = _camel(prop)  # style['background-image']
             if prop in STYLE_PROPS:
                 self.sink(script, node, right, f"style.{prop}", "css")
             return
@@ -399,10 +402,16 @@ class Inspector:
         aliases = self.flow.aliases
         if head in aliases and method in ("send", "setValue", "openUrl"):
             return self._bridge(script, node, method, args)
+        if name in self.flow.openers:  # const o = flowUi.openUrl.bind(flowUi); o(url)
+            return self._bridge(script, node, "openUrl", args)
+        if method in ("call", "apply") and (head in self.flow.openers or head.rpartition(".")[::2] in
+                                            {(alias, "openUrl") for alias in aliases}) and len(args) >= 2:
+            given = list(args[1].named_children) if method == "apply" and args[1].type == "array" else args[1:]
+            return self._bridge(script, node, "openUrl", given)
         if method in ("setAttribute", "setAttributeNS") and len(args) >= 2:
             if method == "setAttributeNS":
                 args = args[1:]
-            attr = (string_value(args[0]) or "").lower() if len(args) >= 2 else ""
+            attr = (folded_string(args[0]) or "").lower() if len(args) >= 2 else ""
             attr = attr.rpartition(":")[2] if attr.startswith("xlink:") else attr
             if attr in URL_ATTRS:
                 self.sink(script, node, args[1], f"{method}('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
@@ -414,7 +423,9 @@ class Inspector:
                 for source in args[1:]:
                     for pair in source.named_children if source.type == "object" else ():
                         key = pair.child_by_field_name("key") if pair.type == "pair" else pair
-                        prop = (string_value(key) if key is not None and key.type == "string" else text(key)) or ""
+                        prop = (string_value(key) if key is not None and key.type == "string" else
+                                folded_string(key.named_children[0]) if key is not None and key.type == "computed_property_name"
+                                and key.named_child_count else text(key)) or ""
                         item = pair.child_by_field_name("value") if pair.type == "pair" else pair
                         self._prop_sink(script, node, target, prop, item, "Object.assign")
             elif len(args) >= 3:
@@ -434,7 +445,8 @@ class Inspector:
             self.sink(script, node, args[1], "insertAdjacentHTML", "img", html=True)
         elif name in ("document.write", "document.writeln") and args:
             self.sink(script, node, args[0], name, "img", html=True)
-        elif name.endswith("location.assign") or name.endswith("location.replace") or name in ("location.reload",):
+        elif name.endswith("location.assign") or name.endswith("location.replace") or name in ("location.reload",) \
+                or head in self.flow.location_aliases and method in ("assign", "replace"):
             if name.startswith(("top.", "parent.")):
                 self.once("blocked.top-navigation", name, script, node, f"{name}(): navigating the host page; the sandbox blocks it")
             else:
@@ -711,6 +723,12 @@ def _nearest_breakable(node: Node) -> Node | None:
             return current
         current = parent_of(current)
     return None
+
+
+def _camel(prop: str) -> str:
+    """A CSS property name as a style member (``background-image``: ``backgroundImage``)."""
+    head, *rest = prop.split("-")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest) if rest else prop
 
 
 def _short(node: Node | None) -> str:

@@ -94,6 +94,20 @@ def string_value(node: Node | None) -> str | None:
     return None
 
 
+def folded_string(node: Node | None) -> str | None:
+    """The value of a string literal, or of literals joined with ``+`` (``'sr' + 'c'``)."""
+    if node is not None and node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        if op is None or text(op) != "+":
+            return None
+        left = folded_string(node.child_by_field_name("left"))
+        right = folded_string(node.child_by_field_name("right")) if left is not None else None
+        return left + right if left is not None and right is not None else None
+    if node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return folded_string(node.named_children[0])
+    return string_value(node)
+
+
 def _starts_with_literal(node: Node | None) -> bool:
     """Whether the value's text begins with a literal (a string, a template's first
     fragment, or the left end of a concatenation)."""
@@ -151,7 +165,8 @@ def walk(node: Node):
 
 _FLOW_TYPES = frozenset(("variable_declarator", "assignment_expression", "augmented_assignment_expression", "call_expression",
                          "return_statement", "arrow_function", "for_in_statement", "expression_statement",
-                         "field_definition", "new_expression"))
+                         "field_definition", "new_expression", "yield_expression",
+                         "throw_statement", "catch_clause"))
 
 
 def parse(script: Script, cache: dict | None = None, deadline: float = float("inf")) -> Script:
@@ -271,7 +286,7 @@ def _enclosing_function(node: Node) -> Node | None:
     current = parent_of(node)
     while current is not None:
         if current.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
-                            "function", "generator_function_declaration"):
+                            "function", "generator_function_declaration", "generator_function"):
             return current
         current = parent_of(current)
     return None
