@@ -131,9 +131,12 @@ class PlaywrightPage(Page):
                 return await asyncio.wait_for(target.evaluate(script, arg), timeout)
             except TimeoutError:
                 raise ScriptTimeout(f"{self.engine.name}: script did not finish within {timeout}s: {script[:120]!r}") from None
-            except Exception:
+            except Exception as exc:
                 # A kept frame the host has just replaced (its detach event not yet in): find it again, once.
                 if frame is None or attempt == 2 or not target.is_detached():
+                    if "Execution context was destroyed" in str(exc):  # the frame's document was replaced meanwhile
+                        raise PageGone(f"{self.engine.name}: the document the script ran in was replaced before it finished "
+                                       f"(a navigation): {script[:120]!r}") from None
                     raise
                 self._frames.pop(frame, None)
 

@@ -75,3 +75,21 @@ def test_a_frame_path_reaches_a_frame_inside_a_frame(flowui_page, flowui_server)
     assert flowui_page.evaluate("() => document.title") == "top"  # back in the top document after each call
     with pytest.raises(EngineError, match="empty frame path"):
         flowui_page.evaluate("() => 1", frame=())
+
+
+def test_a_script_whose_document_is_replaced_ends_in_an_engine_error(flowui_page, flowui_server):
+    """A frame that navigates while a script runs in it (the editor's preview reloading as the
+    author types): the driver's own error escaped Playwright's driver (CI: Firefox's "Execution
+    context was destroyed"); it is an EngineError in every driver, which callers retry on."""
+    import pytest
+
+    from flowui_sandbox.sandbox.engines import EngineError
+
+    one = flowui_server.add_page("<!doctype html><title>one</title>")
+    two = flowui_server.add_page("<!doctype html><title>two</title>")
+    flowui_page.goto(flowui_server.add_page(f'<!doctype html><title>top</title><iframe id=f src="{one}"></iframe>'))
+    assert flowui_page.wait_for("() => document.title", frame="#f") == "one"
+    script = "(url) => new Promise((done) => { setTimeout(() => { location.href = url; }, 300); setTimeout(done, 5000); })"
+    with pytest.raises(EngineError):
+        flowui_page.evaluate(script, two, frame="#f", timeout=10)
+    assert flowui_page.wait_for("() => document.title", frame="#f") == "two"
