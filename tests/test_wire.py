@@ -445,3 +445,20 @@ def test_the_live_command_reads_files_with_the_projects_json_reader(tmp_path, ca
                        ([str(good), str(deep)], f"{deep}:1:65: nested deeper than 64 objects and arrays")]:
         assert main(args) == 2
         assert capsys.readouterr().err == line + "\n"
+
+
+def test_an_upward_message_of_many_parts_or_values_is_refused_at_once():
+    """300,000 parts (within MAX_WIRE_CHARS) took 4 s to check and made 25 MB of problems;
+    2,000,000 empty objects in metadata 9 s; and the live server parsed 2,000,000 empty arrays for
+    5 s before any check. Now more than MAX_UP_PARTS parts or MAX_UP_NODES values is one problem,
+    and the live server counts the commas of the text before parsing it."""
+    from flowui_sandbox.sandbox.document.wire import MAX_UP_NODES, MAX_UP_PARTS, text_over_nodes
+
+    assert problems_of(check_up, message(*[{"text": "x"}] * 300_000)) == [("parts", f"300,000 parts; an upward message has at most {MAX_UP_PARTS}")]
+    assert len(problems_of(check_up, message({"zz": 1}, *[{"zz": 1}] * MAX_UP_PARTS))) == 1
+    assert len(problems_of(check_up, message({"text": "x"}, metadata={"a": [{}] * 2_000_000}))) == 1
+    assert len(problems_of(check_up, message({"text": "x", "metadata": {"a": [[]] * MAX_UP_NODES}}))) == 1
+    check_up(message({"text": "x" + ",[{" * 1_000_000}, {"raw": "QUJD" * 1_000_000, "mediaType": "text/plain"}))  # big strings are few values
+    assert text_over_nodes(json.dumps([[]] * (MAX_UP_NODES + 2)))
+    assert not text_over_nodes(json.dumps([',"\\",[' * MAX_UP_NODES]))  # commas inside a string, an escaped quote among them
+    assert not text_over_nodes(json.dumps([[]] * MAX_UP_NODES)) and not text_over_nodes("[" * 200_000)

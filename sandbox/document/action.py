@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from fractions import Fraction
 from typing import Any
 
 from pydantic import ValidationError
@@ -42,7 +43,7 @@ from ..block.paths import MAX_LENGTH, path_problem
 from ..block.projection import MISSING, get_path, is_empty
 from ..errors import UsageError
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
-from .patch import PatchError, check_json, escape, json_equal, json_key
+from .patch import MAX_JSON_NODES, PatchError, check_json, escape, json_equal, json_key, json_nodes_over
 from .pattern import compile_pattern, lone_surrogate, utf16_length
 from .projection import report_of
 from .validate import DocumentError, Problem, check_blocks
@@ -52,6 +53,12 @@ from .walk import Loc, each_block
 USER_ROLE = "ROLE_USER"
 #: Largest ui-action data accepted, in characters of compact JSON.
 MAX_ACTION_CHARS = 1_000_000
+#: Most keys in a ui-action's ``fields`` (each costs tens of microseconds: 80,000 short keys
+#: fit in MAX_ACTION_CHARS and took seconds; a form has tens).
+MAX_FIELDS = 10_000
+#: Most JSON values (objects, arrays, scalars, keys) in a ui-action's data: 300,000 empty
+#: objects fit in MAX_ACTION_CHARS and took 1.7 s to check.
+MAX_ACTION_NODES = MAX_JSON_NODES
 
 REASONS: dict[str, str] = {
     "bad-message": "the message is not an object with a list of parts",
@@ -61,7 +68,8 @@ REASONS: dict[str, str] = {
     "text-beside-action": "a ui-action message carries no text part",
     "extra-part": "a ui-action message carries exactly one part, the ui-action",
     "bad-ui-action": "the ui-action part does not have the protocol's shape",
-    "too-large": f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels, holds an integer "
+    "too-large": f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels, has more than "
+                 f"{MAX_FIELDS} fields or {MAX_ACTION_NODES} JSON values, holds an integer "
                  f"beyond ±{MAX_SAFE_INTEGER:,}, or a write would nest the state deeper than {MAX_DEPTH} levels",
     "unknown-page": "the current page is not a page of the document",
     "unknown-source": "no block of the document has this block_id",
@@ -78,6 +86,7 @@ REASONS: dict[str, str] = {
     "too-short": "the text is shorter than min_length",
     "too-long": "the text is longer than the input allows",
     "out-of-range": "the value is outside the input's min and max",
+    "step-mismatch": "the number is not the input's min (else 0) plus a whole number of its steps",
     "not-an-option": "the value is not one of the select's options",
     "state-conflict": "the field cannot be written at its path in the current state",
     "overlapping-fields": "two keys of the message are the same path or one lies inside the other",
@@ -133,6 +142,8 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         raise TypeError(f"state: the current state is a JSON object, not {_type(state)}")
     report = report_of(document, frozen=frozen)
     data = _the_part(message)
+    if json_nodes_over(data, MAX_ACTION_NODES) is not None:  # before any work per value
+        raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"more than {MAX_ACTION_NODES:,} JSON values")])
     try:
         check_json(data, "data", safe_integers=True)
         size = json_chars(data)
@@ -140,6 +151,9 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data", str(exc))]) from None
     if size > MAX_ACTION_CHARS:
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"{size:,} characters of JSON; at most {MAX_ACTION_CHARS:,}")])
+    if isinstance(data.get("fields"), dict) and len(data["fields"]) > MAX_FIELDS:  # before any work per key
+        raise UiActionRefused([Refusal("too-large", "message.parts[0].data.fields",
+                                       f"{len(data['fields']):,} keys; at most {MAX_FIELDS:,}")])
     try:
         action = UiAction.model_validate(data)
     except ValidationError as exc:
@@ -159,7 +173,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         elsewhere = [p for p in pages if p != page_id and action.source in _page_blocks(pages[p], None)]
         if elsewhere:
             raise UiActionRefused([Refusal("not-on-page", f"{where}.source", f"block {action.source!r} is on page {elsewhere[0]!r}, not on {page_id!r}")])
-        raise UiActionRefused([Refusal("unknown-source", f"{where}.source", f"no block {action.source!r} in the document or in what was rendered on page {page_id!r}")])
+        raise UiActionRefused([Refusal("unknown-source", f"{where}.source", f"no block {_quote(action.source)} in the document or in what was rendered on page {page_id!r}")])
     scope, (block, visible) = found
     kind = block["type"]
     acts = "any" if kind == "html" else "action" if block.get("action") is not None else None
@@ -194,6 +208,16 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
     if kind == "html" and _has_surrogate(payload):  # written at ui_action, as the fields are
         refusals.append(Refusal("wrong-type", f"{where}.payload", "the payload holds a string with an unpaired surrogate (not Unicode text)"))
     values = action.fields
+    listed: list[str] = []
+
+    def known() -> str:
+        """The page's fields, for an unknown-field refusal: made once, at most 20 named (a message
+        of thousands of unknown keys on a page of hundreds of inputs made gigabytes of text)."""
+        if not listed:
+            names = sorted({*by_field, *own})
+            listed.append(", ".join(names[:20]) + (f", … ({len(names)} fields)" if len(names) > 20 else "") if names else "it has none")
+        return listed[0]
+
     refused: set[str] = set()  # fields (of inputs) already refused: no "required" on top
 
     def refuse(code: str, key: str, text: str, field: str | None = None) -> None:
@@ -216,9 +240,8 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
             refuse("hidden-field", key, f"input {governing[0][0]['block_id']!r} is hidden in the current state")
             continue
         if not shown and not any(key == f or key.startswith(f + ".") for f in own):
-            known = sorted({*by_field, *own})
             refuse("unknown-field", key, f"{_quote(key)} is not a field of page {page_id!r}"
-                   f"{' or of the html block (or under one of its fields)' if own else ''} ({', '.join(known) or 'it has none'})")
+                   f"{' or of the html block (or under one of its fields)' if own else ''} ({known()})")
             continue
         if key in bad_paths:  # an html block's own path under one of its fields
             refuse("unknown-field", key, f"{_quote(key)}: {bad_paths[key]}")
@@ -466,7 +489,7 @@ def _check_value(block: dict, value: Any, at: str) -> list[Refusal]:
             return wrong("a number")
         if block.get("integer") and value != int(value):
             return wrong("an integer")
-        return _range(block, value, at)
+        return _range(block, value, at) or _step(block, value, at)
     if kind in ("checkbox", "switch"):
         return [] if type(value) is bool else wrong("a boolean")
     if kind == "select":
@@ -511,6 +534,23 @@ def _range(block: dict, value: Any, at: str, normalize=lambda v: v) -> list[Refu
     return []
 
 
+def _step(block: dict, value: int | float, at: str) -> list[Refusal]:
+    """HTML's step mismatch: with a ``step``, the value is ``min`` (else 0) plus a whole number of
+    steps. Counted exactly on the numbers' shortest decimal forms (as the browser's
+    ``stepMismatch`` does: ``0.3`` is three steps of ``0.1``), never in binary floating point."""
+    step = block.get("step")
+    if step is None:
+        return []
+    base = block.get("min") or 0
+    if (_decimal(value) - _decimal(base)) % _decimal(step) != 0:
+        return [Refusal("step-mismatch", at, f"{_short(value)} is not {_short(base)} plus a whole number of steps of {_short(step)}")]
+    return []
+
+
+def _decimal(number: int | float) -> Fraction:
+    return Fraction(number) if type(number) is int else Fraction(repr(number))
+
+
 def _file_problem(file: Any, block: dict) -> str | None:
     if not isinstance(file, dict) or not isinstance(file.get("name"), str) or not isinstance(file.get("media_type"), str):
         return 'a file reference is an object with string "name" and "media_type" (and optional "size", "uri")'
@@ -520,6 +560,8 @@ def _file_problem(file: Any, block: dict) -> str | None:
     size = file.get("size")
     if size is not None and (type(size) is not int or size < 0):
         return "size is a number of bytes"
+    if size is None and block.get("max_bytes"):  # no size, no check: the input says how large a file may be
+        return f"a file reference for this input gives its size (at most {block['max_bytes']:,} bytes)"
     if size is not None and block.get("max_bytes") and size > block["max_bytes"]:
         return f"the file has {size:,} bytes; at most {block['max_bytes']:,}"
     if "uri" in file and not isinstance(file["uri"], str):

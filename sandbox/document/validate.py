@@ -34,7 +34,7 @@ from ..block.paths import path_problem
 from ..block.templates import TemplateError, template_refs
 from ..errors import SandboxError, UsageError
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
-from .patch import PatchError, check_json, json_key
+from .patch import MAX_JSON_NODES, PatchError, check_json, json_key, json_nodes_over
 from .pattern import PatternBudget
 from .walk import Item, Loc, walk, walk_blocks, where
 
@@ -47,11 +47,11 @@ from .walk import Item, Loc, walk, walk_blocks, where
 SOURCES_BYTES = 1024 * 1024
 
 
-#: JSON values (objects, arrays, strings, numbers, booleans, null) a document holds at most.
-#: A large real one (hundreds of blocks, a select of 10,000 options) holds tens of thousands; a
+#: JSON values (objects, arrays, strings, numbers, booleans, null) and keys a document holds at
+#: most. A large real one (hundreds of blocks, a select of 10,000 options) holds tens of thousands; a
 #: hostile 8 MiB file holds millions, and its 4 million bad fields take 75 s and 5 GB to check
 #: (pydantic builds every error first). Counted before anything else, up to the bound only.
-MAX_DOCUMENT_VALUES = 100_000
+MAX_DOCUMENT_VALUES = MAX_JSON_NODES
 
 #: Problems one check reports at most; it stops looking after them and says so. Reporting
 #: each of a document's 1.5 million bad fields takes 47 s and 2 GB; an author fixes the first
@@ -148,8 +148,8 @@ def check_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
     frozen = tuple(frozen)
     if not isinstance(data, dict):
         return Report(None, problems=[Problem((), f"a document is a JSON object, not {_kind(data)}")])
-    if _holds_more_values(data, MAX_DOCUMENT_VALUES):
-        return Report(None, problems=[Problem((), f"the document holds more than {MAX_DOCUMENT_VALUES:,} JSON values; "
+    if json_nodes_over(data, MAX_DOCUMENT_VALUES) is not None:
+        return Report(None, problems=[Problem((), f"the document holds more than {MAX_DOCUMENT_VALUES:,} JSON values and keys; "
                                                    "it describes the page, and a page's data belongs in the state")])
     try:
         check_json(data, "document")
@@ -173,8 +173,8 @@ def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks
     if not isinstance(blocks, list):
         report.problems.append(Problem(loc, f"blocks is a JSON array, not {_kind(blocks)}"))
         return report
-    if _holds_more_values(blocks, MAX_DOCUMENT_VALUES):
-        report.problems.append(Problem(loc, f"the blocks hold more than {MAX_DOCUMENT_VALUES:,} JSON values"))
+    if json_nodes_over(blocks, MAX_DOCUMENT_VALUES) is not None:
+        report.problems.append(Problem(loc, f"the blocks hold more than {MAX_DOCUMENT_VALUES:,} JSON values and keys"))
         return report
     try:
         check_json(blocks, "blocks")
@@ -203,21 +203,6 @@ def load_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
     if report.problems:
         raise DocumentError(report.problems)
     return report
-
-
-def _holds_more_values(value: dict | list, most: int) -> bool:
-    """Whether ``value`` (a JSON object or array) holds more than ``most`` values; stops counting past it."""
-    count = 0
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        count += len(node)
-        if count > most:
-            return True
-        for item in node.values() if type(node) is dict else node:
-            if type(item) is dict or type(item) is list:
-                stack.append(item)
-    return False
 
 
 # ------------------------------------------------------------------------ shape

@@ -22,6 +22,7 @@ artifacts down, the client sends one A2A Message up.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr, ValidationError
@@ -30,7 +31,7 @@ from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_
 
 from ..block.jsonjs import MAX_DEPTH
 from ..errors import UsageError
-from .patch import PatchError, check_json, parse_pointer
+from .patch import MAX_JSON_NODES, PatchError, check_json, json_nodes_over, parse_pointer
 
 #: mediaType of a state snapshot part (the client's whole projection).
 SNAPSHOT_MEDIA_TYPE = "application/json"
@@ -45,6 +46,13 @@ UI_ARTIFACT = "ui"
 USER_ROLE = "ROLE_USER"
 #: The largest message or event accepted, in characters of compact JSON (UTF-16 units).
 MAX_WIRE_CHARS = 16 * 1024 * 1024
+#: Most parts in an upward message (one text and its files, or the one ui-action): 300,000
+#: parts fit in MAX_WIRE_CHARS and took 4 s to check, with megabytes of problems.
+MAX_UP_PARTS = 100
+#: Most JSON values (objects, arrays, scalars, keys) in an upward message: 2,000,000 empty
+#: objects in its metadata fit in MAX_WIRE_CHARS and took 9 s to check. Files travel as one
+#: base64 string each, so the limit is on the structure, not the bytes.
+MAX_UP_NODES = MAX_JSON_NODES
 
 DOWN_MEDIA_TYPES = (SNAPSHOT_MEDIA_TYPE, PATCH_MEDIA_TYPE, UI_MEDIA_TYPE)
 UI_KINDS = ("render", "navigate")
@@ -295,10 +303,27 @@ def check_down(event: Any) -> ArtifactUpdate:
     return update.model_copy(update={"artifact": artifact.model_copy(update={"parts": parts})})
 
 
+# A JSON string token (the lexeme the standard library's own decoder scans strings with).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+
+
+def text_over_nodes(text: str, limit: int = MAX_UP_NODES) -> bool:
+    """Whether the JSON ``text`` certainly holds more than ``limit`` values, told before parsing
+    it (parsing 2,000,000 empty arrays took 5 s): each ``,`` outside a string comes before a
+    value or a key, so more of them than ``limit`` is more values than :func:`check_up` takes
+    (a deep nest without commas is the parser's own refusal, at once). Counted in C; the strings
+    are taken out only when the first count (commas inside strings too) is past the limit."""
+    return text.count(",") > limit and _STRING.sub("", text).count(",") > limit
+
+
 def check_up(message: Any) -> Message:
     """The upward Message as JSON, or :class:`WireError`: text (plus file parts) or
     exactly one ui-action part and nothing else. A client's integers are JavaScript's: one
     beyond ±2^53 - 1 is refused, as the ui-action check refuses it."""
+    if isinstance(message, dict) and isinstance(message.get("parts"), list) and len(message["parts"]) > MAX_UP_PARTS:
+        raise WireError([("parts", f"{len(message['parts']):,} parts; an upward message has at most {MAX_UP_PARTS}")])  # before any work per part
+    if json_nodes_over(message, MAX_UP_NODES) is not None:  # before any work per value
+        raise WireError([("", f"more than {MAX_UP_NODES:,} JSON values; an upward message has at most that many")])
     problems = _size(message, "", safe_integers=True)
     if problems:
         raise WireError(problems)
@@ -376,7 +401,7 @@ def artifact_update(task_id: str, context_id: str, artifact_id: str, parts: list
 
 
 __all__ = [
-    "SNAPSHOT_MEDIA_TYPE", "PATCH_MEDIA_TYPE", "UI_MEDIA_TYPE", "STATE_ARTIFACT", "UI_ARTIFACT", "USER_ROLE", "MAX_WIRE_CHARS",
+    "SNAPSHOT_MEDIA_TYPE", "PATCH_MEDIA_TYPE", "UI_MEDIA_TYPE", "STATE_ARTIFACT", "UI_ARTIFACT", "USER_ROLE", "MAX_WIRE_CHARS", "MAX_UP_PARTS", "MAX_UP_NODES", "text_over_nodes",
     "WireError", "TextPart", "SnapshotPart", "PatchOp", "PatchPart", "RenderEvent", "NavigateEvent", "UiPart",
     "FilePart", "UiActionPart", "Artifact", "ArtifactUpdate", "Message",
     "check_down", "check_up", "down_part", "snapshot_part", "patch_part", "render_part", "navigate_part", "artifact_update",
