@@ -149,10 +149,20 @@ def test_the_seed_messages_pass():
     # A client's numbers are JavaScript's: 2^60 cannot have come from one unrounded.
     (message({"data": {"action": "a", "source": "b", "fields": {"n": 2**60}}, "mediaType": ACTION}), "",
      "value/parts/0/data/fields/n: an integer beyond ±9,007,199,254,740,991"),
+    # No UTF-8, so nothing the server could pass on (a text part's surrogate was accepted).
+    (message({"text": "hi \ud800"}), "parts[0].text", "unpaired surrogate"),
+    (message({"text": "hi", "metadata": {"k\udfff": 1}}), "parts[0].metadata", "unpaired surrogate"),
+    # raw is base64, as the protobuf JSON mapping of bytes has it (anything was accepted).
+    (message({"text": "a"}, {"raw": "not base64!"}), "parts[1].raw", "base64"),
 ])
 def test_a_bad_upward_message_is_a_located_protocol_error(msg, where, says):
     problems = problems_of(check_up, msg)
     assert problems[0][0] == where and says in problems[0][1], problems
+
+
+@pytest.mark.parametrize("raw", ["aGVsbG8=", "aGVsbG8", "-_-_", ""])
+def test_a_file_s_raw_bytes_are_base64_in_either_alphabet_padded_or_not(raw):
+    assert check_up(message({"text": "a"}, {"raw": raw, "mediaType": "image/png"})).text == "a"
 
 
 # ----------------------------------------------------------------------------- session
@@ -416,9 +426,11 @@ def test_the_live_server_answers_bad_messages_and_keeps_its_stream():
                              up({"customer" + ".a" * 30: nested}), up({"customer.name": "\ud800"})):
                     async with client.post(server.url + "message", data=body) as response:
                         answers.append((response.status, await response.json()))
-                assert [status for status, _ in answers] == [400, 400, 422, 422], answers
+                assert [status for status, _ in answers] == [400, 400, 422, 400], answers
                 assert "nested deeper than 64" in answers[0][1]["problems"][0] and "MAX_SAFE_INTEGER" in answers[1][1]["problems"][0]
-                assert answers[2][1]["codes"] == ["too-large"] and answers[3][1]["codes"] == ["wrong-type"]
+                assert answers[2][1]["codes"] == ["too-large"]
+                # a string that is not Unicode text is no message at all (the wire refuses it, anywhere in it)
+                assert answers[3][1]["problems"] == ["parts[0].data.fields.customer.name: a string holds an unpaired surrogate (it is not Unicode text)"]
                 await server.step({"customer": {"name": "\ud800"}})  # the agent's own state: sent as the JSON escape
                 await server.step({"customer": {"name": "B"}})
                 told = []

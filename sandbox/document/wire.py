@@ -22,6 +22,9 @@ artifacts down, the client sends one A2A Message up.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -32,6 +35,7 @@ from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_
 from ..block.jsonjs import MAX_DEPTH
 from ..errors import UsageError
 from .patch import MAX_JSON_NODES, PatchError, check_json, json_nodes_over, parse_pointer
+from .pattern import lone_surrogate
 
 #: mediaType of a state snapshot part (the client's whole projection).
 SNAPSHOT_MEDIA_TYPE = "application/json"
@@ -316,6 +320,45 @@ def text_over_nodes(text: str, limit: int = MAX_UP_NODES) -> bool:
     return text.count(",") > limit and _STRING.sub("", text).count(",") > limit
 
 
+def _surrogate(value: Any) -> list[tuple[str, str]]:
+    """Where a string or key holding an unpaired surrogate is (it has no UTF-8: the server could
+    pass it to no one), as one problem; found in C, located only when there is one."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return []
+    except UnicodeEncodeError:
+        pass
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, str) and lone_surrogate(node):
+            return [(where, "a string holds an unpaired surrogate (it is not Unicode text)")]
+        if isinstance(node, dict):
+            for key, item in node.items():
+                at = f"{where}.{key}" if where else str(key)
+                if lone_surrogate(key):
+                    return [(where, "a key holds an unpaired surrogate (it is not Unicode text)")]
+                stack.append((item, at))
+        elif isinstance(node, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(node))
+    return []
+
+
+def _is_base64(text: str) -> bool:
+    """Whether ``text`` is base64 as the protobuf JSON mapping of ``bytes`` (A2A's ``raw``)
+    accepts it: the standard or the URL-safe alphabet, with or without its padding."""
+    if not text.isascii():
+        return False
+    standard = text.replace("-", "+").replace("_", "/")
+    if not standard.endswith("="):
+        standard += "=" * (-len(standard) % 4)
+    try:
+        base64.b64decode(standard, validate=True)
+        return True
+    except (binascii.Error, ValueError):
+        return False
+
+
 def check_up(message: Any) -> Message:
     """The upward Message as JSON, or :class:`WireError`: text (plus file parts) or
     exactly one ui-action part and nothing else. A client's integers are JavaScript's: one
@@ -324,7 +367,7 @@ def check_up(message: Any) -> Message:
         raise WireError([("parts", f"{len(message['parts']):,} parts; an upward message has at most {MAX_UP_PARTS}")])  # before any work per part
     if json_nodes_over(message, MAX_UP_NODES) is not None:  # before any work per value
         raise WireError([("", f"more than {MAX_UP_NODES:,} JSON values; an upward message has at most that many")])
-    problems = _size(message, "", safe_integers=True)
+    problems = _size(message, "", safe_integers=True) or _surrogate(message)
     if problems:
         raise WireError(problems)
     if not isinstance(message, dict):
@@ -353,6 +396,8 @@ def check_up(message: Any) -> Message:
             part = _model(FilePart, raw, where, problems)
             if part is not None and (part.raw is None) == (part.url is None):
                 problems.append((where, "a file part has exactly one of raw and url"))
+            elif part is not None and part.raw is not None and not _is_base64(part.raw):
+                problems.append((f"{where}.raw", "a file's raw bytes are base64 (RFC 4648, with its padding)"))
         else:
             problems.append((where, f"a part is text, a file (raw or url) or the ui-action data; keys: {', '.join(sorted(raw)) or 'none'}"))
             continue
