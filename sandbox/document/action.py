@@ -44,7 +44,7 @@ from ..block.projection import MISSING, get_path, is_empty
 from ..errors import UsageError
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
 from .patch import MAX_JSON_NODES, PatchError, check_json, escape, json_equal, json_key, json_nodes_over
-from .pattern import compile_pattern, lone_surrogate, utf16_length
+from .pattern import compile_pattern, lone_surrogate, surrogate_at, utf16_length
 from .projection import report_of
 from .validate import DocumentError, Problem, check_blocks
 from .walk import Loc, each_block
@@ -205,7 +205,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
                 under.setdefault(prefix, []).append(b["field"])
         by_field.setdefault(b["field"], []).append((b, vis))
     own = list(block.get("fields", [])) if kind == "html" else []
-    if kind == "html" and _has_surrogate(payload):  # written at ui_action, as the fields are
+    if kind == "html" and surrogate_at(payload) is not None:  # written at ui_action, as the fields are
         refusals.append(Refusal("wrong-type", f"{where}.payload", "the payload holds a string with an unpaired surrogate (not Unicode text)"))
     values = action.fields
     listed: list[str] = []
@@ -246,7 +246,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         if key in bad_paths:  # an html block's own path under one of its fields
             refuse("unknown-field", key, f"{_quote(key)}: {bad_paths[key]}")
             continue
-        if _has_surrogate(value):  # the event stream is UTF-8: such a string could never be sent down
+        if surrogate_at(value) is not None:  # the event stream is UTF-8: such a string could never be sent down
             refuse("wrong-type", key, "the value holds a string with an unpaired surrogate (not Unicode text)")
             continue
         if len(key.split(".")) + json_depth(value) > MAX_DEPTH:  # the state root is level 1, each segment one more
@@ -586,20 +586,6 @@ def _valid(parse, text: str) -> bool:
         return False
 
 
-def _has_surrogate(value: Any) -> bool:
-    """Whether a string or key anywhere in ``value`` holds an unpaired surrogate."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if type(node) is str:
-            if lone_surrogate(node):
-                return True
-        elif type(node) is dict:
-            stack.extend(node)
-            stack.extend(node.values())
-        elif type(node) is list:
-            stack.extend(node)
-    return False
 
 
 # ------------------------------------------------------------------------ the writes

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
@@ -489,10 +490,31 @@ def lone_surrogate(value: str) -> bool:
     return any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
 
 
+def surrogate_at(value: Any) -> tuple[str, str] | None:
+    """Where the first string or key holding an unpaired surrogate is in the JSON ``value``
+    (``a.b[0]``; a key: the object holding it) and which of the two, or None. Such text has no
+    UTF-8, so the server could pass it to no one."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, where = stack.pop()
+        kind = type(node)
+        if kind is str:
+            if lone_surrogate(node):
+                return where, "string"
+        elif kind is dict:
+            for key in node:
+                if lone_surrogate(key):
+                    return where, "key"
+            stack.extend((item, f"{where}.{key}" if where else key) for key, item in reversed(node.items()))
+        elif kind is list:
+            stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(node))))
+    return None
+
+
 def utf16_length(value: str) -> int:
     """The length as the browser counts it (``value.length``: UTF-16 code units)."""
     return len(value) + sum(1 for ch in value if ord(ch) > 0xFFFF)
 
 
-__all__ = ["compile_pattern", "pattern_problem", "Pattern", "PatternBudget", "PatternError", "utf16_length", "lone_surrogate",
+__all__ = ["compile_pattern", "pattern_problem", "Pattern", "PatternBudget", "PatternError", "utf16_length", "lone_surrogate", "surrogate_at",
            "MAX_REPEAT", "CATEGORIES"]

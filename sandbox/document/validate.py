@@ -22,7 +22,7 @@ has both.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -130,9 +130,15 @@ class _Problems(list):
             self.append(problem)
 
 
-def _stopped(problems: list[Problem], loc: Loc) -> list[Problem]:
-    """The problems found when a check stopped at MAX_PROBLEMS, and one more saying so."""
-    return [*problems, Problem(loc, f"more problems were not looked for: the check stops after {MAX_PROBLEMS:,}")]
+def _until_enough(report: Report, loc: Loc, check: Callable[[], None]) -> None:
+    """Run ``check``, which adds to ``report.problems``, until it has found MAX_PROBLEMS; then
+    one more problem says the check stopped."""
+    report.problems = _Problems()
+    try:
+        check()
+    except _Enough:
+        report.problems = [*report.problems, Problem(loc, f"more problems were not looked for: the check stops after {MAX_PROBLEMS:,}")]
+    report.problems = list(report.problems)
 
 
 class DocumentError(UsageError):
@@ -156,13 +162,13 @@ def check_document(data: Any, *, frozen: Iterable[str] = ()) -> Report:
     except PatchError as exc:  # too deep for the walk, or not JSON: nothing else is checked
         return Report(None, problems=[Problem((), str(exc))])
     document, problems = _shape(data)
-    report = Report(document, problems=_Problems())
-    try:
+    report = Report(document)
+
+    def check() -> None:
         report.problems.extend(problems)
         _semantics(data, walk(data), frozen, report)
-    except _Enough:
-        report.problems = _stopped(report.problems, ())
-    report.problems = list(report.problems)
+
+    _until_enough(report, (), check)
     return report
 
 
@@ -183,17 +189,15 @@ def check_blocks(blocks: Any, *, frozen: Iterable[str] = (), loc: Loc = ("blocks
         return report
     from .model import BLOCK_ADAPTER
 
-    report.problems = _Problems()
-    try:
+    def check() -> None:
         for index, block in enumerate(blocks):
             try:
                 BLOCK_ADAPTER.validate_python(block)
             except ValidationError as exc:
                 report.problems.extend(_from_pydantic(exc, block, (*loc, index), at_block=True))
         _semantics({"pages": []}, walk_blocks(blocks, loc), frozen, report, check_pages=False)
-    except _Enough:
-        report.problems = _stopped(report.problems, loc)
-    report.problems = list(report.problems)
+
+    _until_enough(report, loc, check)
     return report
 
 

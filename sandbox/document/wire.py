@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -35,7 +34,7 @@ from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_
 from ..block.jsonjs import MAX_DEPTH
 from ..errors import UsageError
 from .patch import MAX_JSON_NODES, PatchError, check_json, json_nodes_over, parse_pointer
-from .pattern import lone_surrogate
+from .pattern import surrogate_at
 
 #: mediaType of a state snapshot part (the client's whole projection).
 SNAPSHOT_MEDIA_TYPE = "application/json"
@@ -321,27 +320,9 @@ def text_over_nodes(text: str, limit: int = MAX_UP_NODES) -> bool:
 
 
 def _surrogate(value: Any) -> list[tuple[str, str]]:
-    """Where a string or key holding an unpaired surrogate is (it has no UTF-8: the server could
-    pass it to no one), as one problem; found in C, located only when there is one."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-        return []
-    except UnicodeEncodeError:
-        pass
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, str) and lone_surrogate(node):
-            return [(where, "a string holds an unpaired surrogate (it is not Unicode text)")]
-        if isinstance(node, dict):
-            for key, item in node.items():
-                at = f"{where}.{key}" if where else str(key)
-                if lone_surrogate(key):
-                    return [(where, "a key holds an unpaired surrogate (it is not Unicode text)")]
-                stack.append((item, at))
-        elif isinstance(node, list):
-            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(node))
-    return []
+    """The unpaired surrogate in ``value``, as one problem (it has no UTF-8: the server could pass it to no one)."""
+    found = surrogate_at(value)
+    return [] if found is None else [(found[0], f"a {found[1]} holds an unpaired surrogate (it is not Unicode text)")]
 
 
 def _is_base64(text: str) -> bool:
@@ -397,7 +378,7 @@ def check_up(message: Any) -> Message:
             if part is not None and (part.raw is None) == (part.url is None):
                 problems.append((where, "a file part has exactly one of raw and url"))
             elif part is not None and part.raw is not None and not _is_base64(part.raw):
-                problems.append((f"{where}.raw", "a file's raw bytes are base64 (RFC 4648, with its padding)"))
+                problems.append((f"{where}.raw", "a file's raw bytes are base64 (the standard or the URL-safe alphabet, padded or not)"))
         else:
             problems.append((where, f"a part is text, a file (raw or url) or the ui-action data; keys: {', '.join(sorted(raw)) or 'none'}"))
             continue
