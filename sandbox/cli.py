@@ -19,11 +19,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .engines import ENGINE_NAMES
+from .data import PROBES_DIR
+from .engines.names import ENGINE_NAMES
 from .errors import OptionError, UsageError
 from .files import GuardedStdout
 from .review.command import FAIL_ON, FORMATS
-from .verify.probes import PROBES_DIR
 from .verify.request import GENERATOR_PROTOCOLS
 
 Subparsers = argparse._SubParsersAction

@@ -4,6 +4,7 @@ tests against an independent JSON Patch implementation (the jsonpatch package)."
 import copy
 import json
 from pathlib import Path
+from unittest import mock
 
 import jsonpatch
 import pytest
@@ -184,33 +185,54 @@ def _near(value):
 _DROP = object()
 
 
+paths = st.lists(st.sampled_from(["a", "b", "a.b", "a.0", "a.1", "a.1.c", "b.a", "c.0.a", "c", "c.1", "0", "a.a"]), min_size=1, max_size=3)
+
+
+# Drawing a pair of nearby states is most of a property's cost, so one test draws each pair once
+# and holds it to every promise of diff and fan_out, on each path diff can take.
 @settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(states, st.data())
-def test_apply_of_diff_is_the_new_state(a, data):
+@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y", "z"]), paths, max_size=3), st.sampled_from([0, 20, 100]))
+def test_every_diff_gives_the_new_state_and_every_block_its_new_projection(a, data, blocks, slack):
+    """For a state ``a`` and a state ``b`` near it:
+
+    * ``diff`` gives add/replace/remove operations that turn ``a`` into ``b`` in the independent
+      implementation (jsonpatch) and in apply_patch, and no operation when nothing changed;
+    * ``fan_out`` gives each block a patch from its old projection to its new one;
+    * the same on the paths long arrays take: matched up (no edit script) and anchored on unique
+      elements (no matching up either);
+    * with the fallback's slack lowered (random states are small), two or more operations never
+      take more than replacing the whole state plus the slack, and the size diff accounts is the
+      size of its JSON."""
     b = mutate(a, data)
     if not isinstance(b, dict):
         b = {"x": b}
     ops = diff(a, b)
     assert {op["op"] for op in ops} <= {"add", "replace", "remove"}
-    assert same(jsonpatch.apply_patch(a, ops), b), ops  # the independent implementation
+    assert same(jsonpatch.apply_patch(a, ops), b), ops
     assert same(apply_patch(a, ops), b)
     if same(a, b):
         assert ops == []
-
-
-paths = st.lists(st.sampled_from(["a", "b", "a.b", "a.0", "a.1", "a.1.c", "b.a", "c.0.a", "c", "c.1", "0", "a.a"]), min_size=1, max_size=3)
-
-
-@settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y", "z"]), paths, max_size=3))
-def test_fan_out_gives_each_block_its_new_projection(a, data, blocks):
-    b = mutate(a, data)
-    if not isinstance(b, dict):
-        b = {"x": b}
-    per_block = fan_out(a, diff(a, b), blocks)
+    per_block = fan_out(a, ops, blocks)
     assert set(per_block) <= set(blocks)
     for block_id, block_paths in blocks.items():
         assert_block_patch(a, b, block_paths, per_block.get(block_id))
+
+    for limits in ({"ALIGN_CELLS": 0}, {"ALIGN_CELLS": 0, "MATCH_CELLS": 0}):
+        with mock.patch.multiple(patch_module, **limits):
+            long_ops = diff(a, b)
+            assert same(jsonpatch.apply_patch(a, long_ops), b), (limits, long_ops)
+            per_block = fan_out(a, long_ops, blocks)
+            for block_id, block_paths in blocks.items():
+                assert_block_patch(a, b, block_paths, per_block.get(block_id))
+
+    with mock.patch.object(patch_module, "FALLBACK_CHARS", slack):
+        ops = diff(a, b)
+        counted: list = []
+        assert patch_module._diff(a, b, "", counted) == size(counted)
+    assert counted == ops
+    assert same(jsonpatch.apply_patch(a, ops), b), ops
+    assert same(apply_patch(a, ops), b)
+    assert len(ops) <= 1 or size(ops) <= op_size({"op": "replace", "path": "", "value": b}) + slack
 
 
 def test_fan_out_applies_to_the_same_state_not_always_the_same_operations():
@@ -243,42 +265,6 @@ def test_fan_out_keeps_the_order_clients_rely_on():
     assert "apart" not in per_block
 
 
-@settings(max_examples=max(200, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y"]), paths, max_size=2))
-def test_long_arrays_matched_up_still_give_the_new_state(a, data, blocks):
-    """The same properties on the path long arrays take (matching up, not the edit script)."""
-    from unittest import mock
-
-    from flowui_sandbox.sandbox.document import patch as patch_module
-
-    b = mutate(a, data)
-    if not isinstance(b, dict):
-        b = {"x": b}
-    with mock.patch.object(patch_module, "ALIGN_CELLS", 0):
-        ops = diff(a, b)
-        assert same(jsonpatch.apply_patch(a, ops), b), ops
-        per_block = fan_out(a, ops, blocks)
-        for block_id, block_paths in blocks.items():
-            assert_block_patch(a, b, block_paths, per_block.get(block_id))
-
-
-@settings(max_examples=max(200, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(states, st.data(), st.dictionaries(st.sampled_from(["x", "y"]), paths, max_size=2))
-def test_long_arrays_anchored_still_give_the_new_state(a, data, blocks):
-    """The same properties on the path the longest arrays take (anchored on unique elements)."""
-    from unittest import mock
-
-    b = mutate(a, data)
-    if not isinstance(b, dict):
-        b = {"x": b}
-    with mock.patch.object(patch_module, "ALIGN_CELLS", 0), mock.patch.object(patch_module, "MATCH_CELLS", 0):
-        ops = diff(a, b)
-        assert same(jsonpatch.apply_patch(a, ops), b), ops
-        per_block = fan_out(a, ops, blocks)
-        for block_id, block_paths in blocks.items():
-            assert_block_patch(a, b, block_paths, per_block.get(block_id))
-
-
 def test_arrays_of_short_matches_are_aligned_without_quadratic_work():
     # Adjacent swaps of 20,000 numbers: every match one element long (SequenceMatcher took
     # minutes on these); the patch still gives the new state.
@@ -292,24 +278,3 @@ def test_arrays_of_short_matches_are_aligned_without_quadratic_work():
     ops = diff({"x": old}, {"x": new})
     assert [op["op"] for op in ops] == ["replace", "add", "remove", "replace"], ops
     assert jsonpatch.apply_patch({"x": old}, ops) == {"x": new}
-
-
-@settings(max_examples=max(300, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(states, st.data(), st.sampled_from([0, 20, 100]))
-def test_the_patch_is_never_much_larger_than_the_new_state(a, data, slack):
-    """With the fallback's slack lowered (random states are small), the patch still gives the
-    new state (jsonpatch as the oracle), and two or more operations never take more than
-    replacing the whole state plus the slack; the size diff accounts is the size of its JSON."""
-    from unittest import mock
-
-    b = mutate(a, data)
-    if not isinstance(b, dict):
-        b = {"x": b}
-    with mock.patch.object(patch_module, "FALLBACK_CHARS", slack):
-        ops = diff(a, b)
-        counted: list = []
-        assert patch_module._diff(a, b, "", counted) == size(counted)
-    assert counted == ops
-    assert same(jsonpatch.apply_patch(a, ops), b), ops
-    assert same(apply_patch(a, ops), b)
-    assert len(ops) <= 1 or size(ops) <= op_size({"op": "replace", "path": "", "value": b}) + slack

@@ -6,9 +6,10 @@ and every ``import a.b`` and ``from a import b`` in it, relative ones too, where
 an import inside a function is still a dependency of the module, only a later one.
 
 Excluded: imports under ``if TYPE_CHECKING:`` (they run under the type checker alone, never at
-run time, so they cannot make an import cycle; the ``else:`` branch of such an ``if`` counts).
-Not seen: names a package's ``__getattr__`` loads by ``importlib.import_module`` on first use
-(a string, not an import statement).
+run time, so they cannot make an import cycle; the ``else:`` branch of such an ``if`` counts),
+except in a package whose ``__init__`` defines ``__getattr__``: such a package loads its names
+on first use (``importlib.import_module``, a string the graph cannot read) and imports the same
+names under ``TYPE_CHECKING`` for the type checker, so those imports are its dependencies.
 
 An import resolves to the package's module it names: ``from p import x`` is ``p.x`` when ``p.x``
 is a module, else ``p`` itself (the package's ``__init__``); imports of other distributions are
@@ -24,9 +25,14 @@ imports from its own part or a lower one, so no cycle runs through two parts eit
 from __future__ import annotations
 
 import ast
+import importlib
+import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
@@ -57,12 +63,13 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement under ``node``, at any depth, except in an ``if TYPE_CHECKING:`` body."""
+def _imports(node: ast.AST, lazy: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement under ``node``, at any depth, except in an ``if TYPE_CHECKING:`` body
+    (unless ``lazy``: the module loads those names on first use)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.Import | ast.ImportFrom):
             yield child
-        elif isinstance(child, ast.If) and _is_type_checking(child.test):
+        elif isinstance(child, ast.If) and _is_type_checking(child.test) and not lazy:
             for other in child.orelse:
                 if isinstance(other, ast.Import | ast.ImportFrom):
                     yield other
@@ -103,7 +110,9 @@ def import_graph() -> dict[str, dict[str, int]]:
     for name, path in known.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         edges: dict[str, int] = {}
-        for statement in _imports(tree):
+        lazy = path.name == "__init__.py" and any(
+            isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in tree.body)
+        for statement in _imports(tree, lazy):
             for target in _targets(statement, name, path.name == "__init__.py", known):
                 edges.setdefault(target, statement.lineno)
         graph[name] = edges
@@ -210,3 +219,33 @@ def test_verify_and_review_share_the_harness_not_each_other():
               for mine, other in (sides, sides[::-1]) if a.startswith(mine + ".") or a == mine
               if b == other or b.startswith(other + ".")]
     assert not across, "\n".join(across)
+
+
+def test_a_lazy_package_s_type_checking_imports_are_its_dependencies(tmp_path):
+    source = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from .base import Page\n"
+        "def __getattr__(name):\n    ...\n")
+    assert [s.module for s in _imports(source, lazy=True)] == ["typing", "base"]
+    assert [s.module for s in _imports(source)] == ["typing"]
+    graph = import_graph()
+    assert "flowui_sandbox.sandbox.engines.discovery" in graph["flowui_sandbox.sandbox.engines"]
+    assert "flowui_sandbox.sandbox.review.catalogue" in graph["flowui_sandbox.sandbox.review"]
+
+
+@pytest.mark.parametrize("package", ["flowui_sandbox.sandbox.engines", "flowui_sandbox.sandbox.review"])
+def test_every_name_a_lazy_package_exports_loads(package):
+    module = importlib.import_module(package)
+    assert set(module.__all__) == set(module._LAZY)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+
+
+def test_the_command_line_builds_its_options_without_drivers_or_models():
+    """``flowui-sandbox --help`` and a bad file answer in a fraction of a second: building the
+    parser loads neither asyncio and the browser drivers nor pydantic and the rule catalogue."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom flowui_sandbox.sandbox.cli import build_parser\nbuild_parser()\n"
+         "print(sorted(m for m in ('asyncio', 'pydantic', 'playwright', 'selenium') if m in sys.modules))"],
+        capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr

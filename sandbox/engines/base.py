@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from ..errors import SandboxError
-
-ENGINE_NAMES = ("chromium", "firefox", "webkit")
+from .names import ENGINE_NAMES
 
 #: The attribute of the frame the host module (bridge/host/mount.js) holds a block's sandboxed frame
 #: in: a ``frame`` selector that names such a frame reaches the block's document, its one child frame.

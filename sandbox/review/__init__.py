@@ -15,20 +15,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import Rule, load_rules, rule
-from .model import BlockInput, BlockReport, BrowserResult, Finding, ReviewReport
-
 if TYPE_CHECKING:  # pragma: no cover
     from .api import review
+    from .catalogue import Rule, load_rules, rule
+    from .model import BlockInput, BlockReport, BrowserResult, Finding, ReviewReport
     from .static import review_static
 
 __all__ = ["review", "review_static", "load_rules", "rule", "Rule", "Finding", "BlockInput", "BlockReport",
            "BrowserResult", "ReviewReport"]
 
-_LAZY = {"review": "api", "review_static": "static"}
+# Each name and its module, imported on first use: the editor imports review_static without the
+# browser layer, and the command line reads the review's options without the catalogue.
+_LAZY = {
+    "review": "api", "review_static": "static", "Rule": "catalogue", "load_rules": "catalogue", "rule": "catalogue",
+    **dict.fromkeys(["BlockInput", "BlockReport", "BrowserResult", "Finding", "ReviewReport"], "model"),
+}
 
 
-def __getattr__(name: str) -> Any:  # lazy: the editor imports review_static without the browser layer
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
