@@ -298,6 +298,18 @@ def test_integers_javascript_cannot_hold_are_refused_not_a_crash():
     assert ok.writes[0]["value"] == 2**53 - 1
 
 
+def test_an_integer_field_holds_only_safe_integers_however_written():
+    """1e300 and 9007199254740993.0 are integral doubles, written with an exponent or a point they
+    pass the JSON reader's integer bound: an integer field refuses them as it refuses 2**53."""
+    doc = page(SEND, {"block_id": "n", "type": "number_input", "field": "amount", "integer": True})
+    for value in (1e300, -1e300, 2.0**53, 0.5):
+        with pytest.raises(UiActionRefused) as info:
+            validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"amount": value}}), state={})
+        assert info.value.codes == ["wrong-type"] and "an integer within ±9,007,199,254,740,991" in str(info.value), value
+    for value in (3.0, -(2**53 - 1), 2**53 - 1):
+        assert validate_ui_action(doc, "p", message({"action": "send", "source": "send", "fields": {"amount": value}}), state={}).writes
+
+
 def test_a_write_that_would_nest_the_state_too_deep_is_refused():
     """An accepted write could make the state deeper than 64 levels, which applying it then refused."""
     def nested(depth):

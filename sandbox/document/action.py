@@ -487,8 +487,9 @@ def _check_value(block: dict, value: Any, at: str) -> list[Refusal]:
     if kind in ("number_input", "slider"):
         if type(value) not in (int, float) or not math.isfinite(value):
             return wrong("a number")
-        if block.get("integer") and value != int(value):
-            return wrong("an integer")
+        # 1e300 is integral as a double but no integer a client or a database holds exactly.
+        if block.get("integer") and (value != int(value) or abs(value) > MAX_SAFE_INTEGER):
+            return wrong(f"an integer within ±{MAX_SAFE_INTEGER:,}")
         return _range(block, value, at) or _step(block, value, at)
     if kind in ("checkbox", "switch"):
         return [] if type(value) is bool else wrong("a boolean")
