@@ -165,6 +165,13 @@ def test_a_file_s_raw_bytes_are_base64_in_either_alphabet_padded_or_not(raw):
     assert check_up(message({"text": "a"}, {"raw": raw, "mediaType": "image/png"})).text == "a"
 
 
+@pytest.mark.parametrize("raw", ["+/+/=", "QQ=", "QQ===", "Q", "QQ==QQ==", "+_", "aGVs bG8=", "aGVsbG8=\n", "é"])
+def test_a_file_s_raw_bytes_in_no_one_base64_form_are_refused(raw):
+    """Padding that does not fill the last group of four, data after it, two alphabets mixed,
+    a lone six-bit character, whitespace: base64 decoders that take them disagree on the bytes."""
+    assert problems_of(check_up, message({"text": "a"}, {"raw": raw, "mediaType": "image/png"}))[0][0] == "parts[1].raw"
+
+
 # ----------------------------------------------------------------------------- session
 
 DOC = {"start_page_id": "main", "pages": [
