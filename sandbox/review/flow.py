@@ -5,7 +5,9 @@ Sources: state (``flowUi.state.a.b``, ``flowUi.get('a.b')`` and ``flowUi`` throu
 destructuring, ``Reflect``, ``bind``/``call``/``apply``; the first argument of an
 ``onChange`` callback; a bound element's text, its selector matched against the block's
 lexbor tree), what the user types (input events, form controls, contenteditable text,
-``FormData``, the selection, the clipboard) and absolute URL literals. Labels travel
+``FormData``, the selection, the clipboard) and absolute URL literals, also assembled from
+pieces (:mod:`.pieces`: ``join``, ``concat``, ``String.raw``, an array filled with ``push``;
+a scheme whose host is left to run time is a URL with no host). Labels travel
 through declarations, destructuring, assignments, concatenation, template literals,
 conditionals, calls (arguments to parameters, returns back, callbacks' parameters from
 their receiver), object/array literals, and conservative over-approximations: an object
@@ -45,6 +47,7 @@ from .js import (
     text,
     urls_in_text,
 )
+from .pieces import Pieces, scheme_token
 from .urls import absolute_url
 
 #: A label: (kind, ...) — ("state", path, object), ("url", literal), ("element", path), ("input", name),
@@ -82,6 +85,8 @@ _TEXT_PROPS = frozenset(("textContent", "innerText", "innerHTML", "outerHTML", "
                          "outerText", "valueAsNumber", "title", "alt"))
 _NOT_PATH = frozenset(("length", "constructor", "prototype", "__proto__"))
 _FLOWUI = "flowUi"
+#: Expressions that may build a string from pieces (:mod:`.pieces`).
+_BUILDERS = frozenset(("binary_expression", "template_string", "call_expression"))
 
 
 class Flow:
@@ -105,6 +110,8 @@ class Flow:
         self.inputs_used = False                  # an input source is read somewhere
         self.constants: set[str] = set()          # names declared with a literal (const payload = '...')
         self.const_strings: dict[str, str] = {}   # the one binding of a name is `const NAME = 'literal'`
+        self.declarators: dict[str, Node] = {}    # names with one binding in the scripts -> its declarator
+        self.assigned: set[str] = set()           # names assigned or updated somewhere (x = ..., x += ..., x++)
         self.vars: dict[str, Labels] = {}
         self.returns: dict[str, Labels] = {}
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
@@ -154,18 +161,27 @@ class Flow:
                         head, _, method = name.rpartition(".")
                         if method == "bind" and head in self.functions:
                             self.functions.setdefault(text(node.child_by_field_name("name")), []).extend(self.functions[head])
+        # Strings built from pieces (joins, concat, String.raw, arrays filled with push).
+        self.pieces = Pieces(self.unique, self.declarators, self.assigned, set(self.functions))
 
     def _collect_const_strings(self) -> None:
         """Names whose only binding in the scripts (declarations, parameters, catch clauses) is a
         ``const`` holding a string literal: every use of the name is that string."""
         bindings: dict[str, int] = {}
         strings: dict[str, str] = {}
+        declarators: dict[str, Node] = {}
         for script in self.unique:
             for node in script.nodes:
                 names: set[str] = set()
-                if node.type == "variable_declarator":
+                if node.type in ("assignment_expression", "augmented_assignment_expression", "update_expression"):
+                    target = node.child_by_field_name("left" if node.type != "update_expression" else "argument")
+                    if target is not None and target.type in ("identifier", "object_pattern", "array_pattern"):
+                        self.assigned.update(_pattern_names(target))  # x = ..., x += ..., x++, [x, y] = ...
+                elif node.type == "variable_declarator":
                     target = node.child_by_field_name("name")
                     names = _pattern_names(target)
+                    if target is not None and target.type == "identifier":
+                        declarators[text(target)] = node
                     declaration = parent_of(node)
                     value = string_value(node.child_by_field_name("value")) if target is not None \
                         and target.type == "identifier" and node.child_by_field_name("value") is not None \
@@ -184,6 +200,7 @@ class Flow:
                 for name in names:
                     bindings[name] = bindings.get(name, 0) + 1
         self.const_strings = {name: value for name, value in strings.items() if bindings.get(name) == 1}
+        self.declarators = {name: node for name, node in declarators.items() if bindings.get(name) == 1}
 
     # -- the fixed point -----------------------------------------------------------------
     def _bind(self, name: str, labels: Labels) -> None:
@@ -573,7 +590,14 @@ class Flow:
         memo = self._memo
         if key in memo:
             return memo[key]
-        labels = memo[key] = self._labels(node)
+        labels = self._labels(node)
+        if node.type in _BUILDERS and self.pieces.builds(node):
+            # A string built from pieces: the URLs its text holds once folded ('https:' + '//' + host,
+            # ['https:', '', host].join('/')); a host left to run time is a URL with no host.
+            built = {(URL, url) for url, _ in self.pieces.urls(node)}
+            if not built <= labels:
+                labels = labels | built
+        memo[key] = labels
         return labels
 
     def _read(self, path: str, node: Node) -> None:
@@ -608,6 +632,8 @@ class Flow:
             if value is not None:
                 if absolute_url(value):
                     out.add((URL, value))
+                elif scheme_token(value):  # 'https:' alone: a URL's first piece, its host added elsewhere
+                    out.add((URL, f"{scheme_token(value)}://"))
                 elif _css_loads(value):
                     out.add(CSS_TEXT)
                     out.update((URL, u) for u in urls_in_text(value))

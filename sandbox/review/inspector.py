@@ -33,7 +33,7 @@ from .js import (
     urls_in_text,
     walk,
 )
-from .urls import absolute_url, classify, host_of
+from .urls import absolute_url, allowed_schemes, classify, host_of
 
 #: Properties whose assignment loads (or navigates to) a URL, by element use.
 URL_PROPS = {"src": "img", "srcset": "img", "href": "navigation", "poster": "img", "data": "object",
@@ -93,6 +93,9 @@ class Inspector:
                 if other is not script:
                     self.events.extend(Event(e.rule, other, e.node, e.message, e.paths, e.hosts, e.evidence, e.context)
                                        for e in found if not e.once)
+        if flow.pieces.exhausted and flow.unique and flow.unique[0].tree is not None:
+            # Strings built from more pieces than the review follows: their URLs are unknown.
+            self.reach.append((flow.unique[0], flow.unique[0].tree.root_node, "strings built from more pieces than the review follows"))
         self._webrtc()
         self._possible_flow()
 
@@ -175,14 +178,14 @@ class Inspector:
         if not paths and not inputs:
             if kind == "csstext" and CSS_TEXT not in labels and not any(_css_loads(f) for f in literal_fragments(value)):
                 return  # an element's text (a label, a count): it loads something only as CSS with url() or @import in it
-            if kind != "open" and not _static_value(value):
+            if kind != "open" and not _static_value(value) and self.flow.pieces.literal(value) is None:
                 self.reach.append((script, node, f"{sink} set at run time"))
             return
         if not paths:
             return self._input_sink(script, node, value, labels, inputs, sink, kind, html=html)
         if inputs:
             self._input_sink(script, node, value, labels, inputs, sink, kind, html=html)
-        fragments = literal_fragments(value)
+        fragments, first = self._text_of(value)
         has_url = any(label[0] == URL for label in labels)
         if kind == "csstext":  # text that is CSS only in a <style>: it loads with url(), @import or @font-face in it
             if CSS_TEXT not in labels and not any(_css_loads(f) for f in fragments):
@@ -194,7 +197,6 @@ class Inspector:
         lowered = [f.lower() for f in fragments]
         if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
             return  # a CSS value from the state (a color, a width) loads nothing
-        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
         if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
             return  # no request leaves
         if not has_url and first and not first.startswith("//") and not urls_in_text(first) \
@@ -225,10 +227,26 @@ class Inspector:
                   f"state {', '.join(paths)} flows into {sink} (to {where})",
                   paths=paths, hosts=hosts, evidence={"sink": sink, "kind": kind})
 
+    def _text_of(self, value: Node) -> tuple[list[str], str]:
+        """A sink value's literal text: its fragments (for a string built from pieces, its folded
+        runs first: ``['https:', '', 'x.example'].join('/')`` is ``https://x.example``; then every
+        literal inside it) and, lower-cased, the literal it starts with (``""`` if it starts with
+        a value known only at run time)."""
+        fragments = literal_fragments(value)
+        bare = value
+        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+            bare = bare.named_children[0]
+        pieces = self.flow.pieces
+        if pieces.builds(bare):
+            fold = pieces.fold(bare).pieces
+            head = fold[0] if fold else ""
+            return [p for p in fold if p] + fragments, head.lower().lstrip() if head is not None else ""
+        return fragments, fragments[0].lower().lstrip() if fragments and _starts_with_literal(value) else ""
+
     def _input_sink(self, script: Script, node: Node, value: Node, labels: frozenset, inputs: list[str], sink: str,
                     kind: str, *, html: bool = False) -> None:
         """What the user typed reaches a URL sink: exfil.input-to-url, unless no request carries it."""
-        fragments = literal_fragments(value)
+        fragments, first = self._text_of(value)
         lowered = [f.lower() for f in fragments]
         has_url = any(label[0] == URL for label in labels)
         if kind == "csstext":
@@ -239,14 +257,17 @@ class Inspector:
             return
         if kind == "css" and not has_url and not any("url(" in f or "image" in f or "\\" in f for f in lowered):
             return
-        first = lowered[0].lstrip() if lowered and _starts_with_literal(value) else ""
         if first.startswith(("mailto:", "tel:", "sms:", "#", "data:", "blob:", "about:")):
             return
         bare = value
         while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
             bare = bare.named_children[0]
-        if not has_url and bare.type in ("member_expression", "subscript_expression", "identifier", "call_expression"):
-            return  # the user's own URL, loaded as typed (a preview): nothing of the block's leaves with it
+        if not has_url and bare.type in ("member_expression", "subscript_expression", "identifier", "call_expression") \
+                and not (bare.type == "call_expression" and self.flow.pieces.builds(bare)
+                         and any(self.flow.pieces.fold(bare).pieces)):
+            # The user's own URL, loaded as typed (a preview): nothing of the block's leaves with it.
+            # A call that joins literal pieces to it (join, concat) adds to it, as `+` does.
+            return
         urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
                       | {f.strip() for f in fragments if absolute_url(f.strip())})
         hosts = sorted({host_of(u.strip()) for u in urls} - {""})
@@ -274,6 +295,8 @@ class Inspector:
             if (text(node) if kind in _NAME_NODES else string_value(node) if kind == "string" else None) in _WEBRTC \
                     and not _constructed(node):
                 self._rtc_refs.append((script, node))
+            if kind in ("binary_expression", "template_string", "call_expression"):
+                self._assembled(script, node)
             if kind == "assignment_expression" or kind == "augmented_assignment_expression":
                 self._assignment(script, node)
             elif kind == "call_expression":
@@ -525,6 +548,8 @@ class Inspector:
             state = any(label[0] == STATE for label in labels)
             if literal is None and first is not None and first.type == "identifier":
                 literal = self.flow.const_strings.get(text(first))  # const SHARE = 'https://...'; openUrl(SHARE)
+            if literal is None and first is not None:
+                literal = self.flow.pieces.literal(first)  # literal pieces joined: a literal too
             if literal is not None:
                 host = host_of(literal)
                 verdict = classify(literal, "open")
@@ -556,10 +581,10 @@ class Inspector:
             for stripped in found:
                 verdict = classify(stripped, "string")
                 host = host_of(stripped)
-                up = parent_of(node)
-                call = parent_of(up) if up is not None and up.type == "arguments" else None
-                if call is None or not callee_name(call.child_by_field_name("function")).endswith("openUrl"):
+                if not _open_url_argument(node):
                     self.reach.append((script, piece, f"{host or stripped} in a script string"))
+                if not host and verdict.scheme in allowed_schemes("string"):
+                    continue  # `https://` and a host chosen at run time: a way out, but no host to name
                 if verdict.status == "external":
                     self.emit("url.external", script, piece, f"{host} in a script string ({_shorten(stripped)})",
                               hosts=[host], evidence={"url": stripped, "use": "script"})
@@ -575,6 +600,27 @@ class Inspector:
                     self.emit("obfuscation.encoded-string", script, piece,
                               f"a {len(value)}-character encoded string literal ({_shorten(value)})")
                     self.reach.append((script, piece, "an encoded string"))
+
+    def _assembled(self, script: Script, node: Node) -> None:
+        """A URL whose host appears only once its pieces are put together (``'https://' + 'x.example'``,
+        ``['https:', '', 'x.example'].join('/')``, ``'https://'.concat('x', '.example')``): reported
+        as the same URL written as one literal would be; a scheme whose host is left to run time
+        is a way out with no host to name."""
+        for url, host in self.flow.pieces.assembled(node):
+            if url.rstrip("/") in XML_NAMESPACES:
+                continue
+            if not _open_url_argument(node):
+                self.reach.append((script, node, f"{host or 'a host chosen at run time'} in a URL built from pieces"))
+            if not host:
+                continue
+            verdict = classify(url, "string")
+            if verdict.status == "external":
+                self.emit("url.external", script, node, f"{host} in a URL built from pieces ({_shorten(url)})",
+                          hosts=[host], evidence={"url": url, "use": "script"})
+            else:
+                self.emit("url.blocked-scheme", script, node,
+                          f"{verdict.scheme}: URL built from pieces ({_shorten(url)}): blocked by the policy; only https leaves",
+                          hosts=[host], evidence={"url": url, "use": "script"})
 
     def _loop(self, script: Script, node: Node) -> None:
         if node.type == "for_statement":
@@ -666,6 +712,13 @@ def _numeric_index(index: Node | None) -> bool:
 
 #: String methods whose argument is compared with the receiver, never loaded.
 _STRING_TESTS = frozenset(("startsWith", "endsWith", "includes", "indexOf", "lastIndexOf"))
+
+
+def _open_url_argument(node: Node) -> bool:
+    """Whether ``node`` is an argument of an ``openUrl`` call (what the host opens, not a way out)."""
+    up = parent_of(node)
+    call = parent_of(up) if up is not None and up.type == "arguments" else None
+    return call is not None and callee_name(call.child_by_field_name("function")).endswith("openUrl")
 
 
 def _scheme_text(node: Node, value: str, url: str) -> bool:

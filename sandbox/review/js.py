@@ -83,6 +83,9 @@ def string_value(node: Node | None) -> str | None:
         raw = text(node)[1:-1]
         if "\\" not in raw:
             return raw
+        decoded = literal_text(node)
+        if decoded is not None:
+            return decoded
         try:
             return raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
         except (UnicodeDecodeError, UnicodeEncodeError):
@@ -92,6 +95,44 @@ def string_value(node: Node | None) -> str | None:
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return string_value(node.named_children[0])
     return None
+
+
+def unescape(raw: str) -> str | None:
+    """The character(s) of one JavaScript escape sequence (``\\x2f``, ``\\u{2f}``, ``\\n``)."""
+    body = raw[1:]
+    if not body:
+        return None
+    head = body[0]
+    try:
+        if head == "x" and len(body) == 3:
+            return chr(int(body[1:], 16))
+        if head == "u" and body[1:2] == "{":
+            return chr(int(body[2:-1], 16))
+        if head == "u" and len(body) == 5:
+            return chr(int(body[1:], 16))
+    except ValueError:
+        return None
+    if head in "\r\n\u2028\u2029":
+        return ""
+    if head.isdigit():
+        return "\0" if body == "0" else None  # octal escapes: not in templates, rare in strings
+    return {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}.get(head, head)
+
+
+def literal_text(node: Node) -> str | None:
+    """The value of a string literal, its escape sequences decoded the way JavaScript does."""
+    out = []
+    for child in node.children:
+        if child.type == "string_fragment":
+            out.append(text(child))
+        elif child.type == "escape_sequence":
+            value = unescape(text(child))
+            if value is None:
+                return None
+            out.append(value)
+        elif child.type not in ('"', "'"):
+            return None
+    return "".join(out)
 
 
 def folded_string(node: Node | None) -> str | None:
@@ -264,18 +305,52 @@ def _outermost(node: Node) -> bool:
     return grand is not None and grand.type == "call_expression" and grand.child_by_field_name("function") == parent
 
 
-def urls_in_text(fragment: str) -> list[str]:
-    """Absolute URLs inside a literal fragment (``url(https://x/?``, ``<img src="https://x/``)."""
-    out = []
-    for marker in ("https://", "http://", "wss://", "ws://"):
-        start = fragment.find(marker)
+#: Where an absolute URL begins in a literal text: a network scheme, in any case.
+_URL_MARKERS = ("https://", "http://", "wss://", "ws://")
+#: What a protocol-relative URL (``//host/...``) follows in CSS or markup text.
+_RELATIVE_AFTER = ("url(", "src=", "href=", "srcset=", "poster=", "@import")
+_URL_END = "\"' )<>\n\t`"
+
+
+def _url_end(fragment: str, start: int) -> int:
+    """Where a URL that begins at ``start`` ends: the first quote, space, bracket, tab, newline
+    or backtick after it."""
+    end = start
+    size = len(fragment)
+    while end < size and fragment[end] not in _URL_END:
+        end += 1
+    return end
+
+
+def url_spans(fragment: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each absolute URL inside a literal fragment: a scheme's
+    (``url(https://x/?``, ``<img src="https://x/``, ``HTTPS://x``), and a protocol-relative one
+    where CSS ``url(``/``@import`` or a markup ``src=``/``href=`` begins (``url(//x/a.png)``)."""
+    out: list[tuple[int, int]] = []
+    if "//" not in fragment:
+        return out  # every absolute URL has one
+    lowered = fragment.lower()
+    for marker in _URL_MARKERS:
+        start = lowered.find(marker)
         while start >= 0:
-            end = start + len(marker)
-            while end < len(fragment) and fragment[end] not in "\"' )<>\n\t`":
-                end += 1
-            out.append(fragment[start:end])
-            start = fragment.find(marker, end)
+            end = _url_end(fragment, start + len(marker))
+            out.append((start, end))
+            start = lowered.find(marker, end)
+    for before in _RELATIVE_AFTER:
+        at = lowered.find(before)
+        while at >= 0:
+            start = at + len(before)
+            while start < len(fragment) and fragment[start] in " \t\n\"'":
+                start += 1
+            if fragment.startswith("//", start) and start + 2 < len(fragment) and fragment[start + 2] not in "/ " + _URL_END:
+                out.append((start, _url_end(fragment, start + 2)))
+            at = lowered.find(before, at + len(before))
     return out
+
+
+def urls_in_text(fragment: str) -> list[str]:
+    """Absolute URLs inside a literal fragment (:func:`url_spans`)."""
+    return [fragment[start:end] for start, end in url_spans(fragment)]
 
 
 def _css_ident(value: str) -> str:

@@ -5,6 +5,7 @@ The policy is read, not restated: :data:`DIRECTIVES` is parsed from ``policy.CSP
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -76,6 +77,7 @@ def absolute_url(text: str) -> bool:
         head.startswith("//") and len(text) > 2 and text[2] not in "/ ")
 
 
+@functools.lru_cache(maxsize=4096)
 def host_of(url: str) -> str:
     try:
         return (urlsplit("https:" + url if url.startswith("//") else url).hostname or "").lower()
