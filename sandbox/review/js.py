@@ -46,6 +46,8 @@ class Script:
     code: str
     at: Callable[[int], tuple[int, int]]   # char offset in code -> (line, column) in the source
     kind: str                                 # "script" or "handler:onclick" etc.
+    owner: str = ""                           # a handler: the key of its element (``this``), for the flow's look-ups
+    control: str = ""                         # a handler on a form control: its name (input:#id), the event's target
     tree: Tree | None = None
     data: bytes = b""
     nodes: list = field(default_factory=list)

@@ -17,7 +17,7 @@ from . import css as csslib
 from .catalogue import load_rules
 from .flow import Flow
 from .inspector import Inspector
-from .js import Script, TooComplex, parse
+from .js import Script, TooComplex, _css_ident, parse
 from .model import Finding, Projection
 from .source import Document, Element, Mapper
 from .urls import classify
@@ -115,7 +115,7 @@ class _Analysis:
         events = []
         try:
             flow = Flow([parse(s, parsed, self.deadline) for s in scripts], self._select, markup, deadline=self.deadline,
-                        controls=self._controls)
+                        controls=self._controls, forms=self._form_fields, named=self._named())
             inspector = Inspector(flow, self.fields)
             events = inspector.events
             self._css_keylogger(inspector.mirrors)
@@ -139,6 +139,27 @@ class _Analysis:
         return StaticResult(self.findings, projection, markup)
 
     # -- markup ------------------------------------------------------------------------
+    def _nodes(self, selector: str) -> list:
+        """The elements ``selector`` matches: a CSS selector run against the block's lexbor tree,
+        or the key of a handler's element (``\\0element:N``)."""
+        owners = self.__dict__.setdefault("_owners", {})
+        if selector in owners:
+            return [owners[selector]]
+        cache = self.__dict__.setdefault("_matched", {})
+        if selector not in cache:
+            try:
+                cache[selector] = list(self.doc.tree.css(selector))
+            except Exception:  # not a selector lexbor accepts: the browser would throw too
+                cache[selector] = []
+        return cache[selector]
+
+    def _owner(self, node) -> str:
+        """A key :meth:`_nodes` resolves to ``node`` (the element an event-handler attribute is on)."""
+        owners = self.__dict__.setdefault("_owners", {})
+        key = f"\0element:{len(owners)}"
+        owners[key] = node
+        return key
+
     def _select(self, selector: str) -> list[str]:
         """data-bind paths of the elements ``selector`` matches (and of their descendants)."""
         cache = self.__dict__.setdefault("_selected", {})
@@ -151,13 +172,43 @@ class _Analysis:
         inside them): ``input:#id``, ``input:[name=n]`` or ``input:tag``."""
         cache = self.__dict__.setdefault("_controlled", {})
         if selector not in cache:
-            try:
-                nodes = self.doc.tree.css(selector)
-            except Exception:  # not a selector lexbor accepts
-                nodes = []
-            cache[selector] = list(dict.fromkeys(_control_name(inner) for node in nodes
+            cache[selector] = list(dict.fromkeys(_control_name(inner) for node in self._nodes(selector)
                                                  for inner in node.traverse(include_text=False) if _is_control(inner)))
         return cache[selector]
+
+    def _form_fields(self, selector: str) -> dict[str, list[str]]:
+        """The forms ``selector`` matches, as their named controls: the id or name a control is
+        read by (``form.q``, ``form.elements.q``) -> the names of the controls it gives, and
+        ``""`` -> every control of the forms. Empty when ``selector`` matches no form."""
+        cache = self.__dict__.setdefault("_forms", {})
+        if selector not in cache:
+            fields: dict[str, list[str]] = {}
+            for node in self._nodes(selector):
+                if node.tag != "form":
+                    continue
+                fields.setdefault("", [])
+                for inner in node.traverse(include_text=False):
+                    if not _is_control(inner) or inner.tag not in _LISTED:
+                        continue
+                    name = _control_name(inner)
+                    fields[""].append(name)
+                    for key in {inner.attributes.get("id") or "", inner.attributes.get("name") or ""} - {""}:
+                        fields.setdefault(key, []).append(name)
+            cache[selector] = fields
+        return cache[selector]
+
+    def _named(self) -> dict[str, str]:
+        """The window's named access (HTML: an element's id, a form's name, is a global): each
+        such name -> a selector of its elements. Not the names the window itself defines."""
+        named: dict[str, list[str]] = {}
+        for node in self.doc.tree.css("[id], form[name]"):
+            for attribute, selector in (("id", "#"), ("name", "form[name=")):
+                value = node.attributes.get(attribute) or ""
+                if not value or value in _WINDOW_OWN or value.startswith("on") or attribute == "name" and node.tag != "form":
+                    continue
+                ident = _css_ident(value)
+                named.setdefault(value, []).append(f"#{ident}" if selector == "#" else f"form[name={ident}]")
+        return {name: ", ".join(dict.fromkeys(selectors)) for name, selectors in named.items()}
 
     def _css_keylogger(self, mirrors: dict[str, set[str]]) -> None:
         """What the user types, read by CSS: attribute selectors on an attribute a script mirrors
@@ -186,12 +237,8 @@ class _Analysis:
                      "typed requests its font", fonts[0][1], context=f"font keylogger {family}", paths=controls, hosts=hosts)
 
     def _select_uncached(self, selector: str) -> list[str]:
-        try:
-            nodes = self.doc.tree.css(selector)
-        except Exception:  # not a selector lexbor accepts: the browser would throw too
-            return []
         out = []
-        for node in nodes:
+        for node in self._nodes(selector):
             for inner in node.traverse(include_text=False):
                 value = inner.attributes.get("data-bind")
                 if value:
@@ -247,7 +294,8 @@ class _Analysis:
         for name, attr in attrs.items():
             if name.startswith("on") and len(name) > 2:
                 mapper = Mapper(self.doc, attr.offset, attr.value, attr.raw)
-                scripts.append(Script(attr.value, mapper.at, f"handler:{name}"))
+                scripts.append(Script(attr.value, mapper.at, f"handler:{name}", owner=self._owner(node),
+                                      control=_control_name(node) if _is_control(node) else ""))
             elif name == "style":
                 self._css(attr.value, Mapper(self.doc, attr.offset, attr.value, attr.raw), f"<{tag} style>", attribute=True)
         value = lambda n: attrs[n].value if n in attrs else None  # noqa: E731
@@ -375,6 +423,21 @@ def _is_sensitive(path: str, words: tuple[str, ...]) -> bool:
     return False
 
 
+#: Form controls a form's named access gives (HTML's listed elements that hold typed text).
+_LISTED = frozenset(("input", "select", "textarea"))
+#: Names the window itself defines, which an element's id does not replace as a global
+#: (``<input id=name>``: ``name`` is still the window's name).
+_WINDOW_OWN = frozenset(("name", "status", "length", "top", "parent", "self", "window", "frames", "opener", "closed",
+                         "location", "history", "navigator", "screen", "document", "origin", "event", "external",
+                         "content", "performance", "crypto", "print", "close", "open", "stop", "focus", "blur", "find",
+                         "scroll", "alert", "confirm", "prompt", "fetch", "console", "globalThis", "frameElement",
+                         "menubar", "toolbar", "statusbar", "scrollbars", "personalbar", "locationbar", "localStorage",
+                         "sessionStorage", "indexedDB", "caches", "customElements", "visualViewport", "screenX",
+                         "screenY", "scrollX", "scrollY", "innerWidth", "innerHeight", "outerWidth", "outerHeight",
+                         "devicePixelRatio", "isSecureContext", "crossOriginIsolated", "speechSynthesis", "flowUi",
+                         "undefined", "NaN", "Infinity", "Image", "Audio", "Option", "Object", "Array", "String",
+                         "Number", "Boolean", "Symbol", "Math", "JSON", "Date", "RegExp", "Error", "Promise", "Reflect",
+                         "Proxy", "Map", "Set", "URL", "eval", "atob", "btoa", "setTimeout", "setInterval"))
 _TEXT_INPUT_TYPES = frozenset(("", "text", "email", "password", "search", "tel", "url", "number"))
 
 

