@@ -6,7 +6,7 @@
     ├── UsageError (ValueError)  bad input: a file, an option, a value, a message, a theme...
     │   └── OptionError          an option or the set-up, located in no file
     └── EngineError (RuntimeError, engines/base.py)  a browser could not be launched or driven
-        ├── PageGone, ScriptTimeout, Unsupported     (engines/base.py)
+        ├── PageGone (DocumentReplaced), ScriptTimeout, Unsupported     (engines/base.py)
         └── SessionLost                              a remote browser went away (harness/remote.py)
 
 Each part defines its own kinds under these (``ExtractionError``, ``PathError``, ``ThemeError``...);

@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from flowui_sandbox.sandbox.engines import EngineError, PageGone, ScriptTimeout, Unsupported
+from flowui_sandbox.sandbox.engines import DocumentReplaced, EngineError, PageGone, ScriptTimeout, Unsupported
 from flowui_sandbox.sandbox.errors import OptionError, SandboxError, UsageError
 from flowui_sandbox.sandbox.harness.remote import SessionLost
 from flowui_sandbox.theme import ThemeError
@@ -46,7 +46,7 @@ def test_bad_input_is_a_usage_error_and_a_value_error(cls):
     assert issubclass(cls, UsageError) and issubclass(cls, ValueError)
 
 
-@pytest.mark.parametrize("cls", [EngineError, PageGone, ScriptTimeout, Unsupported, SessionLost])
+@pytest.mark.parametrize("cls", [EngineError, PageGone, DocumentReplaced, ScriptTimeout, Unsupported, SessionLost])
 def test_a_browser_s_trouble_is_an_engine_error_and_no_usage_error(cls):
     assert issubclass(cls, EngineError) and issubclass(cls, RuntimeError) and not issubclass(cls, UsageError)
 

@@ -325,3 +325,38 @@ def test_the_kept_host_page_is_loaded_once_and_reloaded_after_its_run_budget(ser
 def test_the_kept_host_page_is_reloaded_when_its_blocks_filled_its_history(servers):
     runs, _ = _mount_runs(servers, [2, 5, 2 + KEPT_HISTORY])
     assert [r.reload_kept for r in runs] == [False, False, True]
+
+
+# ------------------------------------------------------------------------------ wait_for
+
+
+def test_wait_for_asks_the_new_document_when_a_navigation_replaced_the_one_it_asked():
+    """After a navigation (the editor's page.leave, a frame reloading) a script in flight ends in
+    DocumentReplaced (WebKitWebDriver: "Could not parse script result"): wait_for evaluates again
+    in the new document; a page that went away (PageGone) ends the wait at once."""
+    from flowui_sandbox.sandbox.engines import DocumentReplaced, PageGone
+
+    answers = iter([False, DocumentReplaced("chromium: replaced"), "ready"])
+
+    def navigating(call: Call):
+        if call.action != "evaluate":
+            return None
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def waited(answer):
+        page = await FakeSession(answer).new_page()
+        return await page.wait_for("() => ready", timeout=5, interval=0), page
+
+    value, page = run(waited(navigating))
+    assert value == "ready" and page.actions().count("evaluate") == 3
+
+    def gone(call: Call):
+        if call.action == "evaluate":
+            raise PageGone("chromium: the browser quit")
+
+    with pytest.raises(PageGone) as info:
+        run(waited(gone))
+    assert not isinstance(info.value, DocumentReplaced)

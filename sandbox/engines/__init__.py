@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import (
         HOLDER_ATTRIBUTE,
         Capability,
+        DocumentReplaced,
         Engine,
         EngineError,
         Frame,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # Each name and the module that defines it, imported on first use: the command line reads
 # ENGINE_NAMES to build its options without loading asyncio and the drivers.
 _LAZY = {
-    **dict.fromkeys(["HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone",
+    **dict.fromkeys(["HOLDER_ATTRIBUTE", "Capability", "DocumentReplaced", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone",
                      "ScriptTimeout", "Session", "Unsupported", "Watch"], "base"),
     "ENGINE_NAMES": "names",
     **dict.fromkeys(["DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch", "select_engines"], "discovery"),
@@ -43,7 +44,7 @@ _LAZY = {
     **dict.fromkeys(["kill_tree", "webdriver_enter_frame"], "webdriver"),
 }
 __all__ = [
-    "ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "ScriptTimeout",
+    "ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "DocumentReplaced", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "ScriptTimeout",
     "Session", "Unsupported", "Watch", "DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch",
     "select_engines", "CHROMIUM_ARGS", "playwright_launch_options", "kill_tree", "webdriver_enter_frame",
 ]

@@ -47,6 +47,11 @@ class PageGone(EngineError):
     """The page, its frame or its browser went away (closed, detached, the browser quit)."""
 
 
+class DocumentReplaced(PageGone):
+    """The document a script ran in was replaced (a navigation) before the script finished: the
+    page is still there, so :meth:`Page.wait_for` evaluates again in the new document."""
+
+
 class ScriptTimeout(EngineError):
     """A script or a driver call did not finish within its time (a page in a busy loop)."""
 
@@ -253,7 +258,12 @@ class Page(ABC):
         deadline = loop.time() + timeout
         last: Any = None
         while True:
-            last = await self.evaluate(script, arg, frame=frame, timeout=max(1.0, deadline - loop.time()))
+            try:
+                last = await self.evaluate(script, arg, frame=frame, timeout=max(1.0, deadline - loop.time()))
+            except DocumentReplaced:
+                if loop.time() >= deadline:
+                    raise
+                last = None  # a navigation under the call (after a page.leave, a frame reloading): ask the new document
             if last:
                 return last
             if loop.time() >= deadline:
@@ -366,5 +376,5 @@ class Session(ABC):
     async def close(self) -> None: ...
 
 
-__all__ = ["ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone",
+__all__ = ["ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "DocumentReplaced",
            "ScriptTimeout", "Session", "Unsupported", "Watch", "driver_of"]

@@ -9,7 +9,20 @@ import asyncio
 import os
 from typing import Any
 
-from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Frame, Page, PageGone, ScriptTimeout, Session, Unsupported, Watch
+from .base import (
+    HOLDER_ATTRIBUTE,
+    Capability,
+    DocumentReplaced,
+    Engine,
+    EngineError,
+    Frame,
+    Page,
+    PageGone,
+    ScriptTimeout,
+    Session,
+    Unsupported,
+    Watch,
+)
 
 #: Chromium on a closed network floods it with refused connections without these.
 CHROMIUM_ARGS = [
@@ -135,7 +148,7 @@ class PlaywrightPage(Page):
                 # A kept frame the host has just replaced (its detach event not yet in): find it again, once.
                 if frame is None or attempt == 2 or not target.is_detached():
                     if "Execution context was destroyed" in str(exc):  # the frame's document was replaced meanwhile
-                        raise PageGone(f"{self.engine.name}: the document the script ran in was replaced before it finished "
+                        raise DocumentReplaced(f"{self.engine.name}: the document the script ran in was replaced before it finished "
                                        f"(a navigation): {script[:120]!r}") from None
                     raise
                 self._frames.pop(frame, None)

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .base import HOLDER_ATTRIBUTE, Capability, Engine, EngineError, Frame, Page, ScriptTimeout, Session
+from .base import HOLDER_ATTRIBUTE, Capability, DocumentReplaced, Engine, EngineError, Frame, Page, ScriptTimeout, Session
 
 T = TypeVar("T")
 
@@ -148,6 +148,11 @@ class WebDriverPage(Page):
         except EngineError:
             raise
         except Exception as exc:
+            # WebKitWebDriver's words for a document replaced under the script: a navigation of the
+            # top document ("... before the unload event") or of the frame it ran in.
+            if any(words in str(exc) for words in ("Could not parse script result", "Callback was not called before the unload event")):
+                raise DocumentReplaced(f"{self.engine.name}: the document the script ran in was replaced before it finished "
+                                       f"(a navigation): {script[:120]!r}") from None
             raise EngineError(f"{self.engine.name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
         if isinstance(result, dict) and "__err" in result:
             raise EngineError(f"{self.engine.name}: script failed: {result['__err']}")

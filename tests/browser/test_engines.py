@@ -93,3 +93,16 @@ def test_a_script_whose_document_is_replaced_ends_in_an_engine_error(flowui_page
     with pytest.raises(EngineError):
         flowui_page.evaluate(script, two, frame="#f", timeout=10)
     assert flowui_page.wait_for("() => document.title", frame="#f") == "two"
+
+
+def test_wait_for_goes_on_in_the_document_a_navigation_brings(flowui_page, flowui_server):
+    """A wait whose script is in flight when the page navigates (the editor's page.leave on a
+    loaded machine; CI: WebKitWebDriver's "Could not parse script result" escaped wait_for):
+    the driver says DocumentReplaced and wait_for asks the new document."""
+    import json
+
+    two = flowui_server.add_page("<!doctype html><title>two</title>")
+    flowui_page.goto(flowui_server.add_page(
+        f"<!doctype html><title>one</title><script>setTimeout(() => {{ location.href = {json.dumps(two)}; }}, 300)</script>"))
+    script = "() => new Promise((done) => setTimeout(() => done(document.title === 'two' && 'two'), 1500))"
+    assert flowui_page.wait_for(script, timeout=20) == "two"
