@@ -33,7 +33,7 @@ from .js import (
     urls_in_text,
     walk,
 )
-from .urls import absolute_url, allowed_schemes, classify, host_of
+from .urls import UrlVerdict, absolute_url, allowed_schemes, classify, host_of
 
 #: Properties whose assignment loads (or navigates to) a URL, by element use.
 URL_PROPS = {"src": "img", "srcset": "img", "href": "navigation", "poster": "img", "data": "object",
@@ -585,13 +585,7 @@ class Inspector:
                     self.reach.append((script, piece, f"{host or stripped} in a script string"))
                 if not host and verdict.scheme in allowed_schemes("string"):
                     continue  # `https://` and a host chosen at run time: a way out, but no host to name
-                if verdict.status == "external":
-                    self.emit("url.external", script, piece, f"{host} in a script string ({_shorten(stripped)})",
-                              hosts=[host], evidence={"url": stripped, "use": "script"})
-                else:
-                    self.emit("url.blocked-scheme", script, piece,
-                              f"{verdict.scheme}: URL in a script string ({_shorten(stripped)}): blocked by the policy; only https leaves",
-                              hosts=[host] if host else [], evidence={"url": stripped, "use": "script"})
+                self._script_url(script, piece, stripped, host, verdict, "a script string")
             if not found and len(value) >= _ENCODED_MIN and " " not in value:
                 chars = set(value)
                 raw = text(piece)
@@ -600,6 +594,16 @@ class Inspector:
                     self.emit("obfuscation.encoded-string", script, piece,
                               f"a {len(value)}-character encoded string literal ({_shorten(value)})")
                     self.reach.append((script, piece, "an encoded string"))
+
+    def _script_url(self, script: Script, node: Node, url: str, host: str, verdict: UrlVerdict, where: str) -> None:
+        """``url.external`` or ``url.blocked-scheme`` for a URL a script holds in ``where``."""
+        if verdict.status == "external":
+            self.emit("url.external", script, node, f"{host} in {where} ({_shorten(url)})",
+                      hosts=[host], evidence={"url": url, "use": "script"})
+        else:
+            self.emit("url.blocked-scheme", script, node,
+                      f"{verdict.scheme}: URL in {where} ({_shorten(url)}): blocked by the policy; only https leaves",
+                      hosts=[host] if host else [], evidence={"url": url, "use": "script"})
 
     def _assembled(self, script: Script, node: Node) -> None:
         """A URL whose host appears only once its pieces are put together (``'https://' + 'x.example'``,
@@ -613,14 +617,7 @@ class Inspector:
                 self.reach.append((script, node, f"{host or 'a host chosen at run time'} in a URL built from pieces"))
             if not host:
                 continue
-            verdict = classify(url, "string")
-            if verdict.status == "external":
-                self.emit("url.external", script, node, f"{host} in a URL built from pieces ({_shorten(url)})",
-                          hosts=[host], evidence={"url": url, "use": "script"})
-            else:
-                self.emit("url.blocked-scheme", script, node,
-                          f"{verdict.scheme}: URL built from pieces ({_shorten(url)}): blocked by the policy; only https leaves",
-                          hosts=[host], evidence={"url": url, "use": "script"})
+            self._script_url(script, node, url, host, classify(url, "string"), "a string built from pieces")
 
     def _loop(self, script: Script, node: Node) -> None:
         if node.type == "for_statement":
