@@ -1,7 +1,8 @@
 """Every bad input to every subcommand: one located line per problem on stderr, exit 2, no traceback.
 
-Each case runs the real command (``python -m flowui_sandbox``) in a folder holding the files of
-:func:`folder`. A line of stderr is ``FILE:LINE:COL: message``, ``FILE: message`` (a
+Each case runs the real command (``python -m flowui_sandbox``) as a process of its own in a folder
+holding the files of :func:`folder`, forked from a warm interpreter (:mod:`tests.forked_cli`); a
+sample of the cases also runs as fresh interpreters and must give the same bytes and status. A line of stderr is ``FILE:LINE:COL: message``, ``FILE: message`` (a
 problem of a whole file, e.g. a missing one) or ``flowui-sandbox COMMAND: error: message``
 (an option, not a file). Times are not asserted here (see bench/); the cases include the
 inputs that used to take seconds or end in a traceback (a 1 GiB file, /dev/zero, JSON nested
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from flowui_sandbox.sandbox.verify.probes import PROBES_DIR
+from tests.forked_cli import ForkedCli
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -192,6 +194,25 @@ def root(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def forked():
+    cli = ForkedCli()
+    yield cli
+    cli.close()
+
+
+def _fresh(argv: list[str], root: Path, stdin: str | None) -> subprocess.CompletedProcess[bytes]:
+    """The command in an interpreter of its own, as a user runs it."""
+    env = {**os.environ, "FLOWUI_SANDBOX_TRACEBACK": ""}
+    with open(_stdin(root, stdin), "rb") as feed:
+        return subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], cwd=root, stdin=feed,
+                              capture_output=True, timeout=120, env=env)
+
+
+def _stdin(root: Path, stdin: str | None) -> str:
+    return str(root / stdin) if stdin and not stdin.startswith("/") else stdin or os.devnull
+
+
 def _format(kind: str, command: str) -> str:
     if kind == "option":
         return rf"flowui-sandbox {command}: error: \S"
@@ -201,11 +222,8 @@ def _format(kind: str, command: str) -> str:
 
 
 @pytest.mark.parametrize("argv, stdin, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, argv, stdin, expected):
-    env = {**os.environ, "FLOWUI_SANDBOX_TRACEBACK": ""}
-    with open(root / stdin if stdin and not stdin.startswith("/") else stdin or os.devnull, "rb") as feed:
-        done = subprocess.run([sys.executable, "-m", "flowui_sandbox", *argv], cwd=root, stdin=feed,
-                              capture_output=True, timeout=120, env=env)
+def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, forked, argv, stdin, expected):
+    done = forked.run(argv, cwd=root, stdin=_stdin(root, stdin), env={"FLOWUI_SANDBOX_TRACEBACK": ""})
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2, (done.returncode, err)
     assert "Traceback" not in err and "internal error" not in err, err
@@ -216,6 +234,21 @@ def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, argv, stdi
         assert text in line, (text, line)
     assert len(done.stdout) < 10_000  # nothing half-built is printed (paths may print the good files' paths)
 
+
+
+#: Cases run as fresh interpreters too: one or more per command, stdin and FIFOs among them.
+FRESH = ["paths-stdin-zero", "state-deep-stdin", "build-out-full", "verify-probes", "no-command", "review-fields",
+         "fifo-review-folder", "diff-stdin-zero", "edit-state-missing", "browser-server-host", "name-newline"]
+
+
+@pytest.mark.parametrize("case", FRESH)
+def test_a_forked_command_is_the_command_a_fresh_interpreter_runs(root, forked, case):
+    """The fork's child gives byte for byte the output and the status of ``python -m flowui_sandbox``
+    started afresh: what the cases above read of the forked runs is what a user sees."""
+    _, argv, stdin, _ = next(c for c in CASES if c[0] == case)
+    fresh = _fresh(argv, root, stdin)
+    child = forked.run(argv, cwd=root, stdin=_stdin(root, stdin), env={"FLOWUI_SANDBOX_TRACEBACK": ""})
+    assert (child.returncode, child.stdout, child.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
 
 def _closed(fd: int):
     return lambda: os.close(fd)

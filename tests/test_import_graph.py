@@ -25,6 +25,7 @@ imports from its own part or a lower one, so no cycle runs through two parts eit
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import subprocess
 import sys
@@ -103,6 +104,7 @@ def _targets(statement: ast.Import | ast.ImportFrom, name: str, is_package: bool
         yield sub if sub in known else base
 
 
+@functools.cache  # parsed once per process: five tests read it, none changes it
 def import_graph() -> dict[str, dict[str, int]]:
     """Each module's dependencies in the package, each with the line of its first import."""
     known = modules()
