@@ -1,7 +1,8 @@
 """The static layer's sources of what the user types that name no selector: HTML's named access
 (an element's id, a form's name, as a global: ``q.value``, ``window.q``, ``document.all.q``),
 event-handler attributes (``this`` is their element, ``event`` their event) and a form's named
-controls (``f.q``, ``f.elements.q``, ``document.forms[0].q``). A name the scripts declare
+controls (``f.q``, ``f.elements.q``, ``document.forms[0].q``, ``f.elements.namedItem('q')``,
+``document.f.q`` for a form named ``f``). A name the scripts declare
 themselves is that binding, not the element."""
 
 from __future__ import annotations
@@ -191,6 +192,43 @@ def test_a_controls_form_gives_the_forms_controls():
 
 def test_a_forms_member_naming_no_control_gives_no_input():
     assert leaks(sends(FORM, "f.oninput", "f.action")) == []
+
+
+ANY = ["input:#r", "input:[name=q]"]
+
+
+@pytest.mark.parametrize("read, paths", [
+    ("f.elements.namedItem('q').value", ["input:[name=q]"]),
+    ("document.getElementById('f').elements.namedItem('q').value", ["input:[name=q]"]),
+    ("document.forms.namedItem('f').q.value", ["input:[name=q]"]),
+    ("document.querySelector('form').elements.namedItem('r').value", ["input:#r"]),
+    ("f.elements.namedItem(name).value", ANY),
+    ("f.elements.item(1).value", ANY),
+    ("document.forms.item(0).elements.item(1).value", [*ANY, "input:form"]),  # as document.forms gives: some form's control
+])
+def test_a_collections_item_and_named_item_give_what_it_holds(read, paths):
+    """``namedItem('q')`` of ``document.forms``, a form or its ``elements`` is its ``.q``;
+    ``item(i)``, or ``namedItem`` of a name not written out, any of them, as a computed key."""
+    assert leaks(sends(FORM, "document.body.onchange", read)) == [(paths, ["c.example"])]
+
+
+@pytest.mark.parametrize("read", ["document.g.t.value", "document['g'].elements.t.value", "document.g.elements.namedItem('t').value"])
+def test_a_form_by_its_name_on_the_document_is_that_form(read):
+    """The document's named access gives a form by its name (over the document's own members)."""
+    source = sends("<form name=g><textarea name=t></textarea></form>", "document.body.onchange", read)
+    assert leaks(source) == [(["input:[name=t]"], ["c.example"])]
+
+
+def test_the_document_names_no_form_by_an_id_alone_nor_a_name_no_form_has():
+    """``document.x`` for an element's id (not a form's name) is no named access, nor is a name
+    no form of the block has."""
+    source = sends("<form id=g><input name=t></form><input name=u>", "document.body.onchange", "document.g.t.value + document.u.value")
+    assert leaks(source) == []
+
+
+def test_item_of_a_list_that_holds_no_form_gives_no_input():
+    source = sends("<ul><li>a</li></ul>", "document.body.onclick", "document.querySelectorAll('li').item(0).textContent")
+    assert leaks(source) == []
 
 
 # -- cost --------------------------------------------------------------------------------------

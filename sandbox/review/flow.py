@@ -651,11 +651,12 @@ class Flow:
                     out.add((FORM, f"form#{_css_ident(prop)}, form[name={_css_ident(prop)}]"))
                 continue
             if kind == FORM:
-                # A form's named controls (form.q, form.elements.q; any of them through a computed key).
+                # A form's named controls (form.q, form.elements.q; any of them through a computed key,
+                # item(i) or namedItem(name)).
                 if prop in ("elements", None):
                     out.add(label)
                 fields = self.forms(label[1])
-                out.update((CONTROL, c) for c in fields.get(prop or "", ()))
+                out.update((CONTROL, c) for c in fields.get("" if prop in ("item", "namedItem") else prop or "", ()))
                 continue
             if kind == CONTROL:
                 if prop == "form":
@@ -708,13 +709,19 @@ class Flow:
         return frozenset(out)
 
     def _named_member(self, holder: str, prop: str | None) -> Labels | None:
-        """``window.q``, ``globalThis['q']``, ``document.all.q``: the named access of the
-        window (not where a `var` or function of the scripts' top level defines ``q``) and of
-        ``document.all`` (ids and names); None when ``holder.prop`` is no such access."""
+        """``window.q``, ``globalThis['q']``, ``document.all.q``, ``document.f``: the named access of
+        the window (not where a `var` or function of the scripts' top level defines ``q``), of
+        ``document.all`` (ids and names) and of the document (a form by its name); None when
+        ``holder.prop`` is no such access."""
         if not prop:
             return None
         if holder == "document.all":
             return self._found(f"#{_css_ident(prop)}, [name={_css_ident(prop)}]")
+        if holder == "document" and prop in self.named:
+            # The document's named access: a form by its name (it overrides the document's own members).
+            form = f"form[name={_css_ident(prop)}]"
+            if self.forms(form):
+                return self._found(form)
         if holder in self.global_aliases and prop in self.named and prop not in self.window_names:
             return self._found(self.named[prop])
         return None
@@ -887,6 +894,15 @@ class Flow:
                                  if label[0] == INPUT_EVENT)
             if method in ("getAttribute", "getAttributeNS") and function is not None and function.type == "member_expression":
                 return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
+            if function is not None and function.type == "member_expression" \
+                    and text(function.child_by_field_name("property")) in ("item", "namedItem"):
+                # A collection's item(i) or namedItem(name): what it holds (document.forms: forms; a
+                # form or its elements: its controls; namedItem('q') as .q), which a call's result otherwise drops.
+                called = text(function.child_by_field_name("property"))
+                key = string_value(args[0]) if called == "namedItem" and args else None
+                held = self._member(self._labels(function.child_by_field_name("object")), key if key else called)
+                if any(label[0] in (FORM, CONTROL) for label in held):
+                    return held | self.returns.get(called, frozenset())
             if name in self.returns:
                 return self.returns[name]
             out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \
