@@ -894,11 +894,11 @@ class Flow:
                                  if label[0] == INPUT_EVENT)
             if method in ("getAttribute", "getAttributeNS") and function is not None and function.type == "member_expression":
                 return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
-            if function is not None and function.type == "member_expression" \
-                    and text(function.child_by_field_name("property")) in ("item", "namedItem"):
+            called = text(function.child_by_field_name("property")) if function is not None \
+                and function.type == "member_expression" else ""  # also after a call: name has no method then
+            if called in ("item", "namedItem") and function is not None:
                 # A collection's item(i) or namedItem(name): what it holds (document.forms: forms; a
                 # form or its elements: its controls; namedItem('q') as .q), which a call's result otherwise drops.
-                called = text(function.child_by_field_name("property"))
                 key = string_value(args[0]) if called == "namedItem" and args else None
                 held = self._member(self._labels(function.child_by_field_name("object")), key if key else called)
                 if any(label[0] in (FORM, CONTROL) for label in held):
