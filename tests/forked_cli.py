@@ -28,8 +28,10 @@ class ForkedCli:
     """One warm interpreter; :meth:`run` forks it for one command."""
 
     def __init__(self) -> None:
+        # Unbuffered: a buffered reader could take the status line in with the pid's, and select()
+        # would then wait for a line already read.
         self._proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL)
+                                      stderr=subprocess.DEVNULL, bufsize=0)
         self._files = Path(tempfile.mkdtemp(prefix="forked-cli-"))
         ready = self._read(120)
         if ready != "ready":
@@ -51,12 +53,16 @@ class ForkedCli:
         assert self._proc.stdin is not None
         self._proc.stdin.write(json.dumps(request).encode() + b"\n")
         self._proc.stdin.flush()
-        pid = int(self._read(30) or 0)
+        pid = self._read(30)
+        if not pid:  # never os.kill(0): that is this whole process group
+            raise RuntimeError(f"the warm interpreter stopped (exit status {self._proc.poll()})")
         status = self._read(timeout)
         if status is None:  # a command that hangs: the child goes, the test fails
-            os.kill(pid, signal.SIGKILL)
+            os.kill(int(pid), signal.SIGKILL)
             self._read(30)
             raise subprocess.TimeoutExpired(["flowui_sandbox", *argv], timeout)
+        if not status:
+            raise RuntimeError(f"the warm interpreter stopped (exit status {self._proc.poll()})")
         return subprocess.CompletedProcess(argv, int(status), out.read_bytes(), err.read_bytes())
 
     def close(self) -> None:

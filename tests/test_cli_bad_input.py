@@ -2,8 +2,8 @@
 
 Each case runs the real command (``python -m flowui_sandbox``) as a process of its own in a folder
 holding the files of :func:`folder`, forked from a warm interpreter (:mod:`tests.forked_cli`); a
-sample of the cases also runs as fresh interpreters and must give the same bytes and status. A line of stderr is ``FILE:LINE:COL: message``, ``FILE: message`` (a
-problem of a whole file, e.g. a missing one) or ``flowui-sandbox COMMAND: error: message``
+sample of the cases also runs as fresh interpreters and must give the same bytes and status. A
+line of stderr is ``FILE:LINE:COL: message``, ``FILE: message`` (a problem of a whole file, e.g. a missing one) or ``flowui-sandbox COMMAND: error: message``
 (an option, not a file). Times are not asserted here (see bench/); the cases include the
 inputs that used to take seconds or end in a traceback (a 1 GiB file, /dev/zero, JSON nested
 100,000 levels deep).
@@ -235,10 +235,10 @@ def test_a_bad_input_is_one_located_line_per_problem_and_exit_2(root, forked, ar
     assert len(done.stdout) < 10_000  # nothing half-built is printed (paths may print the good files' paths)
 
 
-
-#: Cases run as fresh interpreters too: one or more per command, stdin and FIFOs among them.
+#: Cases run as fresh interpreters too: every command that reads files, the top level, stdin and FIFOs among them.
 FRESH = ["paths-stdin-zero", "state-deep-stdin", "build-out-full", "verify-probes", "no-command", "review-fields",
-         "fifo-review-folder", "diff-stdin-zero", "edit-state-missing", "browser-server-host", "name-newline"]
+         "fifo-review-folder", "document-deep", "diff-stdin-zero", "edit-state-missing", "browser-server-host",
+         "name-newline"]
 
 
 @pytest.mark.parametrize("case", FRESH)
