@@ -51,8 +51,9 @@ class ForkedCli:
         request = {"argv": argv, "cwd": str(cwd), "stdin": stdin or os.devnull, "stdout": str(out), "stderr": str(err),
                    "env": env}
         assert self._proc.stdin is not None
-        self._proc.stdin.write(json.dumps(request).encode() + b"\n")
-        self._proc.stdin.flush()
+        data = memoryview(json.dumps(request).encode() + b"\n")
+        while data:  # unbuffered: a write may take only part of it
+            data = data[self._proc.stdin.write(data) or 0:]
         pid = self._read(30)
         if not pid:  # never os.kill(0): that is this whole process group
             raise RuntimeError(f"the warm interpreter stopped (exit status {self._proc.poll()})")
