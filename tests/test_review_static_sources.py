@@ -232,6 +232,25 @@ def test_item_of_a_list_that_holds_no_form_gives_no_input():
 
 
 # -- cost --------------------------------------------------------------------------------------
+def test_a_chain_of_item_calls_costs_work_in_proportion_to_its_length(monkeypatch):
+    """Each ``.item(0)`` of a chain reads its receiver once: read twice (once for a collection's
+    item, once as any call), a chain of 22 took over a minute."""
+    from flowui_sandbox.sandbox.review import flow
+
+    calls = 0
+    real = flow.Flow._labels
+
+    def counted(self, node):
+        nonlocal calls
+        calls += 1
+        return real(self, node)
+
+    monkeypatch.setattr(flow.Flow, "_labels", counted)
+    source = sends(FORM, "document.body.onclick", "document.body" + ".item(0)" * 20 + ".value")
+    assert leaks(source) == []
+    assert calls < 2_000, calls  # doubling per link: over a million
+
+
 def test_many_uses_of_a_shadowed_name_stay_fast():
     body = "function g(q) {\n" + "x = q.value + q.value;\n" * 5000 + "}"
     source = f"<input id=q><script>{body}</script>"

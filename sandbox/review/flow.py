@@ -896,11 +896,13 @@ class Flow:
                 return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
             called = text(function.child_by_field_name("property")) if function is not None \
                 and function.type == "member_expression" else ""  # also after a call: name has no method then
+            receiver: Labels | None = None  # computed once: a chain of calls would otherwise double per link
             if called in ("item", "namedItem") and function is not None:
                 # A collection's item(i) or namedItem(name): what it holds (document.forms: forms; a
                 # form or its elements: its controls; namedItem('q') as .q), which a call's result otherwise drops.
                 key = string_value(args[0]) if called == "namedItem" and args else None
-                held = self._member(self._labels(function.child_by_field_name("object")), key if key else called)
+                receiver = self._labels(function.child_by_field_name("object"))
+                held = self._member(receiver, key if key else called)
                 if any(label[0] in (FORM, CONTROL) for label in held):
                     return held | self.returns.get(called, frozenset())
             if name in self.returns:
@@ -908,7 +910,9 @@ class Flow:
             out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \
                 else set()
             if function is not None and function.type == "member_expression":
-                out |= self._member(self._labels(function.child_by_field_name("object")), None)
+                if receiver is None:
+                    receiver = self._labels(function.child_by_field_name("object"))
+                out |= self._member(receiver, None)
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
