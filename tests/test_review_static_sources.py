@@ -219,6 +219,34 @@ def test_a_form_by_its_name_on_the_document_is_that_form(read):
     assert leaks(source) == [(["input:[name=t]"], ["c.example"])]
 
 
+@pytest.mark.parametrize("read", [
+    "(d => d.g.t.value)(document)",  # a parameter is no alias: only the browser layer sees it
+])
+def test_a_document_handed_as_an_argument_is_not_followed(read):
+    source = sends("<form name=g><textarea name=t></textarea></form>", "document.body.onchange", read)
+    assert leaks(source) == []
+
+
+@pytest.mark.parametrize("setup, read", [
+    ("const d = document;", "d.g.t.value"),
+    ("let d; d = document;", "d.forms.g.t.value"),
+    ("const w = window;", "w.document.g.t.value"),
+    ("const {document: d} = window;", "d.forms[0].t.value"),
+    ("const {document: {forms: fs}} = self;", "fs.g.t.value"),
+    ("", "(0, document).g.t.value"),
+    ("", "document.body.ownerDocument.g.t.value"),
+    ("const d = document.defaultView.document;", "d.querySelector('form').t.value"),
+    ("const {forms} = document;", "forms.g.t.value"),
+    ("const {forms: [f]} = document;", "f.t.value"),
+    ("const {all} = document;", "all.t.value"),
+    ("const {all: {t}} = window.document;", "t.value"),
+])
+def test_an_alias_of_the_document_is_the_document(setup, read):
+    """``d.g`` is ``document.g`` when ``d`` names the document however it was bound."""
+    source = sends("<form name=g><textarea name=t></textarea></form>", f"{setup} document.body.onchange", read)
+    assert leaks(source) == [(["input:[name=t]"], ["c.example"])]
+
+
 def test_the_document_names_no_form_by_an_id_alone_nor_a_name_no_form_has():
     """``document.x`` for an element's id (not a form's name) is no named access, nor is a name
     no form of the block has."""

@@ -91,6 +91,8 @@ _TEXT_PROPS = frozenset(("textContent", "innerText", "innerHTML", "outerHTML", "
                          "outerText", "valueAsNumber", "title", "alt"))
 _NOT_PATH = frozenset(("length", "constructor", "prototype", "__proto__"))
 _FLOWUI = "flowUi"
+#: Members of the document whose labels are known: its elements, its forms, the focused control.
+_DOCUMENT_MEMBERS = frozenset(("body", "documentElement", "forms", "activeElement"))
 #: Expressions that may build a string from pieces (:mod:`.pieces`).
 _BUILDERS = frozenset(("binary_expression", "template_string", "call_expression"))
 
@@ -131,6 +133,8 @@ class Flow:
         self.aliases = {_FLOWUI}              # names bound to window.flowUi
         self.global_aliases = set(_GLOBALS)     # names bound to the global object (const w = globalThis)
         self.location_aliases = {"location", "document.location"}  # names bound to location (const L = location)
+        self.document_aliases = {"document"}  # names bound to the document (const d = document, w.document)
+        self.members: dict[str, str] = {}       # names destructured from the document: name -> its member (document.forms)
         self.openers: set[str] = set()          # names bound to flowUi.openUrl (bound, destructured, an alias)
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
         self.this: dict[int, Labels] = {}      # a listener function's node id -> what `this` is in it
@@ -355,18 +359,17 @@ class Flow:
                 value = node.child_by_field_name("value")
                 if value is not None:
                     name = node.child_by_field_name("name")
-                    if callee_name(value) in self.aliases and name is not None and name.type == "identifier":
-                        if text(name) not in self.aliases:
-                            self.aliases.add(text(name))
-                            self.changed = True
                     self._alias(name, value)
                     self._bind_pattern(name, self.labels(value))
             elif kind in ("assignment_expression", "augmented_assignment_expression"):
                 left = node.child_by_field_name("left")
-                labels = self.labels(node.child_by_field_name("right"))
+                right = node.child_by_field_name("right")
+                labels = self.labels(right)
                 if left is None:
                     continue
                 if left.type in ("identifier", "object_pattern", "array_pattern"):
+                    if kind == "assignment_expression" and right is not None:
+                        self._alias(left, right)  # let d; d = document
                     self._bind_pattern(left, labels)
                 elif left.type in ("member_expression", "subscript_expression"):
                     base: Node | None = left
@@ -441,34 +444,62 @@ class Flow:
                         self.changed = True
 
     def _alias(self, name: Node | None, value: Node) -> None:
-        """``name = value`` binds a global object, ``location`` or ``flowUi.openUrl`` under another name
-        (``const w = globalThis``, ``const L = window.location``, ``const o = flowUi.openUrl.bind(flowUi)``,
-        ``const {openUrl: o} = flowUi``)."""
+        """``name = value`` binds flowUi, the global object, the document, ``location`` or
+        ``flowUi.openUrl`` under another name (``const w = globalThis``, ``const L = window.location``,
+        ``const o = flowUi.openUrl.bind(flowUi)``, ``const {openUrl: o} = flowUi``,
+        ``const {document: {defaultView: w}} = window``)."""
         if name is None:
             return
         bare: Node | None = value
         bound = value.child_by_field_name("function") if value.type == "call_expression" else None
         if bound is not None and callee_name(bound).endswith(".bind"):
             bare = bound.child_by_field_name("object")
-        source = callee_name(bare)
-        head, _, last = source.rpartition(".")
-        if name.type == "identifier":
-            for names, hit in ((self.global_aliases, source in self.global_aliases),
+        source = self.name_of(bare)
+        if source:
+            self._alias_as(name, source)
+
+    def _alias_as(self, name: Node, source: str) -> None:
+        """Binds the names of ``name`` (an identifier or a destructuring pattern) to the dotted
+        name ``source`` (canonical) or its members."""
+        if name.type == "assignment_pattern":  # {flowUi: f = null}: f is flowUi when there is one
+            left = name.child_by_field_name("left")
+            if left is not None:
+                self._alias_as(left, source)
+        elif name.type in ("identifier", "shorthand_property_identifier_pattern"):
+            head, _, last = source.rpartition(".")
+            for names, hit in ((self.aliases, source in self.aliases),
+                               (self.global_aliases, source in self.global_aliases or source == "document.defaultView"),
+                               (self.document_aliases, source == "document"),
                                (self.location_aliases, source in self.location_aliases
                                 or last == "location" and head in self.global_aliases | {"document"}),
                                (self.openers, source in self.openers or last == "openUrl" and head in self.aliases)):
                 if hit and text(name) not in names:
                     names.add(text(name))
                     self.changed = True
-        elif name.type == "object_pattern" and (source in self.aliases or source in self.global_aliases):
+            if head.partition(".")[0] == "document" and self.members.get(text(name)) != source:
+                self.members[text(name)] = source  # const {forms} = document: forms is document.forms
+                self.changed = True
+        elif name.type == "array_pattern" and source.startswith("document."):
+            self._bind_pattern(name, self._path_labels(source))  # const {forms: [f]} = document
+        elif name.type == "object_pattern":
             for child in name.named_children:
-                key = child if child.type == "shorthand_property_identifier_pattern" else child.child_by_field_name("key")
-                target = child if child.type == "shorthand_property_identifier_pattern" else child.child_by_field_name("value")
-                into = self.openers if source in self.aliases and text(key) == "openUrl" else \
-                    self.location_aliases if source in self.global_aliases and text(key) == "location" else None
-                if into is not None and target is not None and target.type == "identifier" and text(target) not in into:
-                    into.add(text(target))
-                    self.changed = True
+                target: Node | None = child
+                if child.type == "shorthand_property_identifier_pattern":
+                    key = text(child)
+                elif child.type == "object_assignment_pattern":  # {flowUi = null}
+                    target = child.child_by_field_name("left")
+                    key = text(target) if target is not None else ""
+                elif child.type == "pair_pattern":
+                    key_node = child.child_by_field_name("key")
+                    key = (folded_string(key_node.named_children[0]) if key_node is not None
+                           and key_node.type == "computed_property_name" and key_node.named_child_count else
+                           string_value(key_node) if key_node is not None and key_node.type == "string" else
+                           text(key_node)) or ""
+                    target = child.child_by_field_name("value")
+                else:
+                    continue
+                if key and target is not None:
+                    self._alias_as(target, self.canonical(f"{source}.{key}"))
 
     def _bind_prop(self, name: str, labels: Labels) -> None:
         if not labels:
@@ -511,6 +542,9 @@ class Flow:
                 self._bind_this(fn, frozenset((CONTROL, c) for c in controls))
     def _call(self, node: Node) -> None:
         args, name, head, method = call_parts(node)
+        if name:
+            name = self.canonical(name)
+            head, _, method = name.rpartition(".")
         function = node.child_by_field_name("function")
         if method == "onChange" and head in self.aliases:
             for arg in args[:1]:
@@ -708,6 +742,24 @@ class Flow:
                 out.update((CONTROL, c) for c in self.forms(label[1]).get("", ()))
         return frozenset(out)
 
+    def _document_member(self, prop: str) -> Labels:
+        """Labels of ``document.prop`` for a member in :data:`_DOCUMENT_MEMBERS`."""
+        if prop in ("body", "documentElement"):
+            return frozenset((ELEMENT, p) for p in self.markup_paths)
+        return frozenset({(CONTROL, "input:form"), FORMS} if prop == "forms" else {(CONTROL, "input:focused")})
+
+    def _path_labels(self, dotted: str) -> Labels:
+        """Labels of a member chain of the document written as a dotted name (``document.forms.g``)."""
+        parts = dotted.split(".")
+        if parts[0] != "document" or len(parts) < 2:
+            return frozenset()
+        prop = parts[1]
+        labels = self._document_member(prop) if prop in _DOCUMENT_MEMBERS else self._named_member("document", prop) or frozenset()
+        for at in range(2, len(parts)):
+            prop = parts[at]
+            labels = self._named_member(".".join(parts[:at]), prop) or self._member(labels, prop) | self._property(prop)
+        return labels
+
     def _named_member(self, holder: str, prop: str | None) -> Labels | None:
         """``window.q``, ``globalThis['q']``, ``document.all.q``, ``document.f``: the named access of
         the window (not where a `var` or function of the scripts' top level defines ``q``), of
@@ -725,6 +777,34 @@ class Flow:
         if holder in self.global_aliases and prop in self.named and prop not in self.window_names:
             return self._found(self.named[prop])
         return None
+
+    def name_of(self, node: Node | None) -> str:
+        """:func:`callee_name` with the aliases of the global object dropped and those of the
+        document written ``document``: ``w.document.forms``, ``d.forms``, ``(0, document).forms``,
+        ``el.ownerDocument.forms`` and ``document.defaultView.document.forms`` all name ``document.forms``."""
+        return self.canonical(callee_name(node))
+
+    def canonical(self, name: str) -> str:
+        """``name`` (a dotted name) as :meth:`name_of` writes it."""
+        head = name.partition(".")[0]
+        if head not in self.global_aliases and head not in self.document_aliases and head not in self.members \
+                and "ownerDocument" not in name:
+            return name
+        parts = name.split(".")
+        if head in self.members:  # const {all} = document: all.q is document.all.q
+            parts[:1] = self.members[head].split(".")
+        if "ownerDocument" in parts[1:]:  # every node of the block's document has it as its ownerDocument
+            parts = ["document", *parts[len(parts) - parts[::-1].index("ownerDocument"):]]
+        while len(parts) > 1:
+            if parts[0] in self.global_aliases:
+                parts.pop(0)
+            elif parts[0] in self.document_aliases and parts[1] == "defaultView" and len(parts) > 2:
+                del parts[:2]
+            else:
+                break
+        if parts[0] in self.document_aliases:
+            parts[0] = "document"
+        return ".".join(parts)
 
     def labels(self, node: Node | None) -> Labels:
         """Labels of ``node``, memoised for the current pass (the last pass changes nothing,
@@ -778,6 +858,8 @@ class Flow:
                     return self.vars.get(f"arguments@{function.id}", frozenset()) | self.vars.get(name, frozenset())
             if name in self.aliases:
                 return self.vars.get(name, frozenset()) | {FLOWUI}
+            if name in self.members:
+                return self.vars.get(name, frozenset()) | self._path_labels(self.members[name])
             if name in self.named and not self._shadowed(name, node):
                 # HTML's named access: an element's id is a global naming it (`q.value` for <input id=q>).
                 return self.vars.get(name, frozenset()) | self._found(self.named[name])
@@ -808,19 +890,17 @@ class Flow:
         if kind == "member_expression":
             obj = node.child_by_field_name("object")
             prop = text(node.child_by_field_name("property"))
-            name = callee_name(obj)
+            name = self.name_of(obj)
             if prop == "state" and name in self.aliases:
                 if _outermost(node):
                     self._read("", node)
                 return frozenset({(STATE, "", True)})
-            if name == "document" and prop == "body" or name == "document" and prop == "documentElement":
-                return frozenset((ELEMENT, p) for p in self.markup_paths)
-            if name == "document" and prop in ("forms", "activeElement"):
-                return frozenset({(CONTROL, "input:form"), FORMS} if prop == "forms" else {(CONTROL, "input:focused")})
+            if name == "document" and prop in _DOCUMENT_MEMBERS:
+                return self._document_member(prop)
             by_name = self._named_member(name, prop)
             if by_name is not None:
                 return by_name
-            if callee_name(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
+            if self.name_of(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
             labels = self._member(self._labels(obj), prop) | self._property(prop)
             if _outermost(node):
@@ -832,9 +912,10 @@ class Flow:
             held = self._labels(node.child_by_field_name("object"))
             index = node.child_by_field_name("index")
             key = folded_string(index)
-            if key == _FLOWUI and callee_name(node.child_by_field_name("object")) in self.global_aliases:
+            holder = self.name_of(node.child_by_field_name("object"))
+            if key == _FLOWUI and holder in self.global_aliases:
                 return frozenset({FLOWUI})  # w['flow' + 'Ui'] with const w = globalThis
-            by_name = self._named_member(callee_name(node.child_by_field_name("object")), key) if key is not None else None
+            by_name = self._named_member(holder, key) if key is not None else None
             if by_name is not None:
                 return by_name
             if key is not None:
@@ -848,7 +929,7 @@ class Flow:
             function = node.child_by_field_name("function")
             arguments = node.child_by_field_name("arguments")
             args = list(arguments.named_children) if arguments is not None else []
-            name = callee_name(function)
+            name = self.name_of(function)
             head, _, method = name.rpartition(".")
             getter = method == "get" and head in self.aliases
             if method == "bind" and function is not None and GETTER in self.labels(function):

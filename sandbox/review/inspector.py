@@ -12,7 +12,6 @@ from tree_sitter import Node
 from .flow import CSS_TEXT, FLOWUI, INPUT, RTC, STATE, URL, Flow, _named
 from .js import (
     _FUNCTIONS,
-    _GLOBALS,
     _WEBRTC,
     Event,
     Script,
@@ -210,7 +209,7 @@ class Inspector:
         while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
             bare = bare.named_children[0]
         direct = bare.type in ("member_expression", "subscript_expression") or (
-            bare.type == "call_expression" and callee_name(bare.child_by_field_name("function")).rpartition(".")[::2]
+            bare.type == "call_expression" and self.flow.name_of(bare.child_by_field_name("function")).rpartition(".")[::2]
             in {(alias, "get") for alias in self.flow.aliases})
         # The value is a state read as it is (no concatenation, no variable that may hold one).
         if direct and not fragments and not any(label[0] == URL for label in labels) and not html:
@@ -304,10 +303,10 @@ class Inspector:
             elif kind == "new_expression":
                 self._new(script, node)
             elif kind == "member_expression":
-                name = callee_name(node)
+                name = self.flow.name_of(node)
                 if name == "document.cookie":
                     self.once("blocked.cookie", name, script, node, "document.cookie: the block's origin is opaque, so it throws")
-                elif name.split(".")[0] in _STORAGE and name.count(".") >= 0 and name.split(".")[0] == name.split(".")[0]:
+                elif name.split(".")[0] in _STORAGE:
                     root_name = name.split(".")[0]
                     self.once("blocked.storage", root_name, script, node, f"{root_name}: the block's origin is opaque; storage throws or holds nothing")
                 elif name.split(".")[0] in ("top", "parent", "opener") and name.count(".") == 1 and name.split(".")[1] not in (
@@ -328,8 +327,9 @@ class Inspector:
             elif kind == "subscript_expression":
                 obj = node.child_by_field_name("object")
                 index = node.child_by_field_name("index")
-                base = callee_name(obj)
-                if (base in _COMPUTED_ROOTS or base in aliases or obj.type in ("identifier",) and text(obj) in _GLOBALS) \
+                base = self.flow.name_of(obj)
+                if (base in _COMPUTED_ROOTS or base in aliases or base in self.flow.global_aliases
+                        or base in self.flow.document_aliases) \
                         and string_value(index) is None and index.type != "number":
                     self.emit("obfuscation.computed-global", script, node,
                               f"{text(obj)}[{text(index)[:40]}]: a member chosen at run time, hidden from review")
@@ -346,7 +346,7 @@ class Inspector:
         right = node.child_by_field_name("right")
         if left is None:
             return
-        name = callee_name(left)
+        name = self.flow.name_of(left)
         if left.type == "identifier" and text(left) != "location":
             within = _enclosing_with(node)
             if within is not None:  # with (img) { src = ... }
@@ -399,8 +399,6 @@ class Inspector:
             self.sink(script, node, right, target, URL_PROPS[prop])
         elif prop in HTML_SINK_PROPS:
             self.sink(script, node, right, f"{_short(obj)}.{prop}", "img", html=True)
-        elif prop == "onclick" or prop.startswith("on"):
-            pass
 
     def _mirror(self, script: Script, node: Node, attr: str, value: Node | None) -> None:
         """A script writes what the user types into an attribute (CSS attribute selectors see it)."""
@@ -421,6 +419,9 @@ class Inspector:
 
     def _call(self, script: Script, node: Node) -> None:
         args, name, head, method = call_parts(node)
+        if name:
+            name = self.flow.canonical(name)
+            head, _, method = name.rpartition(".")
         function = node.child_by_field_name("function")
         aliases = self.flow.aliases
         if head in aliases and method in ("send", "setValue", "openUrl"):

@@ -289,6 +289,9 @@ def _callee_name(node: Node | None) -> str:
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
             continue
+        if node.type == "sequence_expression" and node.named_child_count:
+            node = node.named_children[-1]  # (0, document): the value of a sequence is its last
+            continue
         return ""
     parts.reverse()
     while len(parts) > 1 and parts[0] in _GLOBALS:
