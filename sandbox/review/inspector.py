@@ -45,6 +45,8 @@ URL_ATTRS = {"src": "img", "srcset": "img", "href": "navigation", "xlink:href": 
              "data": "object", "style": "img", "background": "img", "action": "navigation", "ping": "connect",
              "formaction": "navigation"}
 HTML_SINK_PROPS = frozenset(("innerHTML", "outerHTML"))
+#: Methods whose first argument is markup made into nodes.
+_HTML_SINK_CALLS = frozenset(("createContextualFragment", "parseFromString", "setHTMLUnsafe", "parseHTMLUnsafe", "setHTML"))
 
 # ------------------------------------------------------------------------ inspection
 
@@ -424,7 +426,10 @@ class Inspector:
             head, _, method = name.rpartition(".")
         function = node.child_by_field_name("function")
         aliases = self.flow.aliases
-        if head in aliases and method in ("send", "setValue", "openUrl"):
+        if method in ("send", "setValue", "openUrl") and (head in aliases or function is not None and function.type
+                                                           == "member_expression" and FLOWUI in self.flow.labels(
+                                                               function.child_by_field_name("object"))):
+            # flowUi by its name, an alias, or any expression holding it ([flowUi][0], ({f: flowUi}).f)
             return self._bridge(script, node, method, args)
         if name in self.flow.openers:  # const o = flowUi.openUrl.bind(flowUi); o(url)
             return self._bridge(script, node, "openUrl", args)
@@ -467,6 +472,9 @@ class Inspector:
             self.sink(script, node, args[1], "style.setProperty", "css")
         elif method in ("insertAdjacentHTML",) and len(args) >= 2:
             self.sink(script, node, args[1], "insertAdjacentHTML", "img", html=True)
+        elif method in _HTML_SINK_CALLS and args and function is not None and function.type == "member_expression":
+            # Markup parsed into nodes the block can insert (a DOMParser's, a range's fragment) or inserts.
+            self.sink(script, node, args[0], f"{method}()", "img", html=True)
         elif name in ("document.write", "document.writeln") and args:
             self.sink(script, node, args[0], name, "img", html=True)
         elif name.endswith("location.assign") or name.endswith("location.replace") or name in ("location.reload",) \
