@@ -176,8 +176,11 @@ def _add_review(sub: Subparsers) -> None:
     p.add_argument("--engine", action="append", choices=ENGINE_NAMES, metavar="E",
                    help=f"a browser engine ({', '.join(ENGINE_NAMES)}); repeat for several; default: every engine found")
     p.add_argument("--static", action="store_true", help="the static layer only (no browser)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write the report to OUT instead of stdout")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: by OUT's ending, .json, .sarif, .html, else text)")
+    p.add_argument("-o", "--output", metavar="OUT", action="append", default=[],
+                   help="write the report to OUT instead of stdout; repeat for several formats of one review "
+                        "(-o r.sarif -o r.html)")
     p.add_argument("--fail-on", choices=FAIL_ON, default="high",
                    help="exit 1 when a finding at or above this severity remains (default: high)")
     p.add_argument("--baseline", metavar="F", help="a baseline: findings whose fingerprint it lists (with a justification) are suppressed")

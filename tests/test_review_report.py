@@ -317,3 +317,17 @@ def test_json_names_a_file_that_is_not_utf8_or_holds_a_newline(tmp_path):
     data = json.loads(to_json(report))
     assert [b["file"] for b in data["blocks"]] == [str(tmp_path / "bad\\xff.html"), str(tmp_path / "two\\nlines.html")]
     assert all("\n" not in line.split(": ")[0] for line in to_text(report).splitlines())
+
+
+def test_one_review_writes_each_output_in_the_format_its_name_ends_with(tmp_path):
+    names = ["r.json", "r.sarif", "r.sarif.json", "r.HTML", "r.txt", "report"]
+    argv = ["review", "--static", str(ROOT / "examples/hostile.html"), "--fields", "order.total"]
+    assert main([*argv, *(arg for name in names for arg in ("-o", str(tmp_path / name)))]) == 1
+    text = {name: (tmp_path / name).read_text(encoding="utf-8") for name in names}
+    assert json.loads(text["r.json"])["tool"] == "flowui-sandbox review"
+    assert json.loads(text["r.sarif"])["version"] == "2.1.0" and text["r.sarif.json"] == text["r.sarif"]
+    assert text["r.HTML"].startswith("<!DOCTYPE html>")
+    assert text["r.txt"] == text["report"] and "exfil.state-to-url" in text["r.txt"] and not text["r.txt"].startswith("{")
+    # --format names the format of every output, whatever its ending.
+    assert main([*argv, "--format", "json", "-o", str(tmp_path / "forced.html")]) == 1
+    assert json.loads((tmp_path / "forced.html").read_text(encoding="utf-8"))["tool"] == "flowui-sandbox review"

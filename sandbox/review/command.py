@@ -11,16 +11,21 @@ from ..errors import OptionError
 from ..files import writable_output, write_output
 
 FORMATS = ("text", "json", "sarif", "html")
+#: An output file's format when --format does not name one: by its name's ending (anything else: text).
+_EXTENSIONS = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".html", "html"), (".htm", "html"))
 FAIL_ON = ("high", "medium", "low", "none")
 
 
 def review_files(files: Sequence[str], *, fields: str = "", state: str | None = None, theme: str | None = None,
-                 engines: Sequence[str] | None = None, static_only: bool = False, output_format: str = "text", output: str | None = None,
+                 engines: Sequence[str] | None = None, static_only: bool = False, output_format: str | None = None,
+                 output: str | Sequence[str] | None = None,
                  fail_on: str = "high", baseline: str | None = None, write_baseline: str | None = None,
                  sensitive: str | None = None, time_limit: float | None = None, list_rules: bool = False,
                  remote_specs: Sequence[str] = (), bind: str = "127.0.0.1", public_host: str | None = None) -> int:
     """Review ``files`` (block sources or directories of them) and write the report in
-    ``output_format`` to ``output`` (default: stdout); return 1 when a finding at or above
+    ``output_format`` to ``output`` (default: stdout), or to each of several outputs (one review,
+    several reports: each in ``output_format`` if given, else in the format its name ends with,
+    :func:`format_of`); return 1 when a finding at or above
     ``fail_on`` remains, else 0. ``fields`` and ``sensitive`` are comma-separated lists,
     ``state`` and ``theme`` JSON files; a bad option is an :class:`OptionError` naming it.
     ``list_rules``: print the rule catalogue instead. ``remote_specs``: ``ENGINE[:PAGES]=URL`` browsers
@@ -32,8 +37,10 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     from . import render
     from .api import baseline_document, failing, load_baseline, review
 
+    outputs: list[str | None] = [output] if isinstance(output, str) else list(output or ())
     if list_rules:
-        _write(output, render.rules_markdown())
+        for name in outputs or [None]:
+            _write(name, render.rules_markdown())
         return 0
     if not files:
         raise OptionError("give at least one FILE (or a directory)")
@@ -48,7 +55,7 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
             raise OptionError("--remote: --static runs no browser; give one or the other")
         endpoints = parse_remote(list(remote_specs))
         plan(list(engines) if engines is not None else None, endpoints)  # an engine named but not served, one not installed
-    for name in (output, write_baseline):
+    for name in (*outputs, write_baseline):
         if name:
             writable_output(name)  # refused now, not after the browsers ran
     field_paths, problems = parse_path_list(fields or "", "--fields")
@@ -68,12 +75,20 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
                     remote=endpoints, names=names)
     if progress is not None:
         sys.stderr.write("\r\x1b[K")
-    text = {"text": render.to_text, "json": lambda r: render.to_json(r) + "\n", "html": render.to_html,
-            "sarif": lambda r: render.dumps(render.to_sarif(r))}[output_format](report)
-    _write(output, text)
+    renderers = {"text": render.to_text, "json": lambda r: render.to_json(r) + "\n", "html": render.to_html,
+                 "sarif": lambda r: render.dumps(render.to_sarif(r))}
+    for name in outputs or [None]:
+        _write(name, renderers[output_format or format_of(name)](report))
     if write_baseline:
         _write(write_baseline, render.dumps(baseline_document(report, baseline_value)))
     return 1 if failing(report, fail_on) else 0
+
+
+def format_of(output: str | None) -> str:
+    """The format of an output named ``output`` when --format names none: ``.json`` JSON,
+    ``.sarif`` (or ``.sarif.json``) SARIF, ``.html`` HTML, anything else (stdout too) text."""
+    lower = (output or "").lower()
+    return next((fmt for ending, fmt in _EXTENSIONS if lower.endswith(ending)), "text")
 
 
 def _progress():

