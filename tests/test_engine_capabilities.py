@@ -90,6 +90,9 @@ def test_the_persona_emulates_in_the_context_only_where_the_driver_can():
     assert "Chrome/130.0.0.0" in emulated["user_agent"]
     windowed = persona.page_options("webkit", WEBKIT.capabilities)
     assert windowed == {"env": {"TZ": "Europe/Berlin"}, "window": (1280, 1024 - (1080 - 950))}
+    # Firefox's pointer is a mouse (fine, hovering) by its launch preferences; the others need none.
+    assert persona.launch_prefs("firefox") == {"ui.primaryPointerCapabilities": 6, "ui.allPointerCapabilities": 6}
+    assert persona.launch_prefs("chromium") == persona.launch_prefs("webkit") == {}
 
 
 # ------------------------------------------------------------- the review's call sites

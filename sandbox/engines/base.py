@@ -352,8 +352,9 @@ class Session(ABC):
             _DRIVERS[cls.driver] = cls
 
     @classmethod
-    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
-        """A running browser of ``engine`` (see :func:`~.discovery.launch`); ``args`` and ``env`` need LAUNCH_OPTIONS."""
+    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None,
+                    prefs: dict[str, object] | None = None) -> Session:
+        """A running browser of ``engine`` (see :func:`~.discovery.launch`); ``args``, ``env`` and ``prefs`` need LAUNCH_OPTIONS."""
         raise Unsupported(f"{engine.name}: the {cls.driver or cls.__name__} driver launches no browser")
 
     @classmethod

@@ -118,16 +118,18 @@ def select_engines(names: list[str] | None = None) -> list[Engine]:
     return chosen
 
 
-async def launch(engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
+async def launch(engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None,
+                 prefs: dict[str, object] | None = None) -> Session:
     """Start the engine's browser; close the returned session when done. ``args``: more command-line
-    flags, ``env``: more environment, for a driver with LAUNCH_OPTIONS (the review's user agent,
-    screen and time zone: what every frame of every renderer then has); ignored by the others."""
+    flags, ``env``: more environment, ``prefs``: Firefox's preferences, for a driver with LAUNCH_OPTIONS
+    (the review's user agent, screen, time zone and pointer: what every frame of every renderer then
+    has); ignored by the others."""
     from . import playwright, webdriver  # noqa: F401 (each registers its driver)
 
     driver = driver_of(engine)
     if driver is None:
         raise Unsupported(f"{engine.name}: no driver named {engine.driver!r}")
-    return await driver.start(engine, args=args, env=env)
+    return await driver.start(engine, args=args, env=env, prefs=prefs)
 
 
 def engines_report(engines: list[Engine] | None = None) -> str:

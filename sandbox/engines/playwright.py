@@ -343,8 +343,9 @@ class PlaywrightSession(Session):
         return cls.capabilities if engine.name == "chromium" else cls.capabilities - {Capability.VIRTUAL_TIME}
 
     @classmethod
-    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
-        return await launch_playwright(engine, args, env)
+    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None,
+                    prefs: dict[str, object] | None = None) -> Session:
+        return await launch_playwright(engine, args, env, prefs)
 
     def __init__(self, engine: Engine, manager: Any, playwright: Any, browser: Any):
         self.engine = engine
@@ -383,7 +384,8 @@ def playwright_launch_options(engine: Engine) -> dict[str, Any]:
     return {}
 
 
-async def launch_playwright(engine: Engine, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
+async def launch_playwright(engine: Engine, args: list[str] | None = None, env: dict[str, str] | None = None,
+                            prefs: dict[str, object] | None = None) -> Session:
     from playwright.async_api import async_playwright
 
     manager = async_playwright()
@@ -393,6 +395,8 @@ async def launch_playwright(engine: Engine, args: list[str] | None = None, env: 
         options["args"] = [*options.get("args", []), *args]
     if env:
         options["env"] = {**os.environ, **env}
+    if prefs and engine.name == "firefox":
+        options["firefox_user_prefs"] = dict(prefs)
     try:
         browser = await getattr(pw, engine.name).launch(**options)
     except Exception as exc:

@@ -322,7 +322,8 @@ class WebDriverSession(Session):
     fresh_pages = False
 
     @classmethod
-    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None) -> Session:
+    async def start(cls, engine: Engine, *, args: list[str] | None = None, env: dict[str, str] | None = None,
+                    prefs: dict[str, object] | None = None) -> Session:
         # No LAUNCH_OPTIONS: a MiniBrowser starts per page, with new_page's options.
         return cls(engine)
 

@@ -17,9 +17,11 @@ from ...engines import Capability
 TIME_ZONES = ("Europe/Berlin", "Europe/Paris", "Europe/Madrid", "Europe/Warsaw", "America/New_York",
               "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Toronto", "America/Sao_Paulo",
               "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney")
-#: Common desktop screens (CSS px), none of them a headless browser's 800x600.
 #: The screen of the WebDriver engines' virtual display (sandbox/engines/webdriver.py's Xvfb).
 XVFB_SCREEN = (1280, 1024)
+#: Firefox's pointer preferences for a mouse (bits: 2 fine, 4 hover).
+FIREFOX_POINTER = {"ui.primaryPointerCapabilities": 6, "ui.allPointerCapabilities": 6}
+#: Common desktop screens (CSS px), none of them a headless browser's 800x600.
 SCREENS = ((1920, 1080), (1536, 864), (1440, 900), (1366, 768), (1680, 1050), (2560, 1440), (1600, 900), (1280, 800))
 
 
@@ -54,6 +56,12 @@ class Persona:
         """The environment of a Playwright-launched browser: ``TZ``, which every renderer process
         reads (the context's ``timezone_id`` reached the block's frame only now and then in Chromium)."""
         return {"TZ": self.time_zone}
+
+    def launch_prefs(self, engine: str) -> dict[str, object]:
+        """Preferences of a Playwright-launched Firefox: its pointer is a mouse, fine and able to
+        hover, as a desktop's (headless Firefox matches ``(pointer: none)`` and ``(hover: none)``,
+        measured in a sandboxed frame; Chromium and WebKitGTK match ``fine`` and ``hover`` already)."""
+        return dict(FIREFOX_POINTER) if engine == "firefox" else {}
 
     def page_options(self, engine: str, capabilities: frozenset[Capability], version: str = "") -> dict[str, Any]:
         """:meth:`flowui_sandbox.sandbox.engines.Session.new_page`'s ``options`` for this persona, for a

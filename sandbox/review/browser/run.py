@@ -394,7 +394,8 @@ class Lane:
                 first = await launch(self.engine)
                 self._version = getattr(getattr(first, "browser", None), "version", "")
                 await first.close()
-        return await launch(self.engine, args=self.persona.launch_args(name, self._version), env=self.persona.launch_env(name))
+        return await launch(self.engine, args=self.persona.launch_args(name, self._version), env=self.persona.launch_env(name),
+                            prefs=self.persona.launch_prefs(name))
 
     async def _open(self, session: Session) -> tuple[Page, Tap]:
         """A page of ``session`` behind a proxy of its own (the lane's pools' opener: the proxy is the page's companion)."""
