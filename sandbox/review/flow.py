@@ -483,6 +483,7 @@ class Flow:
                 self._alias_as(left, source)
         elif name.type in ("identifier", "shorthand_property_identifier_pattern"):
             head, _, last = source.rpartition(".")
+            aliased = False  # a name of the window, the document or location is that, not a member
             for names, hit in ((self.aliases, source in self.aliases),
                                (self.global_aliases, source in self.global_aliases or source == "document.defaultView"),
                                (self.document_aliases, source == "document"),
@@ -492,7 +493,8 @@ class Flow:
                 if hit and text(name) not in names:
                     names.add(text(name))
                     self.changed = True
-            if head.partition(".")[0] == "document" and self.members.get(text(name)) != source:
+                aliased = aliased or hit
+            if not aliased and head.partition(".")[0] == "document" and self.members.get(text(name)) != source:
                 self.members[text(name)] = source  # const {forms} = document: forms is document.forms
                 self.changed = True
         elif name.type == "array_pattern" and source.startswith("document."):
