@@ -123,8 +123,9 @@ def start(engine: str, host: str = "127.0.0.1", port: int = 0, timeout: float = 
     executable = next((e.executable for e in find_engines() if e.name == engine), None)
     version = browser_version(executable) if engine == "chromium" else ""
     config = _playwright_config(engine, host, port, persona.launch_args(engine, version))
-    if persona.launch_prefs(engine):
-        config["firefoxUserPrefs"] = persona.launch_prefs(engine)
+    prefs = persona.launch_prefs(engine)
+    if prefs:
+        config["firefoxUserPrefs"] = prefs
     folder = tempfile.mkdtemp(prefix="flowui-browser-server-")
     path = os.path.join(folder, "config.json")
     with open(path, "w") as f:

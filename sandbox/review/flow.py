@@ -559,10 +559,7 @@ class Flow:
             if controls and fn.type != "arrow_function":
                 self._bind_this(fn, frozenset((CONTROL, c) for c in controls))
     def _call(self, node: Node) -> None:
-        args, name, head, method = call_parts(node)
-        if name:
-            name = self.canonical(name)
-            head, _, method = name.rpartition(".")
+        args, name, head, method = self.call_parts(node)
         function = node.child_by_field_name("function")
         if method == "onChange" and head in self.aliases:
             for arg in args[:1]:
@@ -812,6 +809,14 @@ class Flow:
         ``el.ownerDocument.forms`` and ``document.defaultView.document.forms`` all name ``document.forms``."""
         return self.canonical(callee_name(node))
 
+    def call_parts(self, node: Node) -> tuple[list[Node], str, str, str]:
+        """:func:`call_parts` with the callee's name as :meth:`canonical` writes it."""
+        args, name, head, method = call_parts(node)
+        if name:
+            name = self.canonical(name)
+            head, _, method = name.rpartition(".")
+        return args, name, head, method
+
     def canonical(self, name: str) -> str:
         """``name`` (a dotted name) as :meth:`name_of` writes it."""
         head = name.partition(".")[0]
@@ -929,7 +934,7 @@ class Flow:
             if by_name is not None:
                 return by_name
             if prop == "control":  # a <label>'s control: whichever its `for` names
-                self._labels(obj)
+                self.labels(obj)  # records what the object's expression reads
                 return frozenset((CONTROL, c) for c in self.all_controls())
             if self.name_of(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
@@ -958,12 +963,7 @@ class Flow:
             return self._element(held) | self._labels(index)
         if kind == "call_expression":
             function = node.child_by_field_name("function")
-            arguments = node.child_by_field_name("arguments")
-            args = list(arguments.named_children) if arguments is not None else []
-            name = self.name_of(function)
-            head, _, method = name.rpartition(".")
-            if not name and function is not None and function.type == "member_expression":
-                method = text(function.child_by_field_name("property"))  # a method of a call's result: a().closest(s)
+            args, name, head, method = self.call_parts(node)  # a().closest(s): no name, the method closest
             getter = method == "get" and head in self.aliases
             if method == "bind" and function is not None and GETTER in self.labels(function):
                 return frozenset({GETTER})  # flowUi.get.bind(flowUi): still the getter

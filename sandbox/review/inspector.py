@@ -22,7 +22,6 @@ from .js import (
     _starts_with_literal,
     _static_value,
     bound_locally,
-    call_parts,
     callee_name,
     folded_string,
     literal_fragments,
@@ -420,10 +419,7 @@ class Inspector:
             self.sink(script, node, value, f"{how} location", "navigation")
 
     def _call(self, script: Script, node: Node) -> None:
-        args, name, head, method = call_parts(node)
-        if name:
-            name = self.flow.canonical(name)
-            head, _, method = name.rpartition(".")
+        args, name, head, method = self.flow.call_parts(node)
         function = node.child_by_field_name("function")
         aliases = self.flow.aliases
         if method in ("send", "setValue", "openUrl") and (head in aliases or function is not None and function.type
