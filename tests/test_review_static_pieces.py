@@ -5,10 +5,9 @@ pieces cannot be known the value is still a URL, to a host chosen at run time.""
 
 from __future__ import annotations
 
-import time
-
 from flowui_sandbox.sandbox.review import review_static
 from flowui_sandbox.sandbox.review.pieces import MAX_NAMES, MAX_TEXT, Fold, urls
+from tests.work import calls_made
 
 #: A block with a typed value (`text`, from input #q) and a state value (`s`, order.total).
 HEAD = ("<input id=q><p data-bind='order.total'></p><script>\n"
@@ -219,15 +218,20 @@ def test_a_host_past_the_text_limit_is_unknown_and_the_flow_stays_high():
     assert found(code) == [("exfil.state-to-url", ["order.total"], [])]
 
 
-def test_hostile_sizes_stay_linear():
-    items = ", ".join(f"'p{i}'" for i in range(20_000))
-    chain = " + ".join(["'a'"] * 200)
-    code = (f"const big = [{items}]; big.push('https:'); const u = big.join('/') + {chain} + s;"
+def _hostile(items: int) -> str:
+    """An array of ``items`` pieces, joined, concatenated and spread, and a chain of ``items // 100`` ``+``."""
+    listed = ", ".join(f"'p{i}'" for i in range(items))
+    chain = " + ".join(["'a'"] * (items // 100))
+    return (f"const big = [{listed}]; big.push('https:'); const u = big.join('/') + {chain} + s;"
             f" new Image().src = u; new Image().src = 'x'.repeat(9).split('').concat(big).join('');")
-    started = time.monotonic()
-    result = found(code)
-    assert time.monotonic() - started < 5
-    assert ("exfil.state-to-url", ["order.total"], []) in result
+
+
+def test_hostile_sizes_stay_linear():
+    # Twice the pieces, at most 2.4 times the calls (1.9 today; quadratic work would make it 4).
+    small, small_calls = calls_made(lambda: found(_hostile(4_000)))
+    large, large_calls = calls_made(lambda: found(_hostile(8_000)))
+    assert small == large and ("exfil.state-to-url", ["order.total"], []) in small
+    assert large_calls < 2.4 * small_calls, (small_calls, large_calls)
 
 
 def test_names_nested_past_the_limit_are_a_way_out_to_review_by_hand():

@@ -18,11 +18,11 @@ from .js import (
     TooComplex,
     _css_loads,
     _declares,
-    _enclosing_with,
     _starts_with_literal,
     _static_value,
     bound_locally,
     callee_name,
+    enclosing_with,
     folded_string,
     literal_fragments,
     parent_of,
@@ -80,6 +80,7 @@ class Inspector:
         #: Where the scripts can reach a host outside the platform (for exfil.possible-flow).
         self.reach: list[tuple[Script, Node, str]] = []
         self._rtc: list[tuple[Script, Node]] = []
+        self._with: dict[int, Node | None] = {}  # enclosing_with's answers, by node id
         self._rtc_refs: list[tuple[Script, Node]] = []  # the constructor reached as a value (not `new X()`)
         copies: dict[str, list[Script]] = {}
         for script in flow.scripts:
@@ -349,7 +350,7 @@ class Inspector:
             return
         name = self.flow.name_of(left)
         if left.type == "identifier" and text(left) != "location":
-            within = _enclosing_with(node)
+            within = enclosing_with(node, self._with)
             if within is not None:  # with (img) { src = ... }
                 prop = text(left)
                 if prop in URL_PROPS:

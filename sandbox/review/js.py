@@ -401,14 +401,25 @@ def _static_value(node: Node | None) -> bool:
     return False
 
 
-def _enclosing_with(node: Node) -> Node | None:
-    """The object of the ``with`` statement around ``node`` (not crossing a function)."""
+def enclosing_with(node: Node, memo: dict[int, Node | None]) -> Node | None:
+    """The object of the ``with`` statement around ``node`` (not crossing a function). ``memo``
+    (one per review) keeps each walked ancestor's answer, so that the walks up from every
+    assignment of a deeply nested script visit each ancestor once, not once per assignment."""
+    path: list[int] = []
+    found: Node | None = None
     current = parent_of(node)
     while current is not None and current.type not in _FUNCTIONS:
+        if current.id in memo:
+            found = memo[current.id]
+            break
+        path.append(current.id)
         if current.type == "with_statement":
-            return current.child_by_field_name("object")
+            found = current.child_by_field_name("object")
+            break
         current = parent_of(current)
-    return None
+    for node_id in path:
+        memo[node_id] = found
+    return found
 
 
 def _pattern_names(pattern: Node | None) -> set[str]:
