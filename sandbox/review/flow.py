@@ -150,6 +150,7 @@ class Flow:
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
         self.this: dict[int, Labels] = {}      # a listener function's node id -> what `this` is in it
         self.reads: dict[str, Node] = {}     # state paths read -> first node
+        self.holding: dict[str, Labels] = {}  # names of objects others were put in (o[k] = el, {[k]: el}) -> those
         self.changed = True
         self._collect_functions()
         self._memo: dict[int, Labels] = {}
@@ -341,14 +342,14 @@ class Flow:
         elif kind == "object_pattern":
             for child in pattern.named_children:
                 if child.type == "shorthand_property_identifier_pattern":
-                    self._bind(text(child), self._member(labels, text(child)))
+                    self._bind(text(child), self._member(labels, text(child)) | self._property(text(child)))
                 elif child.type == "pair_pattern":
-                    key = child.child_by_field_name("key")
-                    name = string_value(key) if key is not None and key.type == "string" else text(key)
-                    self._bind_pattern(child.child_by_field_name("value"), self._member(labels, name))
+                    name = _key(child.child_by_field_name("key"))
+                    self._bind_pattern(child.child_by_field_name("value"), self._member(labels, name) | self._property(name))
                 elif child.type == "object_assignment_pattern":
                     left = child.child_by_field_name("left")
-                    self._bind_pattern(left, self._member(labels, text(left)) | self.labels(child.child_by_field_name("right")))
+                    self._bind_pattern(left, self._member(labels, text(left)) | self._property(text(left))
+                                       | self.labels(child.child_by_field_name("right")))
                 elif child.type == "rest_pattern":
                     self._bind_pattern(child.named_children[0] if child.named_children else None, labels)
         elif kind == "array_pattern":
@@ -377,6 +378,8 @@ class Flow:
                     name = node.child_by_field_name("name")
                     self._alias(name, value)
                     self._bind_pattern(name, self.labels(value))
+                    if value.type == "object" and name is not None and name.type == "identifier":
+                        self._hold(text(name), _holders(self.labels(value)))
             elif kind in ("assignment_expression", "augmented_assignment_expression"):
                 left = node.child_by_field_name("left")
                 right = node.child_by_field_name("right")
@@ -400,8 +403,11 @@ class Flow:
                     if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
                         # An object written taints the whole object (as a value: no path below it).
                         self._bind(text(base), flat)
+                        self._hold(text(base), _holders(labels))
                     if chain and base.type == "this":
                         self._bind_prop(chain[-1], flat)  # this.p = v: every read of .p may see it
+                    if chain:
+                        self._bind_prop(chain[0], _holders(labels))  # o.el = input: every read of .el may see it
                     if "dataset" in chain:
                         self._bind_dom(flat)             # el.dataset.k = v: any dataset read may see it
                     handler = chain[0] if left.type == "member_expression" else ""
@@ -442,6 +448,12 @@ class Flow:
                 left = node.child_by_field_name("left")
                 right = node.child_by_field_name("right")
                 self._bind_pattern(left, self._element(self.labels(right)))
+            elif kind == "pair" and (up := parent_of(node)) is not None and up.type == "object":
+                # {el: input, f: flowUi}: an object kept under a key is what every read of that key
+                # may see (values need not: an object's labels are its values').
+                self._bind_prop(_key(node.child_by_field_name("key")), _holders(self.labels(node.child_by_field_name("value"))))
+            elif kind == "shorthand_property_identifier":  # {el}
+                self._bind_prop(text(node), _holders(self.vars.get(text(node), frozenset())))
             elif kind == "field_definition":
                 prop = node.child_by_field_name("property")
                 value = node.child_by_field_name("value")
@@ -508,11 +520,7 @@ class Flow:
                     target = child.child_by_field_name("left")
                     key = text(target) if target is not None else ""
                 elif child.type == "pair_pattern":
-                    key_node = child.child_by_field_name("key")
-                    key = (folded_string(key_node.named_children[0]) if key_node is not None
-                           and key_node.type == "computed_property_name" and key_node.named_child_count else
-                           string_value(key_node) if key_node is not None and key_node.type == "string" else
-                           text(key_node)) or ""
+                    key = _key(child.child_by_field_name("key"))
                     target = child.child_by_field_name("value")
                 else:
                     continue
@@ -520,12 +528,25 @@ class Flow:
                     self._alias_as(target, self.canonical(f"{source}.{key}"))
 
     def _bind_prop(self, name: str, labels: Labels) -> None:
-        if not labels:
+        if not labels or not name:
             return
         old = self.props.get(name, frozenset())
         if not labels <= old:
             self.props[name] = old | labels
             self.changed = True
+
+    def _hold(self, name: str, labels: Labels) -> None:
+        """``name`` holds the objects ``labels`` under some key: every member read below it may see them."""
+        old = self.holding.get(name, frozenset())
+        if labels and not labels <= old:
+            self.holding[name] = old | labels
+            self.changed = True
+
+    def _held_by(self, node: Node | None) -> Labels:
+        """The objects put in the object a member chain starts from (``reg`` of ``reg.x.y``, ``reg[k]``)."""
+        while node is not None and node.type in ("member_expression", "subscript_expression"):
+            node = node.child_by_field_name("object")
+        return self.holding.get(text(node), frozenset()) if node is not None and node.type == "identifier" else frozenset()
 
     def _bind_this(self, function: Node, labels: Labels) -> None:
         old = self.this.get(function.id, frozenset())
@@ -938,7 +959,7 @@ class Flow:
                 return frozenset((CONTROL, c) for c in self.all_controls())
             if self.name_of(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
-            labels = self._member(self._labels(obj), prop) | self._property(prop)
+            labels = self._member(self._labels(obj), prop) | self._property(prop) | self._held_by(obj)
             if _outermost(node):
                 for label in labels:
                     if label[0] == STATE:
@@ -955,7 +976,7 @@ class Flow:
             if by_name is not None:
                 return by_name
             if key is not None:
-                labels = self._member(held, key) | self._property(key)
+                labels = self._member(held, key) | self._property(key) | self._held_by(node)
                 for label in labels if _outermost(node) else ():
                     if label[0] == STATE:
                         self._read(label[1], node)
@@ -1107,6 +1128,27 @@ class Flow:
         if kind in ("assignment_expression", "augmented_assignment_expression"):
             return self._labels(node.child_by_field_name("right"))
         return frozenset()
+
+
+#: Labels of objects rather than values: a member read of an object drops them unless the member is
+#: one the object has (a control's value, flowUi's state), so an object kept in another object's
+#: property is found through the property's name (:meth:`Flow._property`).
+_HOLDER_KINDS = frozenset((FLOWUI[0], GETTER[0], CONTROL, INPUT_EVENT, FORM, FORMS[0], RTC[0], ELEMENT))
+
+
+def _holders(labels: Labels) -> Labels:
+    return frozenset(label for label in labels if label[0] in _HOLDER_KINDS)
+
+
+def _key(node: Node | None) -> str:
+    """The name a property key gives (``el``, ``'el'``, ``1``, ``['e' + 'l']``), or '' when computed at run time."""
+    if node is None:
+        return ""
+    if node.type == "computed_property_name":
+        return (folded_string(node.named_children[0]) if node.named_child_count else None) or ""
+    if node.type == "string":
+        return string_value(node) or ""
+    return text(node)
 
 
 def _named(labels) -> list[str]:
