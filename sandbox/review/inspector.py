@@ -35,14 +35,15 @@ from .urls import UrlVerdict, absolute_url, allowed_schemes, classify, host_of
 
 #: Properties whose assignment loads (or navigates to) a URL, by element use.
 URL_PROPS = {"src": "img", "srcset": "img", "href": "navigation", "poster": "img", "data": "object",
-             "action": "navigation", "formAction": "navigation", "background": "img", "ping": "connect"}
+             "action": "navigation", "formAction": "navigation", "background": "img", "ping": "connect",
+             "content": "navigation"}  # a <meta>'s content: a refresh's target (no other element's content is a string to set)
 #: style properties that may hold url().
 STYLE_PROPS = frozenset(("background", "backgroundImage", "cssText", "listStyle", "listStyleImage", "content",
                          "borderImage", "borderImageSource", "cursor", "mask", "maskImage", "webkitMaskImage",
                          "shapeOutside", "filter"))
 URL_ATTRS = {"src": "img", "srcset": "img", "href": "navigation", "xlink:href": "img", "poster": "img",
              "data": "object", "style": "img", "background": "img", "action": "navigation", "ping": "connect",
-             "formaction": "navigation"}
+             "formaction": "navigation", "content": "navigation"}
 HTML_SINK_PROPS = frozenset(("innerHTML", "outerHTML"))
 #: Methods whose first argument is markup made into nodes.
 _HTML_SINK_CALLS = frozenset(("createContextualFragment", "parseFromString", "setHTMLUnsafe", "parseHTMLUnsafe", "setHTML"))
@@ -81,6 +82,11 @@ class Inspector:
         self.reach: list[tuple[Script, Node, str]] = []
         self._rtc: list[tuple[Script, Node]] = []
         self._with: dict[int, Node | None] = {}  # enclosing_with's answers, by node id
+        # Whether the scripts set a <meta>'s http-equiv at all: only then is a `content` written a
+        # refresh's URL (a description's or a viewport's content loads nothing).
+        self._http_equiv = any(node.type == "property_identifier" and text(node) == "httpEquiv"
+                               or node.type == "string" and (string_value(node) or "").lower() == "http-equiv"
+                               for script in flow.unique for node in script.nodes)
         self._rtc_refs: list[tuple[Script, Node]] = []  # the constructor reached as a value (not `new X()`)
         copies: dict[str, list[Script]] = {}
         for script in flow.scripts:
@@ -389,6 +395,8 @@ class Inspector:
             if prop in STYLE_PROPS:
                 self.sink(script, node, right, f"style.{prop}", "css")
             return
+        if prop == "httpEquiv":
+            self._refresh(script, node, right)
         if prop == "defaultValue":  # the value attribute: what CSS attribute selectors see
             self._mirror(script, node, "value", right)
         if prop in ("textContent", "innerText", "nodeValue", "data", "text"):
@@ -396,11 +404,22 @@ class Inspector:
             return
         if prop == "style":
             self.sink(script, node, right, "style", "css")
-        elif prop in URL_PROPS:
+        elif prop in URL_PROPS and not self._no_refresh(prop, right):
             target = "new Image().src" if obj.type == "new_expression" else f"{_short(obj)}.{prop}"
             self.sink(script, node, right, target, URL_PROPS[prop])
         elif prop in HTML_SINK_PROPS:
             self.sink(script, node, right, f"{_short(obj)}.{prop}", "img", html=True)
+
+    def _no_refresh(self, prop: str, value: Node | None) -> bool:
+        """``prop`` is a <meta>'s content that is no refresh's URL: no http-equiv set anywhere, no ``url=`` in its text."""
+        return prop == "content" and not self._http_equiv and not any("url=" in f.lower() for f in literal_fragments(value))
+
+    def _refresh(self, script: Script, node: Node, value: Node | None) -> None:
+        """A <meta> made a refresh in script (``m.httpEquiv = 'refresh'``): the browser acts on it
+        when it is inserted, as on one in the markup; its ``content`` is the URL (a sink above)."""
+        if (folded_string(value) or "").strip().lower() == "refresh":
+            self.emit("navigation.self", script, node, "a <meta http-equiv=refresh> made in script: the block navigates itself away"
+                      " (the bridge closes)")
 
     def _mirror(self, script: Script, node: Node, attr: str, value: Node | None) -> None:
         """A script writes what the user types into an attribute (CSS attribute selectors see it)."""
@@ -414,7 +433,7 @@ class Inspector:
             return
         if target == "style" and prop in STYLE_PROPS:
             self.sink(script, node, value, f"{how} style.{prop}", "css")
-        elif prop in URL_PROPS:
+        elif prop in URL_PROPS and not self._no_refresh(prop, value):
             self.sink(script, node, value, f"{how} {prop}", URL_PROPS[prop])
         elif prop in ("href",) or target == "location" and prop in ("href", ""):
             self.sink(script, node, value, f"{how} location", "navigation")
@@ -439,7 +458,9 @@ class Inspector:
                 args = args[1:]
             attr = (folded_string(args[0]) or "").lower() if len(args) >= 2 else ""
             attr = attr.rpartition(":")[2] if attr.startswith("xlink:") else attr
-            if attr in URL_ATTRS:
+            if attr == "http-equiv":
+                self._refresh(script, node, args[1])
+            if attr in URL_ATTRS and not self._no_refresh(attr, args[1]):
                 self.sink(script, node, args[1], f"{method}('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
             elif len(args) >= 2:
                 self._mirror(script, node, attr, args[1])
