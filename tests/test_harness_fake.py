@@ -360,3 +360,26 @@ def test_wait_for_asks_the_new_document_when_a_navigation_replaced_the_one_it_as
     with pytest.raises(PageGone) as info:
         run(waited(gone))
     assert not isinstance(info.value, DocumentReplaced)
+
+
+# ------------------------------------------------------------------------------ reading the frames
+
+
+def test_a_frame_read_for_its_report_alone_gives_up_sooner_than_one_with_checks():
+    """Block 0's own report is evidence, never a verdict: its read gets REPORT_READ_TIMEOUT, so a
+    frame whose document was replaced (document.open(): the driver's call waits for its whole
+    timeout) costs 1.5 s, not 6; a frame with checks to answer keeps FRAME_READ_TIMEOUT."""
+    from flowui_sandbox.sandbox.verify.observation import FRAME_READ_TIMEOUT, REPORT_READ_TIMEOUT, frame_checks, read_frames
+
+    async def read(probe):
+        page = await FakeSession(lambda call: {"report": {}, "checks": []}).new_page()
+        await read_frames(page, probe, {})
+        return [(c.frame, c.timeout) for c in page.calls if c.action == "evaluate"]
+
+    report_only = CATALOGUE["host.base_uri_path"]
+    assert frame_checks(report_only) == {0: []}
+    assert run(read(report_only)) == [("#block-0 iframe", REPORT_READ_TIMEOUT)]
+    checked = CATALOGUE["breakout.state_value"]
+    assert frame_checks(checked)[0]
+    assert run(read(checked))[0] == ("#block-0 iframe", FRAME_READ_TIMEOUT)
+    assert REPORT_READ_TIMEOUT < FRAME_READ_TIMEOUT

@@ -40,6 +40,7 @@ class Call:
     action: str  # goto | evaluate | click | press | gesture | grant | recycle | close | new_page, or a capability's method
     args: tuple[Any, ...] = ()
     frame: Frame | None = None
+    timeout: float | None = None  # what the harness allowed the call (evaluate), which a real driver enforces
 
 
 async def _returned(value: Any) -> Any:
@@ -66,8 +67,8 @@ class FakePage(Page):
         self.capabilities = self.session.capabilities
         self.watch()
 
-    async def _answer(self, action: str, *args: Any, frame: Frame | None = None) -> Any:
-        call = Call(self, action, args, frame)
+    async def _answer(self, action: str, *args: Any, frame: Frame | None = None, timeout: float | None = None) -> Any:
+        call = Call(self, action, args, frame, timeout)
         self.calls.append(call)
         return await _returned(self.session.answer(call))
 
@@ -78,7 +79,7 @@ class FakePage(Page):
         await self._answer("goto", url)
 
     async def evaluate(self, script: str, arg: Any = None, *, frame: Frame | None = None, timeout: float = 10) -> Any:
-        return await self._answer("evaluate", script, arg, frame=frame)
+        return await self._answer("evaluate", script, arg, frame=frame, timeout=timeout)
 
     async def click(self, selector: str, *, frame: Frame | None = None, timeout: float = 10) -> None:
         await self._answer("click", selector, frame=frame)

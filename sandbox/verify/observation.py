@@ -228,6 +228,14 @@ async def read_host(page: Page, checks: list[HostCheck], values: dict[str, str])
         return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
+#: Seconds a frame with checks to answer has to answer them (a busy machine stretches a read).
+FRAME_READ_TIMEOUT = 6.0
+#: Seconds for block 0's own report alone (what its attack threw: evidence, never a verdict). A frame
+#: whose document was replaced (``document.open()``) leaves the driver's call waiting for its whole
+#: timeout: with 6 s, five host.base_uri_* probes spent 6 s each after their window in Chromium and Firefox.
+REPORT_READ_TIMEOUT = 1.5
+
+
 async def read_frames(page: Page, probe: Probe, values: dict[str, str]) -> dict[int, dict[str, Any]]:
     """The blocks' own reports and the frame checks, read by the harness from inside each frame."""
     out: dict[int, dict[str, Any]] = {}
@@ -239,7 +247,7 @@ async def read_frames(page: Page, probe: Probe, values: dict[str, str]) -> dict[
             " return out; }"
         )
         try:
-            answer = await page.evaluate(script, frame=FRAME.format(i=i), timeout=6)
+            answer = await page.evaluate(script, frame=FRAME.format(i=i), timeout=FRAME_READ_TIMEOUT if checks else REPORT_READ_TIMEOUT)
         except Exception as exc:
             answer = f"(unreadable: {type(exc).__name__})"
         # Anything but the script's object (a frame whose document changed under the call) is unreadable too.
