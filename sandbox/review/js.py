@@ -244,31 +244,33 @@ def parse(script: Script, cache: dict | None = None, deadline: float = float("in
 
 
 
-def call_parts(node: Node) -> tuple[list[Node], str, str, str]:
+def call_parts(node: Node, key: Callable[[Node | None], str | None] | None = None) -> tuple[list[Node], str, str, str]:
     """A call's arguments, its callee's dotted name, the name's head and its last member
-    (``a.b().c(...)``: no name, the member ``c``)."""
+    (``a.b().c(...)``: no name, the member ``c``). ``key``: as for :func:`callee_name`."""
     function = node.child_by_field_name("function")
     arguments = node.child_by_field_name("arguments")
     args = list(arguments.named_children) if arguments is not None else []
-    name = callee_name(function)
+    name = callee_name(function, key)
     head, _, method = name.rpartition(".")
     if not name and function is not None and function.type == "member_expression":
         method = text(function.child_by_field_name("property"))
     return args, name, head, method
 
 
-def callee_name(node: Node | None) -> str:
-    """``a.b.c`` for a member chain of identifiers (window./globalThis. dropped), else ""."""
+def callee_name(node: Node | None, key: Callable[[Node | None], str | None] | None = None) -> str:
+    """``a.b.c`` for a member chain of identifiers (window./globalThis. dropped), else "".
+    ``key``: the string a computed member's index is known to hold (default: a string literal's;
+    the flow also knows names bound to strings and strings built from pieces)."""
     if node is None:
         return ""
     if node.type == "identifier":
         return text(node)
     if node.type not in ("member_expression", "subscript_expression", "parenthesized_expression", "this"):
         return ""
-    return _callee_name(node)
+    return _callee_name(node, key or string_value)
 
 
-def _callee_name(node: Node | None) -> str:
+def _callee_name(node: Node | None, key: Callable[[Node | None], str | None]) -> str:
     parts = []
     while node is not None:
         if node.type == "identifier" or node.type == "this":
@@ -280,10 +282,11 @@ def _callee_name(node: Node | None) -> str:
             node = node.child_by_field_name("object")
             continue
         if node.type == "subscript_expression":  # a['b'] is a.b
-            key = string_value(node.child_by_field_name("index"))
-            if key is None:
+            index = node.child_by_field_name("index")
+            member = key(index)
+            if member is None:
                 return ""
-            parts.append(key)
+            parts.append(member)
             node = node.child_by_field_name("object")
             continue
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
