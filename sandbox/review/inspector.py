@@ -75,7 +75,7 @@ class Inspector:
         self.events: list[Event] = []
         self._seen: set[tuple[str, str]] = set()
         # Names holding the flowUi object (const f = flowUi; const api = Reflect.get(window, 'flowUi')).
-        flow.aliases |= {name for name, labels in flow.vars.items() if FLOWUI in labels}
+        flow.aliases |= {name for name, labels in flow.vars.items() if FLOWUI in labels and name not in flow.maps}
         #: Attributes a script writes what the user types into (the CSS keylogger's mirror): attr -> input names.
         self.mirrors: dict[str, set[str]] = {}
         #: Where the scripts can reach a host outside the platform (for exfil.possible-flow).
