@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tree_sitter import Node
@@ -148,6 +148,8 @@ class Flow:
         self.members: dict[str, str] = {}       # names destructured from the document: name -> its member (document.forms)
         self.openers: set[str] = set()          # names bound to flowUi.openUrl (bound, destructured, an alias)
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
+        self.methods: dict[str, list[Node]] = {}    # a method's name (class or object) -> its functions
+        self.constructors: dict[str, list[Node]] = {}  # a class's name -> its constructor
         self.this: dict[int, Labels] = {}      # a listener function's node id -> what `this` is in it
         self.reads: dict[str, Node] = {}     # state paths read -> first node
         self.holding: dict[str, Labels] = {}  # names of objects others were put in (o[k] = el, {[k]: el}) -> those
@@ -158,6 +160,7 @@ class Flow:
         for _ in range(8):                    # to a fixed point (8 is far more than real blocks need)
             self.changed = False
             self._memo = {}
+            self._pass_methods()
             for script in self.unique:
                 self._propagate(script.flow_nodes)
             if not self.changed:
@@ -182,6 +185,17 @@ class Flow:
                     name = node.child_by_field_name("name")
                     if name is not None and any(c.type == "get" for c in node.children):
                         self.getters.add(text(name))
+                    elif name is not None and not any(c.type == "set" for c in node.children):
+                        if text(name) == "constructor":
+                            owner = parent_of(parent_of(node) or node)  # class_body -> class
+                            named = _function_name(owner) if owner is not None and owner.type in ("class", "class_declaration") else ""
+                            if named:
+                                self.constructors.setdefault(named, []).append(node)
+                        else:
+                            self.methods.setdefault(text(name), []).append(node)
+                elif node.type == "pair" and (value := node.child_by_field_name("value")) is not None \
+                        and value.type in ("arrow_function", "function_expression", "function"):
+                    self.methods.setdefault(_key(node.child_by_field_name("key")), []).append(value)  # {go: (u) => ...}
                 if node.type in ("function_declaration", "generator_function_declaration"):
                     name = node.child_by_field_name("name")
                     self.functions.setdefault(text(name), []).append(node)
@@ -382,7 +396,9 @@ class Flow:
                     name = node.child_by_field_name("name")
                     self._alias(name, value)
                     self._bind_pattern(name, self.labels(value))
-                    if value.type == "object" and name is not None and name.type == "identifier":
+                    if name is not None and name.type == "identifier" and (value.type == "object" or value.type == "call_expression"
+                                                                            and self.name_of(value.child_by_field_name("function"))
+                                                                            in _OBJECT_BUILDERS):
                         self._hold(text(name), _holders(self.labels(value)))
             elif kind in ("assignment_expression", "augmented_assignment_expression"):
                 left = node.child_by_field_name("left")
@@ -467,6 +483,8 @@ class Flow:
                 ctor = callee_name(node.child_by_field_name("constructor"))
                 arguments = node.child_by_field_name("arguments")
                 args = list(arguments.named_children) if arguments is not None else []
+                # new Holder(q), new A(q): a function or class of the scripts gets its arguments.
+                self._pass([*self.functions.get(ctor, ()), *self.constructors.get(ctor, ())], args)
                 if ctor in ("CustomEvent", "Event", "MessageEvent") and len(args) >= 2:
                     kind_name = string_value(args[0]) or "?"
                     labels = self.labels(args[1])
@@ -607,11 +625,14 @@ class Flow:
                 passed = list(passed[0].named_children)
         if name == "Reflect.apply" and len(args) >= 3 and args[0].type == "identifier":
             called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
-        for fn in self.functions.get(called, ()):
-            for param, arg in zip(self._params(fn), passed):
-                self._bind_pattern(param, self.labels(arg))
-            if fn.type != "arrow_function":  # `arguments` in the function holds every argument
-                self._bind(f"arguments@{fn.id}", frozenset().union(*(self.labels(arg) for arg in passed)))
+        targets = self.functions.get(called, ())
+        if not targets and called == name and method in self.methods and function is not None \
+                and function.type == "member_expression":
+            # a.go(u): any method of the scripts named go. Kept per name and position and handed to the
+            # methods once a pass (_pass_methods): n calls of n methods of one name cost n + n, not n * n.
+            for position, arg in enumerate(passed):
+                self._bind(_method_arg(method, position), self.labels(arg))
+        self._pass(targets, passed)
         if name in ("setTimeout", "setInterval", "requestAnimationFrame") and len(args) > 2:
             # setTimeout(fn, delay, ...args): fn is called with args.
             for fn in self._functions_of(args[0]):
@@ -630,6 +651,7 @@ class Flow:
                 target = target.child_by_field_name("object")
             if target is not None and target.type == "identifier" and text(target) not in _GLOBALS:
                 self._bind(text(target), flat)
+                self._hold(text(target), _holders(arg_labels))  # Object.defineProperty(o, 'el', {value: q})
         elif receiver_node is not None and flat:
             # The conservative rule: an object handed a value (push, set, add, append, a setter method)
             # holds it; reading it back (join, get, values, spread) gives it again.
@@ -659,6 +681,22 @@ class Flow:
                     for fn in self._functions_of(arg):
                         for param in self._params(fn)[:2]:
                             self._bind_pattern(param, receiver)
+
+    def _pass_methods(self) -> None:
+        """Each method of the scripts gets, per parameter, what every call of its name passes there."""
+        for name, functions in self.methods.items():
+            for fn in functions:
+                for position, param in enumerate(self._params(fn)):
+                    self._bind_pattern(param, self.vars.get(_method_arg(name, position), frozenset()))
+
+    def _pass(self, functions: Iterable[Node], args: list[Node]) -> None:
+        """A call of functions of the scripts: each argument flows into its parameter, and all into
+        ``arguments`` (not an arrow's)."""
+        for fn in functions:
+            for param, arg in zip(self._params(fn), args):
+                self._bind_pattern(param, self.labels(arg))
+            if fn.type != "arrow_function":
+                self._bind(f"arguments@{fn.id}", frozenset().union(*(self.labels(arg) for arg in args)))
 
     def _own_promise(self, node: Node | None) -> bool:
         """Whether a promise is the block's own (``Promise.resolve(v)``, ``Promise.all``, a call of a
@@ -1088,7 +1126,8 @@ class Flow:
                 # structuredClone): its enumerable `state` getter gives the whole state.
                 self._read("", node)
                 out.add((STATE, "", False))
-            dropped = (FLOWUI[0], INPUT_EVENT) if called in _SAME_ITEMS or name in ("Array.from", "Array.of") \
+            dropped = () if name in _OBJECT_BUILDERS else (FLOWUI[0], INPUT_EVENT) \
+                if called in _SAME_ITEMS or name in ("Array.from", "Array.of") \
                 else (FLOWUI[0], CONTROL, INPUT_EVENT)  # a filter or a copy of a list of controls still holds them
             return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out
                              if label[0] not in dropped)
@@ -1153,6 +1192,16 @@ class Flow:
 #: one the object has (a control's value, flowUi's state), so an object kept in another object's
 #: property is found through the property's name (:meth:`Flow._property`).
 _HOLDER_KINDS = frozenset((FLOWUI[0], GETTER[0], CONTROL, INPUT_EVENT, FORM, FORMS[0], RTC[0], ELEMENT))
+
+
+#: Calls that make an object of their arguments' objects (Object.create(flowUi) is flowUi's like).
+_OBJECT_BUILDERS = frozenset(("Object.fromEntries", "Object.assign", "Object.create", "Object.freeze", "Object.seal",
+                              "Object.setPrototypeOf"))
+
+
+def _method_arg(method: str, position: int) -> str:
+    """The variable that holds what calls of methods named ``method`` pass at ``position``."""
+    return f"\0arg{position}.{method}"
 
 
 def _holders(labels: Labels) -> Labels:
