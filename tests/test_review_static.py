@@ -296,6 +296,8 @@ EVASIONS = {
     ("const {location: L} = document; L.assign('https://x.evil.example/');", "navigation.self"),
     ("const m = document.createElement('meta'); m.httpEquiv = 'refresh'; m.content = '0;url=https://x.evil.example/';",
      "navigation.self"),
+    ("const {cookie} = document; cookie;", "blocked.cookie"),
+    ("const {document: {cookie: c}} = window; c;", "blocked.cookie"),
 ])
 def test_rules_see_the_document_and_the_window_through_their_aliases(source, rule):
     assert rule in {f.rule for f in review_static(f"<p></p><script>{source}</script>", file="b.html")}
@@ -305,6 +307,10 @@ def test_rules_see_the_document_and_the_window_through_their_aliases(source, rul
 def test_evasive_spellings_are_followed(name):
     found = rules_of(f"<p></p><script>{EVASIONS[name]}</script>", fields=["order.total"])
     assert ("exfil.state-to-url", "high", ["order.total"], ["x.evil.example"]) in found, found
+
+
+def test_a_parameter_destructured_as_cookie_is_no_document_cookie():
+    assert "blocked.cookie" not in {f.rule for f in review_static("<script>function f({cookie}) { return cookie; }</script>")}
 
 
 def test_a_meta_that_is_no_refresh_is_no_navigation():

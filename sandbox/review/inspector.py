@@ -326,12 +326,15 @@ class Inspector:
                 elif name in ("history.back", "history.go", "history.forward"):
                     self.once("blocked.top-navigation", name, script, node,
                               f"{name}(): in Firefox and WebKitGTK this moves the host page's history (navigation.history_back)")
-            elif kind == "identifier":
+            elif kind == "identifier" or kind == "shorthand_property_identifier_pattern":
                 name = text(node)
                 parent = parent_of(node)
                 if name in _STORAGE and not (parent is not None and parent.type == "member_expression"
                                              and parent.child_by_field_name("property") == node):
                     self.once("blocked.storage", name, script, node, f"{name}: the block's origin is opaque; storage throws or holds nothing")
+                elif self.flow.members.get(name) == "document.cookie":  # const {cookie} = document
+                    self.once("blocked.cookie", "document.cookie", script, node,
+                              "document.cookie: the block's origin is opaque, so it throws")
             elif kind == "subscript_expression":
                 obj = node.child_by_field_name("object")
                 index = node.child_by_field_name("index")
