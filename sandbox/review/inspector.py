@@ -362,7 +362,7 @@ class Inspector:
             within = enclosing_with(node, self._with)
             if within is not None:  # with (img) { src = ... }
                 prop = text(left)
-                if prop in URL_PROPS:
+                if prop in URL_PROPS and not self._no_refresh(prop, right):
                     self.sink(script, node, right, f"with ({_short(within)}) {prop}", URL_PROPS[prop])
                 elif prop in STYLE_PROPS:
                     self.sink(script, node, right, f"with ({_short(within)}) {prop}", "css")
