@@ -224,10 +224,19 @@ def test_a_form_by_its_name_on_the_document_is_that_form(read):
 
 
 @pytest.mark.parametrize("read", [
-    "(d => d.g.t.value)(document)",  # a parameter is no alias: only the browser layer sees it
+    "(d => d.g.t.value)(document)",
+    "(function (d) { return d.forms.g.t.value; })(document)",
+    "((w) => w.document.g.t.value)(window)",
 ])
-def test_a_document_handed_as_an_argument_is_not_followed(read):
+def test_a_document_handed_to_the_only_binding_of_a_parameter_is_the_document(read):
     source = sends("<form name=g><textarea name=t></textarea></form>", "document.body.onchange", read)
+    assert leaks(source) == [(["input:[name=t]"], ["c.example"])]
+
+
+def test_a_parameter_whose_name_is_bound_elsewhere_is_not_made_the_document():
+    # Aliases are kept by name across the scripts: `d` is bound twice, so neither binding becomes the document.
+    source = sends("<form name=g><textarea name=t></textarea></form><script>const f = (d) => d.g;</script>",
+                   "document.body.onchange", "(d => d.g.t.value)(document)")
     assert leaks(source) == []
 
 

@@ -255,6 +255,7 @@ class Flow:
                     names = _pattern_names(node.child_by_field_name("left"))
                 for name in names:
                     bindings[name] = bindings.get(name, 0) + 1
+        self.bindings = bindings  # name -> how many bindings the scripts give it
         self.const_strings = {name: value for name, value in strings.items() if bindings.get(name) == 1}
         self.declarators = {name: node for name, node in declarators.items() if bindings.get(name) == 1}
 
@@ -626,6 +627,11 @@ class Flow:
         if name == "Reflect.apply" and len(args) >= 3 and args[0].type == "identifier":
             called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
         targets = self.functions.get(called, ())
+        if not targets and function is not None:
+            bare = function
+            while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+                bare = bare.named_children[0]
+            targets = self._functions_of(bare) if bare.type != "identifier" else ()  # (d => d.cookie)(document)
         if not targets and called == name and method in self.methods and function is not None \
                 and function.type == "member_expression":
             # a.go(u): any method of the scripts named go. Kept per name and position and handed to the
@@ -695,6 +701,9 @@ class Flow:
         for fn in functions:
             for param, arg in zip(self._params(fn), args):
                 self._bind_pattern(param, self.labels(arg))
+                if param.type == "identifier" and self.bindings.get(text(param)) == 1:
+                    # The name's only binding receives the document, the window, flowUi, location: it is that.
+                    self._alias(param, arg)
             if fn.type != "arrow_function":
                 self._bind(f"arguments@{fn.id}", frozenset().union(*(self.labels(arg) for arg in args)))
 
@@ -1094,6 +1103,11 @@ class Flow:
                 held = self._member(receiver, key if key else called)
                 if any(label[0] in (FORM, CONTROL) for label in held):
                     return held | self.returns.get(called, frozenset())
+            bare = function
+            while bare is not None and bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+                bare = bare.named_children[0]
+            if bare is not None and bare.type in ("arrow_function", "function_expression", "function"):
+                return self._returned(bare)  # (d => d.q.value)(document): what the function returns
             if name in self.returns:
                 return self.returns[name]
             out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \
