@@ -195,7 +195,7 @@ class Flow:
                             self.methods.setdefault(text(name), []).append(node)
                 elif node.type == "pair" and (value := node.child_by_field_name("value")) is not None \
                         and value.type in ("arrow_function", "function_expression", "function"):
-                    self.methods.setdefault(_key(node.child_by_field_name("key")), []).append(value)  # {go: (u) => ...}
+                    self.methods.setdefault(property_key(node.child_by_field_name("key")), []).append(value)  # {go: (u) => ...}
                 if node.type in ("function_declaration", "generator_function_declaration"):
                     name = node.child_by_field_name("name")
                     self.functions.setdefault(text(name), []).append(node)
@@ -363,7 +363,7 @@ class Flow:
                 if child.type == "shorthand_property_identifier_pattern":
                     self._bind(text(child), self._member(labels, text(child)) | self._property(text(child)))
                 elif child.type == "pair_pattern":
-                    name = _key(child.child_by_field_name("key"))
+                    name = property_key(child.child_by_field_name("key"), self.member_key)
                     self._bind_pattern(child.child_by_field_name("value"), self._member(labels, name) | self._property(name))
                 elif child.type == "object_assignment_pattern":
                     left = child.child_by_field_name("left")
@@ -472,7 +472,7 @@ class Flow:
             elif kind == "pair" and (up := parent_of(node)) is not None and up.type == "object":
                 # {el: input, f: flowUi}: an object kept under a key is what every read of that key
                 # may see (values need not: an object's labels are its values').
-                self._bind_prop(_key(node.child_by_field_name("key")), _holders(self.labels(node.child_by_field_name("value"))))
+                self._bind_prop(property_key(node.child_by_field_name("key"), self.member_key), _holders(self.labels(node.child_by_field_name("value"))))
             elif kind == "shorthand_property_identifier":  # {el}
                 self._bind_prop(text(node), _holders(self.vars.get(text(node), frozenset())))
             elif kind == "field_definition":
@@ -543,7 +543,7 @@ class Flow:
                     target = child.child_by_field_name("left")
                     key = text(target) if target is not None else ""
                 elif child.type == "pair_pattern":
-                    key = _key(child.child_by_field_name("key"))
+                    key = property_key(child.child_by_field_name("key"), self.member_key)
                     target = child.child_by_field_name("value")
                 else:
                     continue
@@ -567,6 +567,8 @@ class Flow:
 
     def _held_by(self, node: Node | None) -> Labels:
         """The objects put in the object a member chain starts from (``reg`` of ``reg.x.y``, ``reg[k]``)."""
+        if not self.holding:  # most blocks put no object in another: no walk down each chain
+            return frozenset()
         while node is not None and node.type in ("member_expression", "subscript_expression"):
             node = node.child_by_field_name("object")
         return self.holding.get(text(node), frozenset()) if node is not None and node.type == "identifier" else frozenset()
@@ -627,11 +629,8 @@ class Flow:
         if name == "Reflect.apply" and len(args) >= 3 and args[0].type == "identifier":
             called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
         targets = self.functions.get(called, ())
-        if not targets and function is not None:
-            bare = function
-            while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
-                bare = bare.named_children[0]
-            targets = self._functions_of(bare) if bare.type != "identifier" else ()  # (d => d.cookie)(document)
+        if not targets and (called_now := _called_function(function)) is not None:
+            targets = [called_now]  # (d => d.cookie)(document)
         if not targets and called == name and method in self.methods and function is not None \
                 and function.type == "member_expression":
             # a.go(u): any method of the scripts named go. Kept per name and position and handed to the
@@ -1103,11 +1102,8 @@ class Flow:
                 held = self._member(receiver, key if key else called)
                 if any(label[0] in (FORM, CONTROL) for label in held):
                     return held | self.returns.get(called, frozenset())
-            bare = function
-            while bare is not None and bare.type == "parenthesized_expression" and bare.named_child_count == 1:
-                bare = bare.named_children[0]
-            if bare is not None and bare.type in ("arrow_function", "function_expression", "function"):
-                return self._returned(bare)  # (d => d.q.value)(document): what the function returns
+            if (called_now := _called_function(function)) is not None:
+                return self._returned(called_now)  # (d => d.q.value)(document): what the function returns
             if name in self.returns:
                 return self.returns[name]
             out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \
@@ -1222,12 +1218,21 @@ def _holders(labels: Labels) -> Labels:
     return frozenset(label for label in labels if label[0] in _HOLDER_KINDS)
 
 
-def _key(node: Node | None) -> str:
-    """The name a property key gives (``el``, ``'el'``, ``1``, ``['e' + 'l']``), or '' when computed at run time."""
+def _called_function(callee: Node | None) -> Node | None:
+    """The function an immediately called expression calls (``(d => ...)(document)``), else None."""
+    while callee is not None and callee.type == "parenthesized_expression" and callee.named_child_count == 1:
+        callee = callee.named_children[0]
+    return callee if callee is not None and callee.type in ("arrow_function", "function_expression", "function") else None
+
+
+def property_key(node: Node | None, fold: Callable[[Node | None], str | None] = folded_string) -> str:
+    """The name a property key gives (``el``, ``'el'``, ``1``, ``['e' + 'l']``), or '' when computed
+    at run time; ``fold`` gives a computed key's string (the flow's :meth:`Flow.member_key` also
+    knows names bound to strings)."""
     if node is None:
         return ""
     if node.type == "computed_property_name":
-        return (folded_string(node.named_children[0]) if node.named_child_count else None) or ""
+        return (fold(node.named_children[0]) if node.named_child_count else None) or ""
     if node.type == "string":
         return string_value(node) or ""
     return text(node)

@@ -9,7 +9,7 @@ import time
 
 from tree_sitter import Node
 
-from .flow import CSS_TEXT, FLOWUI, INPUT, RTC, STATE, URL, Flow, _named
+from .flow import CSS_TEXT, FLOWUI, INPUT, RTC, STATE, URL, Flow, _named, property_key
 from .js import (
     _FUNCTIONS,
     _WEBRTC,
@@ -23,7 +23,6 @@ from .js import (
     bound_locally,
     callee_name,
     enclosing_with,
-    folded_string,
     literal_fragments,
     parent_of,
     string_value,
@@ -487,10 +486,7 @@ class Inspector:
             if name == "Object.assign":
                 for source in args[1:]:
                     for pair in source.named_children if source.type == "object" else ():
-                        key = pair.child_by_field_name("key") if pair.type == "pair" else pair
-                        prop = (string_value(key) if key is not None and key.type == "string" else
-                                folded_string(key.named_children[0]) if key is not None and key.type == "computed_property_name"
-                                and key.named_child_count else text(key)) or ""
+                        prop = property_key(pair.child_by_field_name("key") if pair.type == "pair" else pair, self.flow.member_key)
                         item = pair.child_by_field_name("value") if pair.type == "pair" else pair
                         self._prop_sink(script, node, target, prop, item, "Object.assign")
             elif len(args) >= 3:
