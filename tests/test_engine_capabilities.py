@@ -159,6 +159,29 @@ def test_the_review_without_input_records_that_it_could_not_act():
     assert shot == "" and page.actions() == []
 
 
+@pytest.mark.parametrize(("failure", "frame_calls"), [(ScriptTimeout("the frame did not answer"), 1), (EngineError("frame detached"), 2)])
+def test_a_silent_frame_is_a_hang_at_once_and_a_frame_that_went_is_asked_about_again(failure, frame_calls):
+    """The watchdog's question: a block's frame that is there and does not answer within the probe's
+    time is hung (asking again only waited as long once more, a core spinning meanwhile); a frame
+    the driver lost may have gone between the two questions, so the host page is asked again."""
+    from flowui_sandbox.sandbox.review.browser.hostpage import FRAME_STATE
+
+    def answer(call):
+        if call.action == "evaluate" and call.args[0] == FRAME_STATE:
+            return {"frame": True, "loads": 1}
+        if call.action == "evaluate" and call.frame is not None:
+            raise failure
+        return None
+
+    async def go():
+        page = await FakeSession(answer).new_page()
+        return page, await _lane()._alive(page, lambda: False, timeout=0.1)
+
+    page, alive = run(go())
+    assert alive is False
+    assert sum(1 for c in page.calls if c.frame is not None) == frame_calls
+
+
 # ------------------------------------------------------------- lanes lend their pages
 
 
@@ -222,6 +245,39 @@ def test_a_lane_that_is_done_lends_its_pages_to_the_lanes_still_reviewing(monkey
     seen = asyncio.run(run_lanes([quick, slow], _works(12)))
     assert [sorted(r) for r in seen] == [list(range(12))] * 2  # every block reviewed once in each lane
     assert most == {"quick": 2, "slow": 4}
+
+
+def test_a_block_whose_differential_review_stopped_on_a_hung_run_is_reviewed_again_alone(monkeypatch):
+    """A differential run that hung (starved by a block spinning on another page) leaves the block's
+    verdict without the leaks the runs after it would have found: the block is reviewed once more,
+    alone, as a block that hung is. A page given up by design (a popup: "page lost") is not."""
+    from flowui_sandbox.sandbox.review.browser import run_lanes
+    from flowui_sandbox.sandbox.review.browser.observation import DifferentialOutcome
+
+    class Unexplained(Recording):
+        def unexplained(self) -> list:
+            return [object()]  # something went out that no canary explains: the differential review runs
+
+    reviewed: list[int] = []
+    differed: list[int] = []
+
+    async def review(work, page, tap):
+        reviewed.append(work.index)
+        return Unexplained("x", Canaries()), True
+
+    async def differ(work, page, tap, first):
+        differed.append(work.index)
+        stopped = {1: "timed out", 2: "page lost"}.get(work.index, "") if differed.count(work.index) == 1 else ""
+        return DifferentialOutcome(3, (), (), None, None, None, stopped, 0.1), not stopped
+
+    lane = _scripted_lane(monkeypatch, "x", review)
+    lane.differential = True
+    monkeypatch.setattr(lane, "differ", differ)
+    seen = asyncio.run(asyncio.wait_for(run_lanes([lane], _works(4)), 10))[0]
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert sorted(reviewed) == [0, 1, 1, 2, 3]
+    assert seen[1].differential is not None and seen[1].differential.stopped == ""  # the retry's verdict stands
+    assert seen[2].differential is not None and seen[2].differential.stopped == "page lost"
 
 
 def test_a_fault_of_the_harness_on_one_block_is_that_blocks_error_and_the_rest_go_on(monkeypatch):

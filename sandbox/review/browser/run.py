@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
 from ...block.srcdoc import build_srcdoc
-from ...engines import Capability, Engine, EngineError, Page, Session, Watch, launch, webdriver_enter_frame
+from ...engines import Capability, Engine, EngineError, Page, ScriptTimeout, Session, Watch, launch, webdriver_enter_frame
 from ...engines.remote import connect
 from ...harness.pages import PagePool
 from ...harness.remote import ServerNames, Worker
@@ -207,6 +207,13 @@ async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
     await page.look(host_url)
 
 
+def _incomplete(obs: Recording) -> bool:
+    """Whether a block's review ended short of a verdict: it hung, failed, or its differential review
+    stopped on a run that hung or failed (not on a page given up by design: a popup, a navigation)."""
+    stopped = obs.differential.stopped if obs.differential is not None else ""
+    return obs.timed_out or bool(obs.error) or stopped not in ("", "page lost")
+
+
 class Lane:
     """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue.
 
@@ -335,7 +342,9 @@ class Lane:
             self._grow = None
             # A block that hung while other pages ran may have been starved by one that really spins
             # (two cores, a busy loop on each): each is reviewed once more, alone, and that verdict stands.
-            again = [w for w in works if out.get(w.index) is not None and (out[w.index].timed_out or out[w.index].error)]
+            # So is one whose differential review stopped half way (a run starved past its time limit):
+            # the leaks it had left to find were missing from its verdict.
+            again = [w for w in works if out.get(w.index) is not None and _incomplete(out[w.index])]
             # And a block a lost remote browser handed back after the other slots had stopped.
             left = [w for w in works if w.index not in out]
             if left or (again and min(self.size, len(works)) > 1):
@@ -625,12 +634,14 @@ class Lane:
                 return state.get("loads", 0) > 1 or moved()
             try:
                 return await page.evaluate("() => 1", frame=FRAME, timeout=timeout) == 1
-            except Exception:  # any failure of the driver is a miss: the watchdog counts misses in a row
+            except ScriptTimeout:  # the frame is there and silent: asking again only waits as long once more
+                return False
+            except Exception:  # any other failure of the driver is a miss: the watchdog counts misses in a row
                 continue
         return False
 
     async def watched(self, page: Page, obs: Recording, moved: Callable[[], bool], drive) -> None:
-        """Run ``drive`` while a watchdog asks the host page (and, once connected, the block's frame)
+        """Run ``drive`` while a watchdog asks the host page and the block's frame, once mounted,
         for a trivial answer every second: :data:`HANG_MISSES` misses in a row end the review as a
         hang long before the time limit, so a spinning block stops eating the CPU the other pages
         need. Only where calls overlap (CONCURRENT_CALLS): WebDriver takes one call at a time, there
@@ -646,13 +657,9 @@ class Lane:
                 await asyncio.sleep(1)
                 if "load" not in obs.steps:
                     continue
-                if "connected" in obs.steps:
-                    answered = await self._alive(page, moved, HANG_PROBE)
-                else:
-                    try:
-                        answered = await page.evaluate("() => 1", timeout=HANG_PROBE) == 1
-                    except Exception:
-                        answered = False
+                # The block's frame too, from its mount on: a script that spins before the bridge
+                # connects hangs only its own renderer in Chromium, while the host page answers.
+                answered = await self._alive(page, moved, HANG_PROBE)
                 misses = 0 if answered else misses + 1
 
         dog = asyncio.ensure_future(watchdog())
