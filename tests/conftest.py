@@ -41,7 +41,7 @@ settings.register_profile("long", settings.get_profile("random"), max_examples=3
 settings.load_profile(os.environ.get("FLOWUI_HYPOTHESIS_PROFILE", "ci"))
 
 BROWSER_DIR = Path(__file__).parent / "browser"
-E2E_FILES = {"test_wheel.py", "test_remote.py", "test_review_remote.py"}
+E2E_FILES = {"test_wheel.py", "test_remote.py", "test_review_remote.py", "test_review_remote_command.py"}
 
 
 def tier(path: Path) -> str:
