@@ -112,6 +112,9 @@ NARROW = 600
 #: The watchdog's probe: seconds a trivial evaluate may take, and misses in a row that make a hang.
 HANG_PROBE = 3.0
 HANG_MISSES = 2
+#: Why a differential review stopped when a run gave its page up by design (a popup, a download, a
+#: flood still sending): the one stop that is not a reason to review the block again (:func:`_incomplete`).
+PAGE_LOST = "page lost"
 
 
 class Action(NamedTuple):
@@ -211,7 +214,7 @@ def _incomplete(obs: Recording) -> bool:
     """Whether a block's review ended short of a verdict: it hung, failed, or its differential review
     stopped on a run that hung or failed (not on a page given up by design: a popup, a navigation)."""
     stopped = obs.differential.stopped if obs.differential is not None else ""
-    return obs.timed_out or bool(obs.error) or stopped not in ("", "page lost")
+    return obs.timed_out or bool(obs.error) or stopped not in ("", PAGE_LOST)
 
 
 class Lane:
@@ -480,7 +483,7 @@ class Lane:
             obs, keep = await asyncio.wait_for(self.review(work, page, tap, canaries, shots=False), self.time_limit + 30)
             diff.runs += 1
             if not keep or obs.timed_out or obs.error:
-                diff.stopped = obs.error or ("timed out" if obs.timed_out else "page lost")
+                diff.stopped = obs.error or ("timed out" if obs.timed_out else PAGE_LOST)
                 return None
             if [a.split(" failed")[0] for a in obs.actions] != [a.split(" failed")[0] for a in first.actions]:
                 diff.unsure = ActionsDiffered(tuple(first.actions[:10]), tuple(obs.actions[:10]))
