@@ -36,8 +36,15 @@ def preview_eval(page, script: str, arg: Any = None, *, timeout: float = 10) -> 
     return page.evaluate(script, arg, frame=PREVIEW_FRAME, timeout=timeout)
 
 
-def block_wait(page, script: str, arg: Any = None, *, timeout: float = 10) -> Any:
-    """Evaluates ``script`` in the block's frame until it is truthy (the frame may be replaced meanwhile)."""
+_TRUTHY = object()
+
+
+def block_wait(page, script: str, arg: Any = None, *, expect: Any = _TRUTHY, timeout: float = 10) -> Any:
+    """Evaluates ``script`` in the block's frame until it is truthy, or equal to ``expect`` if given.
+
+    The frame may be replaced meanwhile. Wait for the whole of what was typed with ``expect``: the
+    preview rebuilds while keys still arrive, so a truthy part of it (``'typed he'``) shows first.
+    """
     deadline = time.monotonic() + timeout
     last: Any = None
     while True:
@@ -48,7 +55,7 @@ def block_wait(page, script: str, arg: Any = None, *, timeout: float = 10) -> An
             if time.monotonic() >= deadline:
                 raise
         else:
-            if last:
+            if (last == expect) if expect is not _TRUTHY else last:
                 return last
         if time.monotonic() >= deadline:
             raise EngineError(f"{page.name}: timed out waiting in the block for {script[:100]!r} (last {last!r})")

@@ -75,7 +75,7 @@ def test_typing_changes_the_preview_and_its_srcdoc_is_build_srcdoc(flowui_page, 
     focus_editor(flowui_page, "source")
     # The HTML mode closes the tag and the quotes as they are typed (as for any author).
     flowui_page.type_text('<p id="typed">typed here')
-    assert block_wait(flowui_page, "() => document.getElementById('typed')?.textContent") == "typed here"
+    block_wait(flowui_page, "() => document.getElementById('typed')?.textContent", expect="typed here")
     assert ready_generation(flowui_page) > before
     source = flowui_page.evaluate("() => window.flowuiEditor.source()")
     assert source.endswith('<p id="typed">typed here</p>')
@@ -445,7 +445,7 @@ def test_a_block_that_spins_does_not_freeze_the_editor_or_is_dropped(flowui_page
             focus_editor(flowui_page, "source")
             flowui_page.type_text("<p id='again'>again</p>")
             wait = max(0.0, spin_end_ms / 1000 - time.time()) + 20
-            assert block_wait(flowui_page, "() => document.getElementById('again')?.textContent", timeout=wait) == "again"
+            block_wait(flowui_page, "() => document.getElementById('again')?.textContent", expect="again", timeout=wait)
     finally:
         # The spinning process must not hold the next test's preview (localhost is one site).
         time.sleep(max(0.0, spin_end_ms / 1000 + 1 - time.time()))
