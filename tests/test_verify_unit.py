@@ -314,6 +314,16 @@ def test_the_text_matrix_lists_unexpected_outcomes_with_their_evidence():
     assert report.unexpected(runs)[0].probe == probes[1].id
 
 
+def test_a_lost_browser_s_probes_ran_on_the_others_only_when_its_engine_did_not_fail():
+    probes, runs = sample_runs()
+    lost = {"url": "ws://10.0.0.7:3000/a", "error": "could not connect"}
+    spread = report.text_matrix(probes, [EngineRun("firefox", runs[0].results, browsers=[lost, {"url": "ws://b", "probes": 2}])])
+    assert "BROWSER LOST firefox ws://10.0.0.7:3000/a: could not connect (its probes ran on the others)" in spread
+    failed = report.text_matrix(probes, [EngineRun("firefox", [], "no remote browser answered", browsers=[lost])])
+    assert "ENGINE FAILED firefox: no remote browser answered" in failed
+    assert "BROWSER LOST firefox ws://10.0.0.7:3000/a: could not connect\n" in failed + "\n" and "the others" not in failed
+
+
 def test_the_html_report_escapes_everything():
     probes, runs = sample_runs()
     page = report.to_html(probes, runs, generator="<b>gen</b>", wall=1.0)

@@ -62,7 +62,9 @@ def text_matrix(probes: list[Probe], runs: list[EngineRun], wall: float | None =
     for run in runs:
         for b in run.browsers:
             if b.get("lost") or b.get("error"):
-                lines.append(f"BROWSER LOST {run.engine} {b['url']}: {b.get('lost') or b.get('error')} (its probes ran on the others)")
+                # With the engine failed, no other browser of it ran them.
+                where = "" if run.error else " (its probes ran on the others)"
+                lines.append(f"BROWSER LOST {run.engine} {b['url']}: {b.get('lost') or b.get('error')}{where}")
     bad = unexpected(runs)
     if bad:
         lines.append("")
