@@ -27,9 +27,9 @@ from flowui_sandbox.sandbox.review.corpus import LOAD_DEPENDENT, load_corpus, sc
 from flowui_sandbox.sandbox.review.model import BlockInput
 
 #: The corpus blocks with per-engine browser expectations (fixtures/review/*.json, "browser").
-#: The module's one run reviews about 76 blocks in three engines (some several times: the differential
-# review); on a loaded 2-core machine that
-# takes minutes, and pytest-timeout counts it in the first test.
+#: The module's one run reviews every corpus block and this file's own in three engines (some several
+# times: the differential review); on a loaded 2-core machine that takes minutes, and pytest-timeout
+# counts it in the first test.
 pytestmark = pytest.mark.timeout(2400)
 
 CASES = [c for c in load_corpus() if any(e in c.expected for e in ENGINE_NAMES)]
