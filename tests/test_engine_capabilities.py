@@ -89,7 +89,8 @@ def test_the_persona_emulates_in_the_context_only_where_the_driver_can():
     assert emulated["timezone_id"] == "Europe/Berlin" and emulated["viewport"] == {"width": 1912, "height": 950}
     assert "Chrome/130.0.0.0" in emulated["user_agent"]
     windowed = persona.page_options("webkit", WEBKIT.capabilities)
-    assert windowed == {"env": {"TZ": "Europe/Berlin"}, "window": (1280, 1024 - (1080 - 950))}
+    # WebKitGTK's time zone and language come from its environment (under a C locale: navigator.languages ['C']).
+    assert windowed == {"env": {"TZ": "Europe/Berlin", "LANG": "en_US.UTF-8", "LANGUAGE": "en_US:en"}, "window": (1280, 1024 - (1080 - 950))}
     # Firefox's pointer is a mouse (fine, hovering) by its launch preferences; the others need none.
     assert persona.launch_prefs("firefox") == {"ui.primaryPointerCapabilities": 6, "ui.allPointerCapabilities": 6}
     assert persona.launch_prefs("chromium") == persona.launch_prefs("webkit") == {}

@@ -176,7 +176,7 @@ def _start_webkit(host: str, port: int, timeout: float) -> BrowserServer:
         raise EngineError(f"webkit: {WEBKIT_DRIVER} is missing (Debian package webkit2gtk-driver)")
     # MiniBrowser keeps its profile in $HOME: one home per driver keeps the drivers apart.
     env = {**os.environ, "DISPLAY": Xvfb.display(), "HOME": tempfile.mkdtemp(prefix="flowui-webkit-server-"),
-           "TZ": _persona().time_zone}  # the MiniBrowsers it starts inherit it (their ICU reads TZ)
+           **_persona().webdriver_env()}  # the MiniBrowsers it starts inherit its time zone and language
     where = "all" if host == "0.0.0.0" else host
     process = subprocess.Popen(
         [WEBKIT_DRIVER, f"--port={port}", f"--host={where}"], env=env,

@@ -19,6 +19,11 @@ TIME_ZONES = ("Europe/Berlin", "Europe/Paris", "Europe/Madrid", "Europe/Warsaw",
               "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney")
 #: The screen of the WebDriver engines' virtual display (sandbox/engines/webdriver.py's Xvfb).
 XVFB_SCREEN = (1280, 1024)
+#: The language of the WebDriver engines' browser, by its environment. WebKitGTK takes its languages
+#: from the environment: under a machine's C locale a block reads ``navigator.languages`` ``['C']``
+#: and ICU's ``en-US-u-va-posix``, which no person's browser shows (measured); Playwright's browsers
+#: say ``en-US`` already. (glibc need not have the locale: the names are read from the variables.)
+LOCALE_ENV = {"LANG": "en_US.UTF-8", "LANGUAGE": "en_US:en"}
 #: Firefox's pointer preferences for a mouse (bits: 2 fine, 4 hover).
 FIREFOX_POINTER = {"ui.primaryPointerCapabilities": 6, "ui.allPointerCapabilities": 6}
 #: Common desktop screens (CSS px), none of them a headless browser's 800x600.
@@ -63,13 +68,17 @@ class Persona:
         measured in a sandboxed frame; Chromium and WebKitGTK match ``fine`` and ``hover`` already)."""
         return dict(FIREFOX_POINTER) if engine == "firefox" else {}
 
+    def webdriver_env(self) -> dict[str, str]:
+        """The environment of a WebDriver engine's browser (a MiniBrowser): its time zone and language."""
+        return {"TZ": self.time_zone, **LOCALE_ENV}
+
     def page_options(self, engine: str, capabilities: frozenset[Capability], version: str = "") -> dict[str, Any]:
         """:meth:`flowui_sandbox.sandbox.engines.Session.new_page`'s ``options`` for this persona, for a
         driver with ``capabilities``: the context's emulation where it has CONTEXT_EMULATION."""
         if Capability.CONTEXT_EMULATION not in capabilities:
-            # WebKitGTK: the MiniBrowser's ICU reads TZ; the window is sized by WebDriver to fit the screen,
-            # which is Xvfb's (1280x1024, the same every run: sandbox/engines/webdriver.py starts it).
-            return {"env": {"TZ": self.time_zone}, "window": (XVFB_SCREEN[0], XVFB_SCREEN[1] - (self.screen[1] - self.viewport[1]))}
+            # WebKitGTK: the MiniBrowser's ICU reads TZ, its languages LANG; the window is sized by WebDriver
+            # to fit the screen, which is Xvfb's (1280x1024, the same every run: sandbox/engines/webdriver.py starts it).
+            return {"env": self.webdriver_env(), "window": (XVFB_SCREEN[0], XVFB_SCREEN[1] - (self.screen[1] - self.viewport[1]))}
         options: dict[str, Any] = {
             "timezone_id": self.time_zone,
             "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
