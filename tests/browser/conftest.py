@@ -8,9 +8,21 @@ from flowui_sandbox.sandbox.harness.browser_server import start_many
 
 
 @pytest.fixture
-def two_servers(flowui_engine):
-    """Two local browser servers of the test's engine, stopped after the test."""
-    servers = start_many([flowui_engine.name, flowui_engine.name])
-    yield servers
-    for server in servers:
+def browser_servers():
+    """Starts local browser servers, ``browser_servers(["chromium", "webkit"])``; all stopped after the test."""
+    started = []
+
+    def start(engines: list[str]):
+        servers = start_many(engines)
+        started.extend(servers)
+        return servers
+
+    yield start
+    for server in started:
         server.stop()
+
+
+@pytest.fixture
+def two_servers(flowui_engine, browser_servers):
+    """Two local browser servers of the test's engine, stopped after the test."""
+    return browser_servers([flowui_engine.name, flowui_engine.name])

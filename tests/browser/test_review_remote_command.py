@@ -15,22 +15,14 @@ from remote_blocks import remote_blocks
 
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.engines.remote import parse_remote
-from flowui_sandbox.sandbox.harness.browser_server import start_many
 from flowui_sandbox.sandbox.review.browser import run_browser_layer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-@pytest.fixture
-def two_chromium_servers():
-    servers = start_many(["chromium", "chromium"])
-    yield servers
-    for server in servers:
-        server.stop()
-
-
 @pytest.mark.timeout(600)
-def test_a_killed_server_s_blocks_are_reviewed_on_the_other(two_chromium_servers):
+def test_a_killed_server_s_blocks_are_reviewed_on_the_other(browser_servers):
+    two_chromium_servers = browser_servers(["chromium", "chromium"])
     doomed, survivor = two_chromium_servers
     blocks = remote_blocks()
     lines: list[str] = []
@@ -57,16 +49,9 @@ def test_a_killed_server_s_blocks_are_reviewed_on_the_other(two_chromium_servers
     assert len(after) <= 2 and all(f"chromium@{doomed.url}" in line for line in after), lines
 
 
-@pytest.fixture
-def one_server_per_engine():
-    servers = start_many(["chromium", "webkit"])
-    yield servers
-    for server in servers:
-        server.stop()
-
-
 @pytest.mark.timeout(600)
-def test_review_remote_command(one_server_per_engine, tmp_path):
+def test_review_remote_command(browser_servers, tmp_path):
+    one_server_per_engine = browser_servers(["chromium", "webkit"])
     sarif, report = tmp_path / "r.sarif", tmp_path / "r.json"
     hostile = str(ROOT / "examples/hostile.html")
     remote = [arg for s in one_server_per_engine for arg in ("--remote", s.spec)]
