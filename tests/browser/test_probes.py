@@ -13,6 +13,7 @@ import shlex
 import sys
 
 import pytest
+from selection import selected_cases
 
 from flowui_sandbox.sandbox.engines import select_engines
 from flowui_sandbox.sandbox.verify.probes import load_catalogue
@@ -43,13 +44,12 @@ async def _run_all(sessions, selected, servers):
 CATALOGUE = {p.id: p for p in load_catalogue()}
 
 
-def _selected_probe_ids(session: pytest.Session) -> dict[str, list[str]]:
+def _selected_probe_ids(request: pytest.FixtureRequest) -> dict[str, list[str]]:
     """The probe ids of this session's ``test_probe`` cases per engine (after ``-k``/deselection)."""
     ids: dict[str, list[str]] = {}
-    for item in session.items:
-        callspec = getattr(item, "callspec", None)
-        if getattr(item, "originalname", None) == "test_probe" and callspec and "flowui_engine" in callspec.params:
-            ids.setdefault(callspec.params["flowui_engine"], []).append(callspec.params["probe_id"])
+    for name, params in selected_cases(request.session, request.module):
+        if name == "test_probe":
+            ids.setdefault(params["flowui_engine"], []).append(params["probe_id"])
     return ids
 
 
@@ -62,7 +62,7 @@ def catalogue_results(flowui_portal, flowui_browsers, servers, request):
 
     def results_for(engine) -> dict[str, object]:
         if not cache:
-            selected = {name: [CATALOGUE[i] for i in ids] for name, ids in _selected_probe_ids(request.session).items()}
+            selected = {name: [CATALOGUE[i] for i in ids] for name, ids in _selected_probe_ids(request).items()}
             sessions = {name: flowui_browsers.session(name) for name in selected}
             runs = flowui_portal.run(_run_all(sessions, selected, servers), timeout=1200)
             cache.update({name: {r.probe: r for r in results} for name, results in runs.items()})

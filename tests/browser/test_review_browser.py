@@ -18,6 +18,7 @@ import urllib.parse
 import warnings
 
 import pytest
+from selection import selected_cases
 
 from flowui_sandbox.sandbox.engines import ENGINE_NAMES, find_engines
 from flowui_sandbox.sandbox.plugin.fixtures import in_ci, selected_engines
@@ -66,24 +67,20 @@ READS = {
 }
 
 
-def _selected(session: pytest.Session, module: object) -> tuple[set[str], set[str]]:
+def _selected(request: pytest.FixtureRequest) -> tuple[set[str], set[str]]:
     """The blocks and engines this session's selected cases of this module read (after ``-k``):
     `-k 'exfil_image and webkit'` reviews one block in one engine, not the corpus in three."""
     files: set[str] = set()
     engines: set[str] = set()
-    for item in session.items:
-        callspec = getattr(item, "callspec", None)
-        if getattr(item, "module", None) is not module or not callspec or "flowui_engine" not in callspec.params:
-            continue
-        engines.add(callspec.params["flowui_engine"])
-        name = getattr(item, "originalname", "")
-        files.update([callspec.params["case"].name] if name == "test_corpus_block" else READS[name])
+    for name, params in selected_cases(request.session, request.module):
+        engines.add(params["flowui_engine"])
+        files.update([params["case"].name] if name == "test_corpus_block" else READS[name])
     return files, engines
 
 
 @pytest.fixture(scope="module")
 def run(request):
-    files, engines = _selected(request.session, request.module)
+    files, engines = _selected(request)
     names = [n for n in selected_engines(request.config) if n in engines]
     installed = [n for n in names if n in {e.name for e in find_engines()}]
     if not installed:
