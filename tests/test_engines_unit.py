@@ -88,3 +88,94 @@ while True:
     pid = int(pid_file.read_text())
     time.sleep(0.2)
     assert subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip() in ("", "Z")
+
+
+class _Window:
+    """A WebDriver window as `navigate` sees it: ``get`` starts a load, each script call reads
+    the top document's (time origin, readyState, URL) from ``documents`` in turn."""
+
+    def __init__(self, before, *after):
+        self.before, self.after, self.asked = before, list(after), []
+
+    def execute_script(self, script):
+        if not self.asked:
+            self.asked.append(script)
+            return self.before
+        state = self.after.pop(0) if len(self.after) > 1 else self.after[0]
+        if isinstance(state, Exception):
+            raise state
+        return state
+
+    def get(self, url):
+        self.url = url
+
+
+def test_a_navigation_ends_when_a_new_document_has_loaded_not_when_the_old_one_reads_complete():
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    url = "http://127.0.0.1:1/page"
+    # The same URL again (a kept host page reloaded): the old document still answers "complete" first.
+    window = _Window([1.0, "complete", url], [1.0, "complete", url], [2.0, "loading", url], [2.0, "interactive", url],
+                     [2.0, "complete", url], [3.0, "loading", url])
+    navigate(window, url, 5)
+    assert window.url == url
+    assert window.after[0] == [3.0, "loading", url]  # returned at the first new document that is complete
+
+
+def test_a_navigation_asks_again_when_the_old_document_goes_under_the_script():
+    from selenium.common.exceptions import JavascriptException
+
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    window = _Window([1.0, "complete", "about:blank"], JavascriptException("document unloaded"), [2.0, "complete", "http://a/"])
+    navigate(window, "http://a/", 5)
+
+
+def test_a_fragment_only_navigation_keeps_its_document_and_ends():
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    window = _Window([1.0, "complete", "http://a/p"], [1.0, "complete", "http://a/p#x"])
+    navigate(window, "http://a/p#x", 5)
+
+
+def test_a_dialog_that_holds_the_load_ends_the_wait():
+    from selenium.common.exceptions import UnexpectedAlertPresentException
+
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    window = _Window([1.0, "complete", "about:blank"], [2.0, "loading", "http://a/"], UnexpectedAlertPresentException("alert"))
+    navigate(window, "http://a/", 5)
+
+
+def test_a_load_that_never_ends_is_a_script_timeout_at_its_deadline():
+    import time
+
+    from flowui_sandbox.sandbox.engines.base import ScriptTimeout
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    window = _Window([1.0, "complete", "about:blank"], [2.0, "loading", "http://a/"])
+    started = time.monotonic()
+    with pytest.raises(ScriptTimeout, match=r"http://a/ did not load within 0.3s"):
+        navigate(window, "http://a/", 0.3)
+    assert time.monotonic() - started < 2
+
+
+def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypatch):
+    """No WebDriver command waits on WebKitGTK's record of a page's loads (see PAGE_LOAD_STRATEGY):
+    the local and the remote session both ask for "none"."""
+    import sys
+
+    from selenium import webdriver as selenium_webdriver
+
+    from flowui_sandbox.sandbox.engines import remote, webdriver
+    from flowui_sandbox.sandbox.engines.base import Engine
+
+    asked = []
+    monkeypatch.setattr(selenium_webdriver, "WebKitGTK", lambda options, service: asked.append(options.page_load_strategy))
+    monkeypatch.setattr(selenium_webdriver, "Remote", lambda command_executor, options: asked.append(options.page_load_strategy))
+    monkeypatch.setattr(webdriver.Xvfb, "display", staticmethod(lambda: ":0"))
+    engine = Engine("webkit", "webdriver", sys.executable, "test")
+    webdriver.start_webkit_driver(engine)
+    remote.RemoteWebDriverSession(engine, remote.parse_remote(["webkit=http://127.0.0.1:1"])[0])._start()
+    assert webdriver.PAGE_LOAD_STRATEGY == "none"
+    assert asked == ["none", "none"]

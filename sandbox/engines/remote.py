@@ -31,7 +31,7 @@ from ..files import shown_name
 from .base import ENGINE_NAMES, Engine, EngineError, Session
 from .discovery import WEBKIT_MINIBROWSER_GLOB, select_engines
 from .playwright import PlaywrightSession
-from .webdriver import WebDriverPage, WebDriverSession, quit_quietly
+from .webdriver import PAGE_LOAD_STRATEGY, WebDriverPage, WebDriverSession, quit_quietly
 
 #: Pages open at once on one Playwright browser server (as verify's local CONCURRENCY).
 PLAYWRIGHT_PAGES = 3
@@ -212,6 +212,7 @@ class RemoteWebDriverSession(WebDriverSession):
         options = Options()
         options.binary_location = self.engine.executable or minibrowser_path()
         options.add_argument("--automation")
+        options.page_load_strategy = PAGE_LOAD_STRATEGY
         if proxy:
             # MiniBrowser's own flags: WebKitGTK's browser takes no proxy from WebDriver's proxy
             # capability (measured: nothing reached the proxy), nor can the environment of a

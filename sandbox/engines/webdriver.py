@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,6 +28,12 @@ WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
 #: that answer with no timeout of its own: a WebKitWebDriver whose MiniBrowser never came up
 #: held its thread for good (measured once under load; it then kept asyncio.run from returning).
 START_TIMEOUT = 60.0
+#: WebDriver's page load strategy for every MiniBrowser: "none", so no command waits on
+#: WebKitGTK's own record of a page's loads. That record can miss a load's end (a script call
+#: right after a navigation then waited the whole page load timeout for a load already over,
+#: and the next navigation hung: seen once in CI, 2.50.6): navigations wait for the new
+#: document here instead (:func:`navigate`), and a script runs in the document it finds.
+PAGE_LOAD_STRATEGY = "none"
 
 class Xvfb:
     """One virtual display shared by every WebDriver browser of this process."""
@@ -102,8 +109,7 @@ class WebDriverPage(Page):
                 raise ScriptTimeout(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
 
     async def goto(self, url: str, timeout: float = 15) -> None:
-        self.raw.set_page_load_timeout(timeout)
-        await self._call(self.raw.get, url, timeout=timeout)
+        await self._call(navigate, self.raw, url, timeout, timeout=timeout)
 
     def _in_frame(self, frame: Frame | None, action):
         from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException, WebDriverException
@@ -192,9 +198,8 @@ class WebDriverPage(Page):
         driver = self.raw
 
         def run() -> None:
-            driver.set_page_load_timeout(timeout)
             try:
-                driver.get(url)
+                navigate(driver, url, timeout)
             except UnexpectedAlertPresentException:  # the page asked: answered below
                 pass
             try:
@@ -202,7 +207,7 @@ class WebDriverPage(Page):
             except NoAlertPresentException:
                 pass
             if driver.current_url != url:
-                driver.get(url)
+                navigate(driver, url, timeout)
 
         await self._call(run, timeout=timeout * 2)
 
@@ -268,6 +273,41 @@ class WebDriverPage(Page):
                 await asyncio.to_thread(process.wait, 5)  # reap it: no zombie left behind
             except Exception:  # killed but not reaped within 5 s: the process table keeps it, nothing else
                 pass
+
+
+#: The top document's identity and state: a new document has another time origin.
+_DOCUMENT = "return [performance.timeOrigin, document.readyState, location.href]"
+
+
+def navigate(driver: Any, url: str, timeout: float) -> None:
+    """``driver.get(url)``, then wait until a new top document has loaded (readyState
+    ``complete``): what WebDriver's "normal" strategy waits for, read from the page itself
+    (:data:`PAGE_LOAD_STRATEGY`). A fragment-only change of the URL keeps its document. A dialog
+    that holds the load ends the wait (as WebDriver's own does); the next call meets the dialog.
+    Blocking: runs in a thread. Past ``timeout``: :class:`ScriptTimeout`."""
+    from selenium.common.exceptions import UnexpectedAlertPresentException, WebDriverException
+
+    try:
+        before = driver.execute_script(_DOCUMENT)
+    except UnexpectedAlertPresentException:
+        raise
+    except WebDriverException:  # no document to read (a window being replaced): any loaded one will do
+        before = None
+    driver.get(url)
+    same_document = before is not None and "#" in url and url.split("#")[0] == str(before[2]).split("#")[0]
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            now = driver.execute_script(_DOCUMENT)
+        except UnexpectedAlertPresentException:
+            return
+        except WebDriverException:  # the old document went while the script ran: ask the new one
+            now = None
+        if now is not None and now[1] == "complete" and (same_document or before is None or now[0] != before[0]):
+            return
+        if time.monotonic() >= deadline:
+            raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r})")
+        time.sleep(0.05)
 
 
 def webdriver_enter_frame(driver: Any, frame: Frame) -> None:
@@ -378,7 +418,11 @@ class WebDriverSession(Session):
 
     async def _release(self, page: WebDriverPage) -> None:
         try:
-            await page._call(lambda: (page.raw.switch_to.default_content(), page.raw.get("about:blank")), timeout=10)
+            def blank() -> None:
+                page.raw.switch_to.default_content()
+                navigate(page.raw, "about:blank", 10)
+
+            await page._call(blank, timeout=10)
             handles = page.raw.window_handles
             for extra in handles[1:]:  # windows a test opened
                 page.raw.switch_to.window(extra)
@@ -414,6 +458,7 @@ def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: d
     assert engine.executable is not None  # WebKitGTK is found by its MiniBrowser's path
     options.binary_location = engine.executable
     options.add_argument("--automation")
+    options.page_load_strategy = PAGE_LOAD_STRATEGY
     # As Playwright's ignore_https_errors: verify's HTTPS origins use a CA made at run time.
     options.accept_insecure_certs = True
     # MiniBrowser keeps its profile in $HOME; a fresh one per page keeps pages apart.
