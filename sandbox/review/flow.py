@@ -104,6 +104,9 @@ _NOT_PATH = frozenset(("length", "constructor", "prototype", "__proto__"))
 _FLOWUI = "flowUi"
 #: Members of the document whose labels are known: its elements, its forms, the focused control.
 _DOCUMENT_MEMBERS = frozenset(("body", "documentElement", "forms", "activeElement"))
+#: The window's objects that describe the browser and the machine: a name bound to one (or to a
+#: member of one) is read as that (``const n = navigator; n.webdriver`` is ``navigator.webdriver``).
+_DEVICE_OBJECTS = frozenset(("navigator", "screen", "speechSynthesis", "performance"))
 #: Expressions that may build a string from pieces (:mod:`.pieces`).
 _BUILDERS = frozenset(("binary_expression", "template_string", "call_expression"))
 
@@ -145,7 +148,7 @@ class Flow:
         self.global_aliases = set(_GLOBALS)     # names bound to the global object (const w = globalThis)
         self.location_aliases = {"location", "document.location"}  # names bound to location (const L = location)
         self.document_aliases = {"document"}  # names bound to the document (const d = document, w.document)
-        self.members: dict[str, str] = {}       # names destructured from the document: name -> its member (document.forms)
+        self.members: dict[str, str] = {}       # names bound to a member of the document or to a device object: name -> it (document.forms, navigator)
         self.openers: set[str] = set()          # names bound to flowUi.openUrl (bound, destructured, an alias)
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
         self.methods: dict[str, list[Node]] = {}    # a method's name (class or object) -> its functions
@@ -529,8 +532,10 @@ class Flow:
                     names.add(text(name))
                     self.changed = True
                 aliased = aliased or hit
-            if not aliased and head.partition(".")[0] == "document" and self.members.get(text(name)) != source:
-                self.members[text(name)] = source  # const {forms} = document: forms is document.forms
+            root = source.partition(".")[0]
+            if not aliased and (root == "document" and head or root in _DEVICE_OBJECTS) and self.members.get(text(name)) != source:
+                # const {forms} = document: forms is document.forms; const n = navigator: n.plugins is navigator.plugins
+                self.members[text(name)] = source
                 self.changed = True
         elif name.type == "array_pattern" and source.startswith("document."):
             self._bind_pattern(name, self._path_labels(source))  # const {forms: [f]} = document

@@ -57,6 +57,16 @@ _WORKERS = frozenset(("Worker", "SharedWorker"))
 _DECODERS = frozenset(("atob", "String.fromCharCode", "String.fromCodePoint", "unescape"))
 _COMPUTED_ROOTS = frozenset(("window", "document", "globalThis", "self", "top", "parent", "frames", "navigator", "location"))
 _TRUE = frozenset(("true", "1", "!0", "!false"))
+#: What a block reads only to tell an automated browser (the review's) from a person's, or one
+#: person's machine from another's: nothing a block shows needs it (docs/REVIEW-BROWSER.md, the tells).
+#: Not the language, the time zone or the user agent string: blocks format and adapt by those.
+_ENVIRONMENT_TELLS = frozenset((
+    "navigator.webdriver", "navigator.hardwareConcurrency", "navigator.deviceMemory", "navigator.plugins",
+    "navigator.mimeTypes", "navigator.userAgentData", "navigator.getBattery", "speechSynthesis.getVoices",
+    "performance.memory", "screen.width", "screen.height", "screen.availWidth", "screen.availHeight",
+    "screen.colorDepth", "screen.pixelDepth", "outerWidth", "outerHeight"))
+#: WebGL's names of the real graphics card (a software renderer marks a headless browser): one finding for all.
+_GPU_TELLS = frozenset(("WEBGL_debug_renderer_info", "UNMASKED_RENDERER_WEBGL", "UNMASKED_VENDOR_WEBGL"))
 _ENCODED_MIN = 80
 #: Namespace names are identifiers, never loaded (createElementNS, setAttributeNS).
 XML_NAMESPACES = frozenset(("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
@@ -303,6 +313,10 @@ class Inspector:
                 self._rtc_refs.append((script, node))
             if kind in ("binary_expression", "template_string", "call_expression"):
                 self._assembled(script, node)
+            if kind == "binary_expression" and (operator := node.child_by_field_name("operator")) is not None \
+                    and operator.type == "in":  # 'webdriver' in navigator
+                self._environment(script, node, f"{self.flow.name_of(node.child_by_field_name('right'))}."
+                                                f"{self.flow.member_key(node.child_by_field_name('left')) or ''}")
             if kind == "assignment_expression" or kind == "augmented_assignment_expression":
                 self._assignment(script, node)
             elif kind == "call_expression":
@@ -325,6 +339,8 @@ class Inspector:
                 elif name in ("history.back", "history.go", "history.forward"):
                     self.once("blocked.top-navigation", name, script, node,
                               f"{name}(): in Firefox and WebKitGTK this moves the host page's history (navigation.history_back)")
+                else:
+                    self._environment(script, node, name)
             elif kind == "identifier" or kind == "shorthand_property_identifier_pattern":
                 name = text(node)
                 parent = parent_of(node)
@@ -334,6 +350,12 @@ class Inspector:
                 elif self.flow.members.get(name) == "document.cookie":  # const {cookie} = document
                     self.once("blocked.cookie", "document.cookie", script, node,
                               "document.cookie: the block's origin is opaque, so it throws")
+                elif name in self.flow.members:  # const {webdriver} = navigator
+                    self._environment(script, node, self.flow.members[name])
+                elif name in _ENVIRONMENT_TELLS and not bound_locally(node, name) and not (
+                        parent is not None and parent.type in ("member_expression", "pair")
+                        and node in (parent.child_by_field_name("property"), parent.child_by_field_name("key"))):
+                    self._environment(script, node, name)  # outerWidth, the global's own
             elif kind == "subscript_expression":
                 obj = node.child_by_field_name("object")
                 index = node.child_by_field_name("index")
@@ -344,6 +366,7 @@ class Inspector:
                     self.emit("obfuscation.computed-global", script, node,
                               f"{text(obj)}[{text(index)[:40]}]: a member chosen at run time, hidden from review")
                     self.reach.append((script, node, "a member of a global chosen at run time"))
+                self._environment(script, node, self.flow.name_of(node))  # navigator['web' + 'driver']
             elif kind in ("string", "template_string"):
                 self._string(script, node)
             elif kind in ("while_statement", "do_statement", "for_statement"):
@@ -517,6 +540,11 @@ class Inspector:
                 self.emit("navigation.self", script, node, f"{name}(): the block navigates itself away (the bridge closes)")
                 if args:
                     self.sink(script, node, args[0], name, "navigation")
+        if name in ("Reflect.get", "Reflect.has", "Object.getOwnPropertyDescriptor") and len(args) >= 2:
+            # Reflect.get(navigator, 'webdriver'), Object.getOwnPropertyDescriptor(Navigator.prototype, 'webdriver')
+            holder = self.flow.name_of(args[0]).removesuffix(".prototype")
+            holder = holder[:1].lower() + holder[1:] if holder in ("Navigator", "Screen", "Performance") else holder
+            self._environment(script, node, f"{holder}.{self.flow.member_key(args[1]) or ''}")
         if name in ("open", "window.open"):
             self.emit("blocked.popup", script, node, f"{name}(): the sandbox has no allow-popups; nothing opens")
         elif name in _DIALOGS:
@@ -608,9 +636,21 @@ class Inspector:
                     self.emit("bridge.open-url-dynamic", script, node, f"asks the host to open a URL computed at run time ({target})",
                               hosts=hosts, evidence={"kind": "openUrl", "target": target, "dynamic": True})
 
+    def _environment(self, script: Script, node: Node, name: str) -> None:
+        """``obfuscation.environment-probe`` when ``name`` (a dotted name) is a tell of an automated
+        browser or of the machine; once per tell."""
+        if name in _ENVIRONMENT_TELLS:
+            self.once("obfuscation.environment-probe", name, script, node,
+                      f"reads {name}: a mark of an automated browser or of the machine, not of what the block shows")
+        elif name.rpartition(".")[2] in _GPU_TELLS:
+            self.once("obfuscation.environment-probe", "WEBGL_debug_renderer_info", script, node,
+                      "asks WebGL for the real graphics card (WEBGL_debug_renderer_info): software rendering marks a headless browser")
+
     def _string(self, script: Script, node: Node) -> None:
         if node.type == "string":
             value = string_value(node) or ""
+            if value in _GPU_TELLS:  # gl.getExtension('WEBGL_debug_renderer_info')
+                self._environment(script, node, value)
             pieces = [(node, value)]
         else:
             pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]

@@ -1,0 +1,60 @@
+"""``obfuscation.environment-probe``: the static layer names each mark of an automated browser or
+of the machine a block reads, however it reaches it (an alias, destructuring, a computed or
+joined key, ``Reflect``, ``in``), and nothing for what blocks read to format and adapt."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowui_sandbox.sandbox.review import review_static
+
+RULE = "obfuscation.environment-probe"
+
+
+def tells(script: str) -> list[str]:
+    """The tells the rule names, in the order found (the message's ``reads NAME``)."""
+    found = review_static(f"<p>x</p><script>{script}</script>", file="b.html")
+    return [f.message.split(":")[0].removeprefix("reads ") for f in found if f.rule == RULE]
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    ("if (!navigator.webdriver) {}", ["navigator.webdriver"]),
+    ("const c = window.navigator.hardwareConcurrency;", ["navigator.hardwareConcurrency"]),
+    ("const n = navigator; const m = n.deviceMemory;", ["navigator.deviceMemory"]),
+    ("const {webdriver, plugins} = navigator; console.log(webdriver, plugins.length);", ["navigator.webdriver", "navigator.plugins"]),
+    ("const k = 'web' + 'driver'; navigator[k];", ["navigator.webdriver"]),
+    ("navigator[['hardware', 'Concurrency'].join('')];", ["navigator.hardwareConcurrency"]),
+    ("const s = window.screen; if (s.width === 800 && s.height === 600) {}", ["screen.width", "screen.height"]),
+    ("if (outerWidth === 0 || window.outerHeight === 0) {}", ["outerWidth", "outerHeight"]),
+    ("const synth = window.speechSynthesis; synth.getVoices();", ["speechSynthesis.getVoices"]),
+    ("Reflect.get(navigator, 'webdriver');", ["navigator.webdriver"]),
+    ("Object.getOwnPropertyDescriptor(Navigator.prototype, 'webdriver');", ["navigator.webdriver"]),
+    ("if ('webdriver' in navigator) {}", ["navigator.webdriver"]),
+    ("navigator.getBattery().then(() => {});", ["navigator.getBattery"]),
+    ("performance.memory;", ["performance.memory"]),
+    # The same tell twice is one finding.
+    ("navigator.webdriver; window.navigator.webdriver;", ["navigator.webdriver"]),
+])
+def test_each_tell_is_named_however_it_is_reached(script, expected):
+    assert tells(script) == expected
+
+
+def test_webgls_renderer_info_is_one_finding_for_the_extension_and_its_constants():
+    script = ("const gl = document.createElement('canvas').getContext('webgl');"
+              "const info = gl.getExtension('WEBGL_debug_renderer_info');"
+              "gl.getParameter(info.UNMASKED_RENDERER_WEBGL); gl.getParameter(info.UNMASKED_VENDOR_WEBGL);")
+    found = [f for f in review_static(f"<script>{script}</script>", file="b.html") if f.rule == RULE]
+    assert len(found) == 1 and "WEBGL_debug_renderer_info" in found[0].message
+
+
+@pytest.mark.parametrize("script", [
+    "new Intl.NumberFormat(navigator.language).format(3); navigator.languages;",
+    "Intl.DateTimeFormat().resolvedOptions().timeZone;",
+    "if (/Mobile/.test(navigator.userAgent)) {}",
+    "const w = innerWidth; const m = matchMedia('(prefers-color-scheme: dark)').matches;",
+    "function f(outerWidth) { return outerWidth; } const o = {outerWidth: 1}; o.outerWidth;",
+    "const box = {screen: {width: 3}}; box.screen.width;",
+    "const o = {a: 1}; if ('a' in o) {}",
+])
+def test_what_blocks_read_to_format_and_adapt_is_no_tell(script):
+    assert tells(script) == []
