@@ -400,6 +400,8 @@ class Flow:
                     name = node.child_by_field_name("name")
                     self._alias(name, value)
                     self._bind_pattern(name, self.labels(value))
+                    if name is not None and name.type == "identifier" and value.type == "call_expression":
+                        self._made_by(text(name), value)
                     if name is not None and name.type == "identifier" and (value.type == "object" or value.type == "call_expression"
                                                                             and self.name_of(value.child_by_field_name("function"))
                                                                             in _OBJECT_BUILDERS):
@@ -413,6 +415,8 @@ class Flow:
                 if left.type in ("identifier", "object_pattern", "array_pattern"):
                     if kind == "assignment_expression" and right is not None:
                         self._alias(left, right)  # let d; d = document
+                        if left.type == "identifier" and right.type == "call_expression":
+                            self._made_by(text(left), right)
                     self._bind_pattern(left, labels)
                 elif left.type in ("member_expression", "subscript_expression"):
                     base: Node | None = left
@@ -428,6 +432,8 @@ class Flow:
                         # An object written taints the whole object (as a value: no path below it).
                         self._bind(text(base), flat)
                         self._hold(text(base), _holders(labels))
+                    if len(chain) == 1 and base.type == "identifier" and text(base) in self.global_aliases:
+                        self._bind(chain[0], labels)  # globalThis.q = v, window.name = v: the global q holds v
                     if chain and base.type == "this":
                         self._bind_prop(chain[-1], flat)  # this.p = v: every read of .p may see it
                     if chain:
@@ -447,22 +453,17 @@ class Flow:
             elif kind in ("return_statement", "yield_expression"):
                 function = _enclosing_function(node)
                 if function is not None and node.named_child_count:
-                    named = _function_name(function)
+                    named = self._returns_name(function)
                     if named:
-                        labels = self.labels(node.named_children[0])
-                        old = self.returns.get(named, frozenset())
-                        if labels and not labels <= old:
-                            self.returns[named] = old | labels
-                            self.changed = True
+                        self._return(named, node.named_children[0])
             elif kind == "arrow_function":
                 body = node.child_by_field_name("body")
-                named = _function_name(node)
+                named = self._returns_name(node)
                 if body is not None and body.type != "statement_block" and named:
-                    labels = self.labels(body)
-                    old = self.returns.get(named, frozenset())
-                    if labels and not labels <= old:
-                        self.returns[named] = old | labels
-                        self.changed = True
+                    self._return(named, body)
+            elif kind in ("assignment_pattern", "object_assignment_pattern"):
+                # function f(v = flowUi.get(p)), {a = s}: the name holds its default, called with it or not.
+                self._bind_pattern(node.child_by_field_name("left"), self.labels(node.child_by_field_name("right")))
             elif kind == "throw_statement" and node.named_child_count:
                 # What is thrown reaches a catch clause's parameter (any: the flow is flow-insensitive).
                 self._bind("\0thrown", self.labels(node.named_children[0]))
@@ -496,6 +497,32 @@ class Flow:
                     if labels and not labels <= old:
                         self.events[kind_name] = old | labels
                         self.changed = True
+
+    def _returns_name(self, function: Node) -> str:
+        """The key of what ``function`` returns in :attr:`returns`: its name, or for a function a
+        named one returns (``function mk(v) { return () => v; }``) that one's name and ``()``."""
+        named = _function_name(function)
+        if named:
+            return named
+        up = parent_of(function)
+        outer = _enclosing_function(up) if up is not None and up.type == "return_statement" \
+            else up if up is not None and up.type == "arrow_function" else None
+        return f"{self._returns_name(outer)}()" if outer is not None and self._returns_name(outer) else ""
+
+    def _made_by(self, name: str, call: Node) -> None:
+        """``name = mk(...)``: calling ``name`` gives what the function ``mk`` returns gives."""
+        made = self.returns.get(f"{self.call_parts(call)[1]}()")
+        if made and not made <= self.returns.get(name, frozenset()):
+            self.returns[name] = self.returns.get(name, frozenset()) | made
+            self.changed = True
+
+    def _return(self, named: str, value: Node) -> None:
+        """``value`` is returned by the function whose key is ``named``."""
+        labels = self.labels(value)
+        old = self.returns.get(named, frozenset())
+        if labels and not labels <= old:
+            self.returns[named] = old | labels
+            self.changed = True
 
     def _alias(self, name: Node | None, value: Node) -> None:
         """``name = value`` binds flowUi, the global object, the document, ``location`` or
@@ -633,6 +660,14 @@ class Flow:
                 passed = list(passed[0].named_children)
         if name == "Reflect.apply" and len(args) >= 3 and args[0].type == "identifier":
             called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
+        if method == "bind" and head in self.functions:
+            called, passed = head, args[1:]  # f.bind(t, v): v is f's first argument whenever it is called
+        if method == "postMessage" and args:
+            # A message the block posts (to itself, a channel's port): a message listener's event holds it.
+            labels = self.labels(args[0])
+            if labels and not labels <= self.events.get("message", frozenset()):
+                self.events["message"] = self.events.get("message", frozenset()) | labels
+                self.changed = True
         targets = self.functions.get(called, ())
         if not targets and (called_now := _called_function(function)) is not None:
             targets = [called_now]  # (d => d.cookie)(document)
@@ -672,6 +707,8 @@ class Flow:
                 attr = (string_value(args[-2]) if len(args) >= 2 else "") or ""
                 if attr.lower().startswith("data-") or attr.lower() in ("value", "title", "alt", "aria-label"):
                     self._bind_dom(flat)
+            if method == "setProperty" and len(args) >= 2:
+                self._bind_dom(flat)  # style.setProperty('--v', s): getComputedStyle(...).getPropertyValue('--v') reads it
             if base is not None and base.type == "identifier" and text(base) not in _GLOBALS and text(base) not in _NOT_CONTAINERS \
                     and text(base) not in self.aliases and method not in ("log", "warn", "error", "info", "debug"):
                 self._bind(text(base), flat)
@@ -1027,6 +1064,8 @@ class Flow:
             if name in self.maps and prop == "get":
                 return frozenset()  # a map's own get (its call gives what the map holds)
             labels = self._member(self._labels(obj), prop) | self._property(prop) | self._held_by(obj)
+            if obj is not None and obj.type == "identifier" and text(obj) in self.global_aliases:
+                labels |= self.vars.get(prop, frozenset())  # window.g: the global g (var g = v, window.g = v)
             if _outermost(node):
                 for label in labels:
                     if label[0] == STATE:
@@ -1096,6 +1135,9 @@ class Flow:
                                  if label[0] == INPUT_EVENT)
             if method in ("getAttribute", "getAttributeNS") and function is not None and function.type == "member_expression":
                 return self._member(self._labels(function.child_by_field_name("object")), "value") | self.dom
+            if method == "getPropertyValue" and function is not None and function.type == "member_expression":
+                self._labels(function.child_by_field_name("object"))  # records what the receiver reads
+                return self.dom
             called = text(function.child_by_field_name("property")) if function is not None \
                 and function.type == "member_expression" else ""  # also after a call: name has no method then
             receiver: Labels | None = None  # computed once: a chain of calls would otherwise double per link
@@ -1109,6 +1151,9 @@ class Flow:
                     return held | self.returns.get(called, frozenset())
             if (called_now := _called_function(function)) is not None:
                 return self._returned(called_now)  # (d => d.q.value)(document): what the function returns
+            if function is not None and function.type == "call_expression" and (
+                    made := self.returns.get(f"{self.call_parts(function)[1]}()")):
+                return made  # mk(v)(): what the function mk returns gives
             if name in self.returns:
                 return self.returns[name]
             out = set(self.returns.get(method, ())) if method and function is not None and function.type == "member_expression" \

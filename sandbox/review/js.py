@@ -209,7 +209,8 @@ def walk(node: Node):
 _FLOW_TYPES = frozenset(("variable_declarator", "assignment_expression", "augmented_assignment_expression", "call_expression",
                          "return_statement", "arrow_function", "for_in_statement", "expression_statement",
                          "field_definition", "new_expression", "yield_expression",
-                         "throw_statement", "catch_clause", "pair", "shorthand_property_identifier"))
+                         "throw_statement", "catch_clause", "pair", "shorthand_property_identifier",
+                         "assignment_pattern", "object_assignment_pattern"))
 
 
 def parse(script: Script, cache: dict | None = None, deadline: float = float("inf")) -> Script:

