@@ -103,3 +103,16 @@ def test_the_flow_is_proved(way):
     found = review_static(HEAD + FLOWS[way] + "\n</script>", file="b.html", fields=["c.name"])
     proved = [f for f in found if f.rule == "exfil.state-to-url"]
     assert proved and all(any(p.startswith("c.name") for p in f.paths) for f in proved), [(f.rule, f.paths, f.message) for f in found]
+
+
+#: The same ways with what the user types in place of the state (the ways that read the state by
+#: another spelling, or only the state, aside).
+TYPED = {way: code.replace("flowUi.get('c.name')", "document.getElementById('q').value")
+         for way, code in FLOWS.items() if "flowUi.get('c.name')" in code}
+TYPED_HEAD = "<input id=q><script>\ndocument.getElementById('q').addEventListener('change', () => {\n"
+
+
+@pytest.mark.parametrize("way", sorted(TYPED))
+def test_the_flow_of_what_the_user_types_is_proved(way):
+    found = review_static(TYPED_HEAD + TYPED[way] + "\n});\n</script>", file="b.html")
+    assert any(f.rule == "exfil.input-to-url" and "input:#q" in f.paths for f in found), [(f.rule, f.paths, f.message) for f in found]

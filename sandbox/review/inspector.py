@@ -614,7 +614,7 @@ class Inspector:
                           paths=[literal], context=f"setValue {path}")
         elif method == "openUrl":
             labels = self.flow.labels(first) if first is not None else frozenset()
-            state = any(label[0] == STATE for label in labels)
+            state = any(label[0] in (STATE, INPUT) for label in labels)  # the state or what the user types: a flow
             if literal is None and first is not None and first.type == "identifier":
                 literal = self.flow.const_strings.get(text(first))  # const SHARE = 'https://...'; openUrl(SHARE)
             if literal is None and first is not None:

@@ -251,6 +251,10 @@ def call_parts(node: Node, key: Callable[[Node | None], str | None] | None = Non
     function = node.child_by_field_name("function")
     arguments = node.child_by_field_name("arguments")
     args = list(arguments.named_children) if arguments is not None else []
+    if arguments is not None and arguments.type == "template_string":
+        # A tagged template, tag`a${x}b`: the tag gets the strings (the template stands for them),
+        # then each substitution's value.
+        args = [arguments, *(c.named_children[0] for c in args if c.type == "template_substitution" and c.named_children)]
     name = callee_name(function, key)
     head, _, method = name.rpartition(".")
     if not name and function is not None and function.type == "member_expression":
