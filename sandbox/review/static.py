@@ -361,6 +361,16 @@ class _Analysis:
             if ping:
                 self._url(ping, "connect", pos("ping"), f"<{tag} ping>", f"ping {ping}")
             return
+        if tag in ("set", "animate"):
+            # SVG animation of an href (<image><set attributeName=href to=URL>): Chromium and Firefox load the URL.
+            animated = next((a.value for n, a in attrs.items() if n.lower() == "attributename"), "").strip().lower()
+            if animated in ("href", "xlink:href"):
+                for name in ("to", "from", "by", "values"):
+                    for url in (attrs[name].value.split(";") if name == "values" else [attrs[name].value]) if name in attrs else ():
+                        if url.strip():
+                            self._url(url.strip(), "img", attrs[name].offset, f"<{tag} {name}> (animating {animated})",
+                                      f"{tag} {name} {url.strip()}")
+            return
         use = "img"
         if tag in ("video", "audio", "track") or tag == "source" and node.parent is not None and node.parent.tag in ("video", "audio"):
             use = "media"
