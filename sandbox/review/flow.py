@@ -507,7 +507,8 @@ class Flow:
         up = parent_of(function)
         outer = _enclosing_function(up) if up is not None and up.type == "return_statement" \
             else up if up is not None and up.type == "arrow_function" else None
-        return f"{self._returns_name(outer)}()" if outer is not None and self._returns_name(outer) else ""
+        outer_name = self._returns_name(outer) if outer is not None else ""
+        return f"{outer_name}()" if outer_name else ""
 
     def _made_by(self, name: str, call: Node) -> None:
         """``name = mk(...)``: calling ``name`` gives what the function ``mk`` returns gives."""
