@@ -134,3 +134,36 @@ def test_an_svg_load_in_markup_names_its_host(markup):
 def test_an_svg_animation_of_anything_else_is_no_load():
     markup = "<svg><rect width=9 height=9><set attributeName='fill' to='https://e.example/s.png'/></rect></svg>"
     assert not [f for f in review_static(markup, file="b.html") if f.rule.startswith(("url.", "exfil."))]
+
+
+#: Style rules that request an image only with some state, no script at all: one bit per rule.
+CSS_BITS = {
+    "data_show_marker": ("<p class=v data-show='c.vip'>vip</p><style>.v[data-flow-ui-shown] { background: url(https://e.example/v.png) }</style>",
+                         ["c.vip"]),
+    "has_marker": ("<div data-show='c.paid'></div><style>body:has([data-flow-ui-shown]) { background: url(https://e.example/p.png) }</style>",
+                   ["c.paid"]),
+    "empty": ("<p class=m data-bind='c.mail'></p><style>.m:empty { background: url(https://e.example/none.png) }</style>", ["c.mail"]),
+    "not_empty": ("<p data-bind='c.a'></p><p class=m data-bind='c.mail'></p><style>p.m:not(:empty) { cursor: url(https://e.example/c.cur), auto }</style>",
+                  ["c.mail"]),
+    "container": ("<div class=c><span data-bind='c.mail'></span></div><style>.c { container-type: inline-size } "
+                  "@container (min-width: 120px) { span { background: url(https://e.example/long.png) } }</style>", ["c.mail"]),
+}
+
+
+@pytest.mark.parametrize("way", sorted(CSS_BITS))
+def test_a_style_rule_that_loads_only_with_some_state_is_reported_with_its_paths(way):
+    source, paths = CSS_BITS[way]
+    found = [f for f in review_static(source, file="b.html") if f.rule == "exfil.css-state-selector"]
+    assert [(f.paths, f.hosts) for f in found] == [(paths, ["e.example"])], found
+
+
+@pytest.mark.parametrize("source", [
+    # a data: image leaves nothing behind
+    "<p class=m data-bind='c.mail'></p><style>.m:empty { background: url('data:image/gif;base64,R0lGODlhAQABAAAAACw=') }</style>",
+    # nothing bound: no state to tell
+    "<ul class=l></ul><style>.l:empty { background: url(https://e.example/empty.png) }</style>",
+    # a state-free condition
+    "<p data-bind='c.mail'></p><style>p:hover { background: url(https://e.example/h.png) }</style>",
+])
+def test_a_style_rule_whose_load_does_not_depend_on_the_state_is_not(source):
+    assert not [f for f in review_static(source, file="b.html") if f.rule == "exfil.css-state-selector"]

@@ -2,7 +2,8 @@
 
 Yields every URL it loads (``url()``, ``image-set()``/``src()`` strings, ``@import``,
 ``@font-face`` sources) with what it is used as, and the attribute-value selectors that
-load a URL (the CSS keylogger). Positions are tinycss2's (1-based line and column in
+load a URL (the CSS keylogger), and the rules that load a URL only with some state (a
+``data-show`` marker, ``:empty``, a container query). Positions are tinycss2's (1-based line and column in
 the CSS text), mapped back to the source by the caller.
 """
 
@@ -29,6 +30,8 @@ class CssSelectorLoad:
     line: int
     column: int
     attributes: frozenset[str] = frozenset()   # the attribute names it matches values of
+    state: str = ""   # what makes it apply with the state: [data-flow-ui-shown], :empty, :blank or @container
+    subject: str = ""  # the selector without those conditions: the elements whose state decides
 
 
 @dataclass
@@ -74,6 +77,39 @@ def _attribute_selector(prelude) -> frozenset[str]:
     return frozenset(out)
 
 
+def _state_condition(prelude, container: bool) -> str:
+    """What makes a rule apply or not with the state: the runtime's data-show marker, an element
+    left empty or not by its bound text, a size query over its content; "" for none of them."""
+    text = tinycss2.serialize(prelude or []).lower()
+    for marker in ("data-flow-ui-shown", ":empty", ":blank"):
+        if marker in text:
+            return "[data-flow-ui-shown]" if marker == "data-flow-ui-shown" else marker
+    return "@container" if container else ""
+
+
+def _without_state_conditions(prelude) -> str:
+    """The selector with [data-flow-ui-shown], :empty, :blank and :not() of them taken out (by
+    token), so it names the elements whose bound values decide whether the rule applies."""
+    tokens = list(prelude or [])
+    kept = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if token.type == "[] block" and any(t.type == "ident" and t.lower_value == "data-flow-ui-shown" for t in token.content):
+            i += 1
+            continue
+        if token.type == "literal" and token.value == ":" and after is not None and (
+                after.type == "ident" and after.lower_value in ("empty", "blank")
+                or after.type == "function" and after.lower_name == "not"
+                and tinycss2.serialize(after.arguments).strip().lower() in (":empty", ":blank")):
+            i += 2
+            continue
+        kept.append(token)
+        i += 1
+    return tinycss2.serialize(kept).strip()
+
+
 def loads_nothing(css: str) -> bool:
     """A fast path: CSS without these substrings (and without escapes, which could spell
     them) has no url(), image-set(), @import or @font-face to find."""
@@ -105,16 +141,18 @@ def _font_face(item, found: list[CssUrl]) -> FontFace:
     return FontFace(family, unicode_range, [u.url for u in found], item.source_line, item.source_column)
 
 
-def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace]) -> None:
+def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False) -> None:
     for item in rules:
         if item.type == "qualified-rule":
             found: list[CssUrl] = []
             urls_in(item.content, "img", found)
             urls.extend(found)
             attributes = _attribute_selector(item.prelude) if found else frozenset()
-            if attributes:
+            state = _state_condition(item.prelude, container) if found else ""
+            if attributes or state:
                 selectors.append(CssSelectorLoad(tinycss2.serialize(item.prelude).strip(), [u.url for u in found],
-                                                 item.source_line, item.source_column, attributes))
+                                                 item.source_line, item.source_column, attributes, state,
+                                                 _without_state_conditions(item.prelude) if state else ""))
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":
@@ -133,7 +171,7 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
             elif item.content is not None:
                 nested = tinycss2.parse_rule_list(item.content, skip_comments=True, skip_whitespace=True)
                 if any(n.type == "qualified-rule" or n.type == "at-rule" for n in nested):
-                    _rules(nested, urls, selectors, fonts)
+                    _rules(nested, urls, selectors, fonts, container or keyword == "container")
                 else:
                     urls_in(item.content, "img", urls)
 

@@ -281,10 +281,28 @@ class _Analysis:
         for sel in selectors:
             lines = lines or _line_starts(css)
             pos = mapper.at(lines[sel.line - 1] + sel.column - 1)
-            self._selector_loads.append((sel, pos))
-            self.add("exfil.css-attribute-selector", f"{sel.selector} loads {', '.join(sel.urls)[:80]}: a request per matching "
-                     "attribute value", pos, context=sel.selector,
-                     hosts=sorted({classify(u, 'img').host for u in sel.urls} - {""}))
+            hosts = sorted({classify(u, 'img').host for u in sel.urls} - {""})
+            if sel.attributes:
+                self._selector_loads.append((sel, pos))
+                self.add("exfil.css-attribute-selector", f"{sel.selector} loads {', '.join(sel.urls)[:80]}: a request per matching "
+                         "attribute value", pos, context=sel.selector, hosts=hosts)
+            paths = self._bound_in(sel.subject) if sel.state and sel.state != "@container" else list(self.markup)
+            if sel.state and paths and hosts:  # a data: image leaves nothing behind
+                self.add("exfil.css-state-selector", f"{sel.selector} loads {', '.join(sel.urls)[:80]} only with some state "
+                         f"({sel.state} over {', '.join(paths[:4])}): the request tells its host", pos,
+                         context=sel.selector, hosts=hosts, paths=paths)
+
+    def _bound_in(self, selector: str) -> list[str]:
+        """The state paths bound (data-bind, data-show) on the elements ``selector`` matches and in
+        them; every bound path when it matches none (a selector lexbor does not take)."""
+        paths: list[str] = []
+        for node in self._nodes(selector or "*"):
+            for inner in (node, *node.traverse(include_text=False)):
+                for name in ("data-bind", "data-show"):
+                    value = (inner.attributes.get(name) or "").strip()
+                    if value in self.markup and value not in paths:
+                        paths.append(value)
+        return paths or list(self.markup)
 
     def _element(self, element: Element, scripts: list[Script]) -> None:
         tag = element.tag
