@@ -428,6 +428,9 @@ class Flow:
                     if base is None:
                         continue
                     flat = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
+                    if left.type == "subscript_expression" and base.type == "identifier" and text(base) not in _GLOBALS:
+                        # o[s] = 1: Object.keys(o), for…in give s back
+                        self._bind(text(base), _as_values(self.labels(left.child_by_field_name("index"))))
                     if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
                         # An object written taints the whole object (as a value: no path below it).
                         self._bind(text(base), flat)
@@ -663,6 +666,8 @@ class Flow:
             called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
         if method == "bind" and head in self.functions:
             called, passed = head, args[1:]  # f.bind(t, v): v is f's first argument whenever it is called
+        if function is not None and function.type == "identifier" and args:
+            self._bind(f"\0called:{text(function)}", self.labels(args[0]))  # resolve(v) of a Promise's executor
         if method == "postMessage" and args:
             # A message the block posts (to itself, a channel's port): a message listener's event holds it.
             labels = self.labels(args[0])
@@ -688,6 +693,13 @@ class Flow:
             "arrow_function", "function_expression", "function"))) if args else frozenset()
         flat = frozenset((STATE, label[1], False) if label[0] == STATE else label
                          for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0]))
+        if name == "Object.defineProperty" and len(args) >= 3 and args[2].type == "object":
+            # Object.defineProperty(o, 'v', {get: () => s}): every read of .v gives what the getter returns
+            for part in args[2].named_children:
+                key = part.child_by_field_name("key") if part.type == "pair" else part.child_by_field_name("name")
+                getter = part.child_by_field_name("value") if part.type == "pair" else part
+                if key is not None and text(key).strip("'\"") == "get" and getter is not None and getter.type in _FUNCTIONS:
+                    self._bind_prop(self.member_key(args[1]) or "", self._returned(getter))
         if method == "set" and head in self.maps:
             self._bind(head, arg_labels)  # a map holds what is put in it, flowUi and controls too
         elif name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
@@ -743,6 +755,9 @@ class Flow:
         for fn in functions:
             for param, arg in zip(self._params(fn), args):
                 self._bind_pattern(param, self.labels(arg))
+                if param.type == "identifier" and arg.type == "identifier" and text(arg) not in self.aliases:
+                    # put(m) with m.set(k, s) in put: m holds what its parameter was given
+                    self._bind(text(arg), _as_values(self.vars.get(text(param), frozenset())))
                 if param.type == "identifier" and self.bindings.get(text(param)) == 1:
                     # The name's only binding receives the document, the window, flowUi, location: it is that.
                     self._alias(param, arg)
@@ -1170,7 +1185,7 @@ class Flow:
             for arg in args:
                 if arg.type not in ("arrow_function", "function_expression"):
                     out |= self.labels(arg)
-            if called in _MAPPING or name == "Array.from":
+            if called in _MAPPING or called in ("replace", "replaceAll") or name == "Array.from":
                 # [...inputs].map(i => i.value), Array.from(inputs, i => i.value): what the callback returns.
                 for arg in args:
                     for fn in self._functions_of(arg):
@@ -1204,6 +1219,12 @@ class Flow:
                     return frozenset((INPUT, n) for n in (named or {"input:form"}))
             if ctor in _WEBRTC:
                 return given | {RTC}
+            if ctor == "Promise" and arguments is not None and arguments.named_child_count:
+                # new Promise((resolve) => resolve(v)): it resolves to what its resolve was called with.
+                for executor in self._functions_of(arguments.named_children[0]):
+                    params = self._params(executor)
+                    if params and params[0].type == "identifier":
+                        given = given | self.vars.get(f"\0called:{text(params[0])}", frozenset())
             if ctor == "Proxy" and arguments is not None and arguments.named_child_count >= 2:
                 # new Proxy(target, {get(t, k) {...}}): every member read returns what the trap returns.
                 handler = arguments.named_children[1]
@@ -1239,6 +1260,9 @@ class Flow:
             for child in node.named_children:
                 if child.type == "pair":
                     values |= self.labels(child.child_by_field_name("value"))
+                    computed = child.child_by_field_name("key")
+                    if computed is not None and computed.type == "computed_property_name" and computed.named_children:
+                        values |= _as_values(self.labels(computed.named_children[0]))  # {[s]: 1}: its keys hold s
                 elif child.type == "shorthand_property_identifier":
                     values |= self.vars.get(text(child), frozenset())
                 elif child.type == "spread_element":
@@ -1263,6 +1287,11 @@ _OBJECT_BUILDERS = frozenset(("Object.fromEntries", "Object.assign", "Object.cre
 def _method_arg(method: str, position: int) -> str:
     """The variable that holds what calls of methods named ``method`` pass at ``position``."""
     return f"\0arg{position}.{method}"
+
+
+def _as_values(labels: Labels) -> Labels:
+    """Labels of values kept inside something else: the state's as a value (no path below it)."""
+    return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
 
 
 def _holders(labels: Labels) -> Labels:
