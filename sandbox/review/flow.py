@@ -428,7 +428,8 @@ class Flow:
                     if base is None:
                         continue
                     flat = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
-                    if left.type == "subscript_expression" and base.type == "identifier" and text(base) not in _GLOBALS:
+                    if left.type == "subscript_expression" and base.type == "identifier" and text(base) not in _GLOBALS \
+                            and text(base) not in self.document_aliases:
                         # o[s] = 1: Object.keys(o), for…in give s back
                         self._bind(text(base), _as_values(self.labels(left.child_by_field_name("index"))))
                     if base.type == "identifier" and text(base) not in _GLOBALS and text(base) != "document":
@@ -755,7 +756,8 @@ class Flow:
         for fn in functions:
             for param, arg in zip(self._params(fn), args):
                 self._bind_pattern(param, self.labels(arg))
-                if param.type == "identifier" and arg.type == "identifier" and text(arg) not in self.aliases:
+                if param.type == "identifier" and arg.type == "identifier" and text(arg) not in (
+                        self.aliases | self.global_aliases | self.document_aliases | self.location_aliases):
                     # put(m) with m.set(k, s) in put: m holds what its parameter was given
                     self._bind(text(arg), _as_values(self.vars.get(text(param), frozenset())))
                 if param.type == "identifier" and self.bindings.get(text(param)) == 1:
