@@ -1,8 +1,10 @@
-"""Fixtures shared by the browser tests of remote browsers (verify's and review's)."""
+"""Fixtures shared by the browser tests of remote browsers (verify's and review's), and the hook
+that fails a skipped browser test under ``CI=true`` (tests/browser/ci_skips.py)."""
 
 from __future__ import annotations
 
 import pytest
+from ci_skips import pytest_runtest_makereport  # noqa: F401  (a hook: pytest finds it here)
 
 from flowui_sandbox.sandbox.harness.browser_server import start_many
 
