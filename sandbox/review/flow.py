@@ -150,6 +150,7 @@ class Flow:
         self.document_aliases = {"document"}  # names bound to the document (const d = document, w.document)
         self.members: dict[str, str] = {}       # names bound to a member of the document or to a device object: name -> it (document.forms, navigator)
         self.openers: set[str] = set()          # names bound to flowUi.openUrl (bound, destructured, an alias)
+        self.resolvers: set[str] = set()        # names of a Promise executor's resolve (new Promise((r) => r(v)))
         self.functions: dict[str, list[Node]] = {}  # name -> parameter lists' nodes
         self.methods: dict[str, list[Node]] = {}    # a method's name (class or object) -> its functions
         self.constructors: dict[str, list[Node]] = {}  # a class's name -> its constructor
@@ -492,6 +493,9 @@ class Flow:
                 ctor = callee_name(node.child_by_field_name("constructor"))
                 arguments = node.child_by_field_name("arguments")
                 args = list(arguments.named_children) if arguments is not None else []
+                if ctor == "Promise" and args and not set(self._resolvers_of(args[0])) <= self.resolvers:
+                    self.resolvers |= set(self._resolvers_of(args[0]))  # its calls are recorded from now on
+                    self.changed = True
                 # new Holder(q), new A(q): a function or class of the scripts gets its arguments.
                 self._pass([*self.functions.get(ctor, ()), *self.constructors.get(ctor, ())], args)
                 if ctor in ("CustomEvent", "Event", "MessageEvent") and len(args) >= 2:
@@ -513,6 +517,11 @@ class Flow:
             else up if up is not None and up.type == "arrow_function" else None
         outer_name = self._returns_name(outer) if outer is not None else ""
         return f"{outer_name}()" if outer_name else ""
+
+    def _resolvers_of(self, executor: Node) -> list[str]:
+        """The name of the resolve function a Promise's executor takes (its first parameter)."""
+        return [text(params[0]) for fn in self._functions_of(executor)
+                if (params := self._params(fn)) and params[0].type == "identifier"]
 
     def _made_by(self, name: str, call: Node) -> None:
         """``name = mk(...)``: calling ``name`` gives what the function ``mk`` returns gives."""
@@ -667,8 +676,8 @@ class Flow:
             called, passed = text(args[0]), list(args[2].named_children) if args[2].type == "array" else []
         if method == "bind" and head in self.functions:
             called, passed = head, args[1:]  # f.bind(t, v): v is f's first argument whenever it is called
-        if function is not None and function.type == "identifier" and args:
-            self._bind(f"\0called:{text(function)}", self.labels(args[0]))  # resolve(v) of a Promise's executor
+        if function is not None and function.type == "identifier" and args and text(function) in self.resolvers:
+            self._bind(f"\0resolved:{text(function)}", self.labels(args[0]))  # resolve(v) in a Promise's executor
         if method == "postMessage" and args:
             # A message the block posts (to itself, a channel's port): a message listener's event holds it.
             labels = self.labels(args[0])
@@ -1223,10 +1232,8 @@ class Flow:
                 return given | {RTC}
             if ctor == "Promise" and arguments is not None and arguments.named_child_count:
                 # new Promise((resolve) => resolve(v)): it resolves to what its resolve was called with.
-                for executor in self._functions_of(arguments.named_children[0]):
-                    params = self._params(executor)
-                    if params and params[0].type == "identifier":
-                        given = given | self.vars.get(f"\0called:{text(params[0])}", frozenset())
+                for name in self._resolvers_of(arguments.named_children[0]):
+                    given = given | self.vars.get(f"\0resolved:{name}", frozenset())
             if ctor == "Proxy" and arguments is not None and arguments.named_child_count >= 2:
                 # new Proxy(target, {get(t, k) {...}}): every member read returns what the trap returns.
                 handler = arguments.named_children[1]
