@@ -32,6 +32,12 @@ def tells(script: str) -> list[str]:
     ("if ('webdriver' in navigator) {}", ["navigator.webdriver"]),
     ("navigator.getBattery().then(() => {});", ["navigator.getBattery"]),
     ("performance.memory;", ["performance.memory"]),
+    # navigator's other names, the interface's prototype, a copy of its descriptors, the name as a string
+    ("clientInformation.webdriver; window.clientInformation.deviceMemory;", ["navigator.webdriver", "navigator.deviceMemory"]),
+    ("Navigator.prototype.hardwareConcurrency;", ["navigator.hardwareConcurrency"]),
+    ("const d = Object.getOwnPropertyDescriptors(Navigator.prototype); d.webdriver.get;", ["navigator.webdriver"]),
+    ("for (const k in navigator) { if (k === 'webdriver') {} }", ["navigator.webdriver"]),
+    ("navigator?.webdriver;", ["navigator.webdriver"]),
     # The same tell twice is one finding.
     ("navigator.webdriver; window.navigator.webdriver;", ["navigator.webdriver"]),
 ])

@@ -69,6 +69,16 @@ _ENVIRONMENT_TELLS = frozenset((
     "screen.colorDepth", "screen.pixelDepth", "outerWidth", "outerHeight"))
 #: WebGL's names of the real graphics card (a software renderer marks a headless browser): one finding for all.
 _GPU_TELLS = frozenset(("WEBGL_debug_renderer_info", "UNMASKED_RENDERER_WEBGL", "UNMASKED_VENDOR_WEBGL"))
+#: Names no block uses for anything but a tell, as strings too (``k === 'webdriver'`` over the
+#: keys of ``navigator``, ``Object.getOwnPropertyDescriptors(Navigator.prototype)['webdriver']``).
+_TELL_NAMES = {**{t.rpartition(".")[2]: t for t in ("navigator.webdriver", "navigator.hardwareConcurrency",
+                                                     "navigator.deviceMemory", "navigator.userAgentData",
+                                                     "navigator.getBattery", "speechSynthesis.getVoices")},
+               **{t: t for t in _GPU_TELLS}}
+#: Other names of the objects the tells are read from: Chromium's and WebKit's alias of navigator,
+#: and the interfaces whose prototypes hold the getters (``Navigator.prototype.webdriver``).
+_TELL_HOLDERS = {"clientInformation": "navigator", "Navigator.prototype": "navigator", "Screen.prototype": "screen",
+                 "Performance.prototype": "performance", "SpeechSynthesis.prototype": "speechSynthesis"}
 _ENCODED_MIN = 80
 #: Namespace names are identifiers, never loaded (createElementNS, setAttributeNS).
 XML_NAMESPACES = frozenset(("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
@@ -548,9 +558,7 @@ class Inspector:
                     self.sink(script, node, args[0], name, "navigation")
         if name in ("Reflect.get", "Reflect.has", "Object.getOwnPropertyDescriptor") and len(args) >= 2:
             # Reflect.get(navigator, 'webdriver'), Object.getOwnPropertyDescriptor(Navigator.prototype, 'webdriver')
-            holder = self.flow.name_of(args[0]).removesuffix(".prototype")
-            holder = holder[:1].lower() + holder[1:] if holder in ("Navigator", "Screen", "Performance") else holder
-            self._environment(script, node, f"{holder}.{self.flow.member_key(args[1]) or ''}")
+            self._environment(script, node, f"{self.flow.name_of(args[0])}.{self.flow.member_key(args[1]) or ''}")
         if name in ("open", "window.open"):
             self.emit("blocked.popup", script, node, f"{name}(): the sandbox has no allow-popups; nothing opens")
         elif name in _DIALOGS:
@@ -645,18 +653,23 @@ class Inspector:
     def _environment(self, script: Script, node: Node, name: str) -> None:
         """``obfuscation.environment-probe`` when ``name`` (a dotted name) is a tell of an automated
         browser or of the machine; once per tell."""
+        holder, _, member = name.rpartition(".")
+        if holder in _TELL_HOLDERS:
+            name = f"{_TELL_HOLDERS[holder]}.{member}"
+        elif member in _TELL_NAMES:  # x.webdriver, whatever x is (a descriptor map, a copy)
+            name = _TELL_NAMES[member]
         if name in _ENVIRONMENT_TELLS:
             self.once("obfuscation.environment-probe", name, script, node,
                       f"reads {name}: a mark of an automated browser or of the machine, not of what the block shows")
-        elif name.rpartition(".")[2] in _GPU_TELLS:
+        elif name in _GPU_TELLS:
             self.once("obfuscation.environment-probe", "WEBGL_debug_renderer_info", script, node,
                       "asks WebGL for the real graphics card (WEBGL_debug_renderer_info): software rendering marks a headless browser")
 
     def _string(self, script: Script, node: Node) -> None:
         if node.type == "string":
             value = string_value(node) or ""
-            if value in _GPU_TELLS:  # gl.getExtension('WEBGL_debug_renderer_info')
-                self._environment(script, node, value)
+            if value in _TELL_NAMES:  # gl.getExtension('WEBGL_debug_renderer_info'), k === 'webdriver'
+                self._environment(script, node, _TELL_NAMES[value])
             pieces = [(node, value)]
         else:
             pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
