@@ -185,6 +185,11 @@ CSS_BITS = {
     "empty": ("<p class=m data-bind='c.mail'></p><style>.m:empty { background: url(https://e.example/none.png) }</style>", ["c.mail"]),
     "not_empty": ("<p data-bind='c.a'></p><p class=m data-bind='c.mail'></p><style>p.m:not(:empty) { cursor: url(https://e.example/c.cur), auto }</style>",
                   ["c.mail"]),
+    "upper_case_and_escaped": ("<p class=v data-show='c.vip'></p><style>.v[DATA-FLOW-UI\\-SHOWN] { background: url(https://e.example/v.png) }</style>",
+                               ["c.vip"]),
+    "nested_rule": ("<p class=m data-bind='c.mail'></p><style>.m { &:EMPTY { background: url(https://e.example/n.png) } }</style>", ["c.mail"]),
+    "in_media_and_is": ("<p class=m data-bind='c.mail'></p><style>@media screen { .m:is(:empty) { list-style: url(https://e.example/n.png) } }</style>",
+                        ["c.mail"]),
     "container": ("<div class=c><span data-bind='c.mail'></span></div><style>.c { container-type: inline-size } "
                   "@container (min-width: 120px) { span { background: url(https://e.example/long.png) } }</style>", ["c.mail"]),
 }
@@ -204,6 +209,10 @@ def test_a_style_rule_that_loads_only_with_some_state_is_reported_with_its_paths
     "<ul class=l></ul><style>.l:empty { background: url(https://e.example/empty.png) }</style>",
     # a state-free condition
     "<p data-bind='c.mail'></p><style>p:hover { background: url(https://e.example/h.png) }</style>",
+    # :empty on an element nothing is bound in, beside one that is bound
+    "<p data-bind='c.mail'></p><ul class=l></ul><style>.l:empty { background: url(https://e.example/empty.png) }</style>",
+    # the words in a string, not a condition
+    "<p data-bind='c.mail'></p><style>[title=':empty'], [title='data-flow-ui-shown'] { background: url(https://e.example/t.png) }</style>",
 ])
 def test_a_style_rule_whose_load_does_not_depend_on_the_state_is_not(source):
     assert not [f for f in review_static(source, file="b.html") if f.rule == "exfil.css-state-selector"]

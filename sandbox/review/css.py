@@ -31,7 +31,7 @@ class CssSelectorLoad:
     column: int
     attributes: frozenset[str] = frozenset()   # the attribute names it matches values of
     state: str = ""   # what makes it apply with the state: [data-flow-ui-shown], :empty, :blank or @container
-    subject: str = ""  # the selector without those conditions: the elements whose state decides
+    subject: str = ""  # the selector without those conditions: the elements whose state decides ("" any)
 
 
 @dataclass
@@ -77,36 +77,56 @@ def _attribute_selector(prelude) -> frozenset[str]:
     return frozenset(out)
 
 
+_STATE_PSEUDOS = frozenset(("empty", "blank"))
+
+
+def _is_marker(token) -> bool:
+    """``[data-flow-ui-shown]``: the runtime's mark of a data-show value that is not empty."""
+    return token.type == "[] block" and any(t.type == "ident" and t.lower_value == "data-flow-ui-shown" for t in token.content)
+
+
 def _state_condition(prelude, container: bool) -> str:
-    """What makes a rule apply or not with the state: the runtime's data-show marker, an element
-    left empty or not by its bound text, a size query over its content; "" for none of them."""
-    text = tinycss2.serialize(prelude or []).lower()
-    for marker in ("data-flow-ui-shown", ":empty", ":blank"):
-        if marker in text:
-            return "[data-flow-ui-shown]" if marker == "data-flow-ui-shown" else marker
+    """What makes a rule apply or not with the state, read by token at any depth (``:is()``,
+    ``:has()``, ``:not()``; escapes and case as CSS reads them): the runtime's data-show marker,
+    an element left empty or not by its bound text, a size query over its content; "" for none."""
+    tokens = list(prelude or [])
+    while tokens:
+        token = tokens.pop()
+        if _is_marker(token):
+            return "[data-flow-ui-shown]"
+        if token.type == "ident" and token.lower_value in _STATE_PSEUDOS and tokens and tokens[-1].type == "literal" \
+                and tokens[-1].value == ":":
+            return f":{token.lower_value}"
+        if token.type == "function":
+            tokens.extend(token.arguments)
+        elif token.type in ("[] block", "() block"):
+            tokens.extend(token.content)
     return "@container" if container else ""
 
 
-def _without_state_conditions(prelude) -> str:
-    """The selector with [data-flow-ui-shown], :empty, :blank and :not() of them taken out (by
-    token), so it names the elements whose bound values decide whether the rule applies."""
+def _state_subject(prelude) -> str:
+    """The selector with the state's conditions on its own elements taken out (``[data-flow-ui-shown]``,
+    ``:empty``, ``:blank``, ``:not(:empty)``), so it names the elements whose bound values decide
+    whether the rule applies; "" when a condition is elsewhere (inside ``:has()``, ``:is()``): then
+    any bound value may decide."""
     tokens = list(prelude or [])
-    kept = []
+    kept: list = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        after = tokens[i + 1] if i + 1 < len(tokens) else None
-        if token.type == "[] block" and any(t.type == "ident" and t.lower_value == "data-flow-ui-shown" for t in token.content):
+        after = tokens[i + 1] if i + 1 < len(tokens) and token.type == "literal" and token.value == ":" else None
+        if _is_marker(token):
             i += 1
-            continue
-        if token.type == "literal" and token.value == ":" and after is not None and (
-                after.type == "ident" and after.lower_value in ("empty", "blank")
-                or after.type == "function" and after.lower_name == "not"
-                and tinycss2.serialize(after.arguments).strip().lower() in (":empty", ":blank")):
+        elif after is not None and after.type == "ident" and after.lower_value in _STATE_PSEUDOS:
             i += 2
-            continue
-        kept.append(token)
-        i += 1
+        elif after is not None and after.type == "function" and after.lower_name == "not" \
+                and not _state_subject(after.arguments) and _state_condition(after.arguments, False):
+            i += 2  # :not(:empty)
+        else:
+            if _state_condition([token], False):
+                return ""
+            kept.append(token)
+            i += 1
     return tinycss2.serialize(kept).strip()
 
 
@@ -148,11 +168,12 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
             urls_in(item.content, "img", found)
             urls.extend(found)
             attributes = _attribute_selector(item.prelude) if found else frozenset()
-            state = _state_condition(item.prelude, container) if found else ""
+            # (its content too: a nested rule, `.m { &:empty { … } }`)
+            state = _state_condition(item.prelude, container) or _state_condition(item.content, False) if found else ""
             if attributes or state:
                 selectors.append(CssSelectorLoad(tinycss2.serialize(item.prelude).strip(), [u.url for u in found],
                                                  item.source_line, item.source_column, attributes, state,
-                                                 _without_state_conditions(item.prelude) if state else ""))
+                                                 _state_subject(item.prelude) if state else ""))
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":

@@ -286,7 +286,7 @@ class _Analysis:
                 self._selector_loads.append((sel, pos))
                 self.add("exfil.css-attribute-selector", f"{sel.selector} loads {', '.join(sel.urls)[:80]}: a request per matching "
                          "attribute value", pos, context=sel.selector, hosts=hosts)
-            paths = self._bound_in(sel.subject) if sel.state and sel.state != "@container" else list(self.markup)
+            paths = self._bound_in(sel.subject) if sel.subject else list(self.markup)
             if sel.state and paths and hosts:  # a data: image leaves nothing behind
                 self.add("exfil.css-state-selector", f"{sel.selector} loads {', '.join(sel.urls)[:80]} only with some state "
                          f"({sel.state} over {', '.join(paths[:4])}): the request tells its host", pos,
@@ -294,15 +294,19 @@ class _Analysis:
 
     def _bound_in(self, selector: str) -> list[str]:
         """The state paths bound (data-bind, data-show) on the elements ``selector`` matches and in
-        them; every bound path when it matches none (a selector lexbor does not take)."""
+        them: none when it matches only unbound elements; every bound path when it matches no
+        element of the markup (one a script adds, or a selector lexbor does not take)."""
+        nodes = self._nodes(selector or "*")
+        if not nodes:
+            return list(self.markup)
         paths: list[str] = []
-        for node in self._nodes(selector or "*"):
-            for inner in (node, *node.traverse(include_text=False)):
+        for node in nodes:
+            for inner in node.traverse(include_text=False):  # the node itself first
                 for name in ("data-bind", "data-show"):
                     value = (inner.attributes.get(name) or "").strip()
                     if value in self.markup and value not in paths:
                         paths.append(value)
-        return paths or list(self.markup)
+        return paths
 
     def _element(self, element: Element, scripts: list[Script]) -> None:
         tag = element.tag
