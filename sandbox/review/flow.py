@@ -428,7 +428,7 @@ class Flow:
                         base = base.child_by_field_name("object")
                     if base is None:
                         continue
-                    flat = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
+                    flat = _as_values(labels)
                     if left.type == "subscript_expression" and base.type == "identifier" and text(base) not in _GLOBALS \
                             and text(base) not in self.document_aliases:
                         # o[s] = 1: Object.keys(o), for…in give s back
@@ -640,8 +640,7 @@ class Flow:
                               if label[0] == CONTROL)
             labels = frozenset({(INPUT_EVENT, controls[0] if controls else "input:" + event, controls[0] if controls else "")})
         else:  # a custom event: its detail holds what was dispatched (as a value: no path below it)
-            labels = frozenset((STATE, label[1], False) if label[0] == STATE else label
-                               for label in self.events.get(event, frozenset()) | self.events.get("?", frozenset()))
+            labels = _as_values(self.events.get(event, frozenset()) | self.events.get("?", frozenset()))
         if not labels:
             return
         for fn in self._functions_of(handler):
@@ -701,8 +700,7 @@ class Flow:
                     self._bind_pattern(param, self.labels(arg))
         arg_labels = frozenset().union(*(self.labels(arg) for arg in args if arg.type not in (
             "arrow_function", "function_expression", "function"))) if args else frozenset()
-        flat = frozenset((STATE, label[1], False) if label[0] == STATE else label
-                         for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0]))
+        flat = _as_values(frozenset(label for label in arg_labels if label[0] not in (FLOWUI[0], GETTER[0])))
         if name == "Object.defineProperty" and len(args) >= 3 and args[2].type == "object":
             # Object.defineProperty(o, 'v', {get: () => s}): every read of .v gives what the getter returns
             for part in args[2].named_children:
@@ -1216,8 +1214,7 @@ class Flow:
             dropped = () if name in _OBJECT_BUILDERS else (FLOWUI[0], INPUT_EVENT) \
                 if called in _SAME_ITEMS or name in ("Array.from", "Array.of") \
                 else (FLOWUI[0], CONTROL, INPUT_EVENT)  # a filter or a copy of a list of controls still holds them
-            return frozenset((STATE, label[1], False) if label[0] == STATE else label for label in out
-                             if label[0] not in dropped)
+            return _as_values(frozenset(label for label in out if label[0] not in dropped))
         if kind == "new_expression":
             ctor = callee_name(node.child_by_field_name("constructor"))
             arguments = node.child_by_field_name("arguments")
@@ -1242,8 +1239,7 @@ class Flow:
                     trap = child.child_by_field_name("value") if child.type == "pair" else child
                     if trap_name is not None and (string_value(trap_name) if trap_name.type == "string" else text(trap_name)) \
                             in ("get", "apply") and trap is not None and trap.type in _FUNCTIONS:
-                        given = given | frozenset((STATE, label[1], False) if label[0] == STATE else label
-                                                  for label in self._returned(trap))
+                        given = given | _as_values(self._returned(trap))
             return given
         if kind in ("binary_expression", "ternary_expression", "parenthesized_expression", "sequence_expression",
                     "array", "spread_element", "await_expression", "unary_expression", "template_substitution",
@@ -1260,7 +1256,7 @@ class Flow:
                 labels = self.labels(child)  # always computed: it records the reads
                 if child == left:
                     # `a && a.b` is `a` only when `a` is falsy: a value, never an object whose members are state paths.
-                    labels = frozenset((STATE, label[1], False) if label[0] == STATE else label for label in labels)
+                    labels = _as_values(labels)
                 if not compare and child != condition:
                     joined |= labels
             return joined
