@@ -179,3 +179,40 @@ def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypa
     remote.RemoteWebDriverSession(engine, remote.parse_remote(["webkit=http://127.0.0.1:1"])[0])._start()
     assert webdriver.PAGE_LOAD_STRATEGY == "none"
     assert asked == ["none", "none"]
+
+
+def test_a_goto_that_a_window_never_answers_is_done_once_more_in_a_fresh_window(monkeypatch):
+    """CI saw a goto in a pooled MiniBrowser pass 20 s (its web process hung or starved): the page
+    abandons that window, starts one as it was (proxy, environment, size) and navigates again."""
+    import asyncio
+    import sys
+
+    from flowui_sandbox.sandbox.engines import webdriver
+    from flowui_sandbox.sandbox.engines.base import Engine, ScriptTimeout
+
+    class Window:
+        def __init__(self, name):
+            self.name, self.sizes = name, []
+            self.flowui_proxy, self.flowui_env = "http://127.0.0.1:9", {"TZ": "Asia/Tokyo"}
+
+        def set_window_size(self, width, height):
+            self.sizes.append((width, height))
+
+    hung, fresh = Window("hung"), Window("fresh")
+    started, visited = [], []
+
+    def navigate(driver, url, timeout):
+        visited.append((driver.name, url))
+        if driver is hung:
+            raise ScriptTimeout("webkit: WebDriver call timed out after 15s")
+
+    monkeypatch.setattr(webdriver, "navigate", navigate)
+    session = webdriver.WebDriverSession(Engine("webkit", "webdriver", sys.executable, "test"))
+    monkeypatch.setattr(session, "_start_window", lambda proxy, env: started.append((proxy, env)) or fresh)
+    session._all.append(hung)
+    page = session.page_class(session.engine, hung)
+    page._session, page.window_size = session, (1280, 900)
+    asyncio.run(page.goto("http://127.0.0.1:1/editor"))
+    assert visited == [("hung", "http://127.0.0.1:1/editor"), ("fresh", "http://127.0.0.1:1/editor")]
+    assert page.raw is fresh and session._all == [fresh] and fresh.sizes == [(1280, 900)]
+    assert started == [("http://127.0.0.1:9", {"TZ": "Asia/Tokyo"})]
