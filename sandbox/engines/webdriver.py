@@ -100,7 +100,6 @@ class WebDriverPage(Page):
         self.capabilities = WebDriverSession.capabilities_for(engine)
         self.raw = driver
         self._lock = asyncio.Lock()
-        self.window_size: tuple[int, int] | None = None  # new_page's options["window"], kept for a fresh window
 
     async def _call(self, fn, *args, timeout: float):
         async with self._lock:
@@ -110,25 +109,7 @@ class WebDriverPage(Page):
                 raise ScriptTimeout(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
 
     async def goto(self, url: str, timeout: float = 15) -> None:
-        try:
-            await self._call(navigate, self.raw, url, timeout, timeout=timeout)
-        except ScriptTimeout:
-            # The window answered no WebDriver call in time (its web process hung, or starved on a
-            # loaded machine: CI saw a goto in a pooled window pass 20 s): once more, in a fresh MiniBrowser.
-            await self._fresh_window()
-            await self._call(navigate, self.raw, url, timeout, timeout=timeout)
-
-    async def _fresh_window(self) -> None:
-        """Replaces this page's MiniBrowser by a new one started as it was (proxy, environment, size)."""
-        old = self.raw
-        proxy, env = getattr(old, "flowui_proxy", None), getattr(old, "flowui_env", {})
-        await self.abandon()
-        driver = await asyncio.to_thread(self._session._start_window, proxy, env)
-        driver.flowui_proxy, driver.flowui_env = proxy, env
-        self._session._all.append(driver)
-        if self.window_size:
-            await asyncio.to_thread(driver.set_window_size, *self.window_size)
-        self.raw = driver
+        await self._call(navigate, self.raw, url, timeout, timeout=timeout)
 
     def _in_frame(self, frame: Frame | None, action):
         from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException, WebDriverException
@@ -433,7 +414,6 @@ class WebDriverSession(Session):
             await asyncio.to_thread(driver.set_window_size, *window)
         page = self.page_class(self.engine, driver)
         page._session = self
-        page.window_size = tuple(window) if window else None
         return page
 
     async def _release(self, page: WebDriverPage) -> None:
