@@ -109,6 +109,9 @@ class _Window:
     def get(self, url):
         self.url = url
 
+    def set_script_timeout(self, seconds):
+        self.script_timeout = seconds
+
 
 def test_a_navigation_ends_when_a_new_document_has_loaded_not_when_the_old_one_reads_complete():
     from flowui_sandbox.sandbox.engines.webdriver import navigate
@@ -179,3 +182,16 @@ def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypa
     remote.RemoteWebDriverSession(engine, remote.parse_remote(["webkit=http://127.0.0.1:1"])[0])._start()
     assert webdriver.PAGE_LOAD_STRATEGY == "none"
     assert asked == ["none", "none"]
+
+
+def test_a_document_read_lost_over_the_commit_is_bounded_and_asked_again():
+    """A read of the document that meets the new document's commit may never be answered; with
+    the reads' script timeout bounded, it fails after NAVIGATE_READ_TIMEOUT and is asked again
+    (CI: a goto held its whole WebDriver call past 20 s)."""
+    from selenium.common.exceptions import TimeoutException
+
+    from flowui_sandbox.sandbox.engines.webdriver import NAVIGATE_READ_TIMEOUT, navigate
+
+    window = _Window([1.0, "complete", "about:blank"], TimeoutException("script timeout"), [2.0, "complete", "http://a/"])
+    navigate(window, "http://a/", 5)
+    assert window.script_timeout == NAVIGATE_READ_TIMEOUT <= 2

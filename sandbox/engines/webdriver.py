@@ -277,6 +277,8 @@ class WebDriverPage(Page):
 
 #: The top document's identity and state: a new document has another time origin.
 _DOCUMENT = "return [performance.timeOrigin, document.readyState, location.href]"
+#: Seconds one read of the document may take while a navigation waits (scripts set their own after).
+NAVIGATE_READ_TIMEOUT = 2
 
 
 def navigate(driver: Any, url: str, timeout: float) -> None:
@@ -287,6 +289,9 @@ def navigate(driver: Any, url: str, timeout: float) -> None:
     Blocking: runs in a thread. Past ``timeout``: :class:`ScriptTimeout`."""
     from selenium.common.exceptions import UnexpectedAlertPresentException, WebDriverException
 
+    # Each read bounded: one that meets the new document's commit may never be answered (it then
+    # held the whole WebDriver call past its time, in CI); past the bound it is asked again.
+    driver.set_script_timeout(NAVIGATE_READ_TIMEOUT)
     try:
         before = driver.execute_script(_DOCUMENT)
     except UnexpectedAlertPresentException:
