@@ -176,6 +176,8 @@ def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypa
     asked = []
     monkeypatch.setattr(selenium_webdriver, "WebKitGTK", lambda options, service: asked.append(options.page_load_strategy))
     monkeypatch.setattr(selenium_webdriver, "Remote", lambda command_executor, options: asked.append(options.page_load_strategy))
+    monkeypatch.setattr(webdriver, "prepare_driver", lambda driver: driver)
+    monkeypatch.setattr(remote, "prepare_driver", lambda driver: driver)
     monkeypatch.setattr(webdriver.Xvfb, "display", staticmethod(lambda: ":0"))
     engine = Engine("webkit", "webdriver", sys.executable, "test")
     webdriver.start_webkit_driver(engine)
@@ -195,3 +197,190 @@ def test_a_document_read_lost_over_the_commit_is_bounded_and_asked_again():
     window = _Window([1.0, "complete", "about:blank"], TimeoutException("script timeout"), [2.0, "complete", "http://a/"])
     navigate(window, "http://a/", 5)
     assert window.script_timeout == NAVIGATE_READ_TIMEOUT <= 2
+
+
+# ---------------------------------------------------------------- a WebDriver call that does not come back
+
+
+def test_a_stalled_call_says_whether_it_started_what_it_waits_on_and_what_the_browser_does():
+    """CI saw WebKit calls pass their limit with nothing but "timed out": the message now says."""
+    import subprocess
+    import sys
+    import time
+
+    from flowui_sandbox.sandbox.engines.webdriver import stall_report
+
+    class Driver:
+        pass
+
+    assert stall_report(Driver(), []) == "it never started: no thread of the loop was free"
+    driver = Driver()
+    assert stall_report(driver, [time.monotonic()]) == "no WebDriver command in flight"
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        driver.flowui_command = ("navigateBrowsingContext", time.monotonic() - 3)
+        driver.service = type("Service", (), {"process": child})()
+        report = stall_report(driver, [time.monotonic()])
+        command, processes = report.split("; ")
+        assert command.startswith("navigateBrowsingContext unanswered for 3.")
+        name, state, cpu = processes.split(" ")
+        assert name.startswith("python") and state in {"S", "R"} and cpu.endswith("s")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_prepared_driver_bounds_its_http_calls_and_names_the_command_in_flight():
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    seen = []
+
+    class Driver:
+        def __init__(self):
+            self.command_executor = type("Executor", (), {"client_config": type("Config", (), {"timeout": None})()})()
+
+        def execute(self, command, params=None):
+            seen.append(self.flowui_command[0])
+            return {"value": command}
+
+    driver = webdriver.prepare_driver(Driver())
+    assert driver.command_executor.client_config.timeout == webdriver.HTTP_TIMEOUT
+    assert driver.execute("getTitle") == {"value": "getTitle"}
+    assert seen == ["getTitle"] and driver.flowui_command is None
+
+
+def _stalling_session(monkeypatch, stalls):
+    """A WebDriver session of scripted windows whose navigations stall as ``stalls`` says (per window name)."""
+    import sys
+
+    from flowui_sandbox.sandbox.engines import webdriver
+    from flowui_sandbox.sandbox.engines.base import Engine
+
+    class Window:
+        def __init__(self, name):
+            self.name, self.sizes = name, []
+            self.flowui_proxy, self.flowui_env = "http://127.0.0.1:9", {"TZ": "Asia/Tokyo"}
+
+        def set_window_size(self, width, height):
+            self.sizes.append((width, height))
+
+    visited, started = [], []
+
+    def navigate(driver, url, timeout):
+        visited.append((driver.name, url))
+        if driver.name in stalls:
+            raise webdriver.CallStalled(f"webkit: WebDriver call timed out after 15s ({driver.name})")
+
+    monkeypatch.setattr(webdriver, "navigate", navigate)
+    session = webdriver.WebDriverSession(Engine("webkit", "webdriver", sys.executable, "test"))
+    fresh = iter(Window(f"fresh{i}") for i in range(1, 3))
+    monkeypatch.setattr(session, "_start_window", lambda proxy, env: started.append((proxy, env)) or next(fresh))
+    first = Window("first")
+    session._all.append(first)
+    page = session.page_class(session.engine, first)
+    page._session, page.window_size = session, (1280, 900)
+    return page, session, visited, started
+
+
+def test_a_pages_first_navigation_that_stalls_is_done_again_in_a_fresh_window(monkeypatch):
+    """The window holds nothing of the caller's before its first navigation: a stalled one is
+    abandoned and a window started as it was (proxy, environment, size) navigates instead."""
+    import asyncio
+
+    page, session, visited, started = _stalling_session(monkeypatch, {"first"})
+    asyncio.run(page.goto("http://127.0.0.1:1/editor"))
+    assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
+    assert page.raw.name == "fresh1" and session._all == [page.raw] and page.raw.sizes == [(1280, 900)]
+    assert started == [("http://127.0.0.1:9", {"TZ": "Asia/Tokyo"})]
+
+
+def test_a_later_navigation_that_stalls_is_an_error_since_the_window_holds_the_callers_state(monkeypatch):
+    import asyncio
+
+    from flowui_sandbox.sandbox.engines.webdriver import CallStalled
+
+    page, session, visited, started = _stalling_session(monkeypatch, set())
+    asyncio.run(page.goto("http://127.0.0.1:1/a"))
+    session._all[0].name = "first-now-stalling"
+
+    def stall(driver, url, timeout):
+        raise CallStalled("webkit: WebDriver call timed out after 15s")
+
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    monkeypatch.setattr(webdriver, "navigate", stall)
+    with pytest.raises(CallStalled):
+        asyncio.run(page.goto("http://127.0.0.1:1/b"))
+    assert started == []
+
+
+def test_a_first_navigation_that_stalls_in_the_fresh_window_too_says_both(monkeypatch):
+    import asyncio
+
+    from flowui_sandbox.sandbox.engines.webdriver import CallStalled
+
+    page, *_ = _stalling_session(monkeypatch, {"first", "fresh1"})
+    with pytest.raises(CallStalled, match=r"\(first\); in a fresh window: .*\(fresh1\)"):
+        asyncio.run(page.goto("http://127.0.0.1:1/editor"))
+
+
+def test_a_window_goes_back_to_the_pool_with_every_webdriver_call_off_the_loop(monkeypatch):
+    """The return to about:blank, the extra windows' closing and the switch back are WebDriver
+    calls: each blocks until the browser answers, so none may run on the loop's thread."""
+    import asyncio
+    import sys
+    import threading
+
+    from flowui_sandbox.sandbox.engines import webdriver
+    from flowui_sandbox.sandbox.engines.base import Engine
+
+    calls = []
+
+    class Window:
+        def __init__(self):
+            self.switch_to = self
+
+        def _call(self, name):
+            calls.append((name, threading.current_thread() is loop_thread[0]))
+
+        def default_content(self):
+            self._call("default_content")
+
+        @property
+        def window_handles(self):
+            self._call("window_handles")
+            return ["main", "popup"]
+
+        def window(self, handle):
+            self._call(f"window {handle}")
+
+        def close(self):
+            self._call("close")
+
+    loop_thread = []
+    monkeypatch.setattr(webdriver, "navigate", lambda driver, url, timeout: driver._call(f"navigate {url}"))
+    session = webdriver.WebDriverSession(Engine("webkit", "webdriver", sys.executable, "test"))
+    window = Window()
+    session._all.append(window)
+    page = session.page_class(session.engine, window)
+    page._session = session
+
+    async def release():
+        loop_thread.append(threading.current_thread())
+        await page.close()
+
+    asyncio.run(release())
+    assert [name for name, _ in calls] == ["default_content", "navigate about:blank", "window_handles", "window popup", "close", "window main"]
+    assert not any(on_loop for _, on_loop in calls)
+    assert session._idle == [window]
+
+
+def test_the_portal_loop_has_threads_for_many_slow_calls():
+    from flowui_sandbox.sandbox.engines.base import LOOP_THREADS
+    from flowui_sandbox.sandbox.harness.portal import Portal
+
+    portal = Portal()
+    try:
+        assert portal.loop._default_executor._max_workers == LOOP_THREADS >= 32
+    finally:
+        portal.close()

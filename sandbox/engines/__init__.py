@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Session,
         Unsupported,
         Watch,
+        give_loop_threads,
     )
     from .discovery import DEBIAN_CHROMIUM, DEBIAN_FIREFOX, engines_report, find_engines, launch, select_engines
     from .names import ENGINE_NAMES
@@ -37,7 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # ENGINE_NAMES to build its options without loading asyncio and the drivers.
 _LAZY = {
     **dict.fromkeys(["HOLDER_ATTRIBUTE", "Capability", "DocumentReplaced", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone",
-                     "ScriptTimeout", "Session", "Unsupported", "Watch"], "base"),
+                     "ScriptTimeout", "Session", "Unsupported", "Watch",
+                     "give_loop_threads"], "base"),
     "ENGINE_NAMES": "names",
     **dict.fromkeys(["DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch", "select_engines"], "discovery"),
     **dict.fromkeys(["CHROMIUM_ARGS", "playwright_launch_options"], "playwright"),
@@ -45,7 +47,7 @@ _LAZY = {
 }
 __all__ = [
     "ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "DocumentReplaced", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "ScriptTimeout",
-    "Session", "Unsupported", "Watch", "DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch",
+    "Session", "Unsupported", "Watch", "give_loop_threads", "DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch",
     "select_engines", "CHROMIUM_ARGS", "playwright_launch_options", "kill_tree", "webdriver_enter_frame",
 ]
 

@@ -145,6 +145,20 @@ class Engine:
         return {"name": self.name, "driver": self.driver, "executable": self.executable, "origin": self.origin}
 
 
+#: Threads of the default executor of a loop that drives pages. Each WebDriver call holds one for as
+#: long as its browser takes (up to a script's whole time limit), and aiohttp serves files and the
+#: editor runs its analyses from the same pool: asyncio's default (the cores + 4) let a few slow
+#: calls hold back every other page and server of the loop.
+LOOP_THREADS = 32
+
+
+def give_loop_threads(loop: asyncio.AbstractEventLoop, name: str) -> None:
+    """Give ``loop`` a default executor of :data:`LOOP_THREADS` threads named ``name``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=LOOP_THREADS, thread_name_prefix=name))
+
+
 def driver_of(engine: Engine) -> type[Session] | None:
     """The :class:`Session` class of ``engine``'s driver (None: no such driver is loaded)."""
     return _DRIVERS.get(engine.driver)
@@ -378,4 +392,4 @@ class Session(ABC):
 
 
 __all__ = ["ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "DocumentReplaced",
-           "ScriptTimeout", "Session", "Unsupported", "Watch", "driver_of"]
+           "ScriptTimeout", "Session", "Unsupported", "Watch", "driver_of", "give_loop_threads"]

@@ -31,7 +31,7 @@ from ..files import shown_name
 from .base import ENGINE_NAMES, Engine, EngineError, Session
 from .discovery import WEBKIT_MINIBROWSER_GLOB, select_engines
 from .playwright import PlaywrightSession
-from .webdriver import PAGE_LOAD_STRATEGY, WebDriverPage, WebDriverSession, quit_quietly
+from .webdriver import PAGE_LOAD_STRATEGY, WebDriverPage, WebDriverSession, prepare_driver, quit_quietly
 
 #: Pages open at once on one Playwright browser server (as verify's local CONCURRENCY).
 PLAYWRIGHT_PAGES = 3
@@ -221,7 +221,7 @@ class RemoteWebDriverSession(WebDriverSession):
             options.add_argument("--ignore-host=127.0.0.1,localhost")
         options.accept_insecure_certs = True
         try:
-            return webdriver.Remote(command_executor=self.endpoint.url, options=options)
+            return prepare_driver(webdriver.Remote(command_executor=self.endpoint.url, options=options))
         except Exception as exc:
             raise EngineError(f"webkit: {self.endpoint.url}: no session ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 

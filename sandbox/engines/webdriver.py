@@ -34,6 +34,14 @@ START_TIMEOUT = 60.0
 #: and the next navigation hung: seen once in CI, 2.50.6): navigations wait for the new
 #: document here instead (:func:`navigate`), and a script runs in the document it finds.
 PAGE_LOAD_STRATEGY = "none"
+#: Seconds one HTTP call to a WebDriver server may take. Selenium's default is no limit: a call
+#: the server never answered held its thread for good. Longer than any script's time limit.
+HTTP_TIMEOUT = 120.0
+
+
+class CallStalled(ScriptTimeout):
+    """A WebDriver call that did not come back within its time limit (the message says what it
+    was waiting on); the thread that made it ends with the call's HTTP limit (:data:`HTTP_TIMEOUT`)."""
 
 class Xvfb:
     """One virtual display shared by every WebDriver browser of this process."""
@@ -100,16 +108,49 @@ class WebDriverPage(Page):
         self.capabilities = WebDriverSession.capabilities_for(engine)
         self.raw = driver
         self._lock = asyncio.Lock()
+        self.visited = False  # a navigation done: from then on the window holds the caller's state
+        self.window_size: tuple[int, int] | None = None  # new_page's options["window"], for a fresh window
 
     async def _call(self, fn, *args, timeout: float):
         async with self._lock:
+            started: list[float] = []
+
+            def run():
+                started.append(time.monotonic())
+                return fn(*args)
+
             try:
-                return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout + 5)
+                return await asyncio.wait_for(asyncio.to_thread(run), timeout + 5)
             except TimeoutError:
-                raise ScriptTimeout(f"{self.engine.name}: WebDriver call timed out after {timeout}s") from None
+                raise CallStalled(f"{self.engine.name}: WebDriver call timed out after {timeout}s "
+                                  f"({stall_report(self.raw, started)})") from None
 
     async def goto(self, url: str, timeout: float = 15) -> None:
-        await self._call(navigate, self.raw, url, timeout, timeout=timeout)
+        try:
+            await self._call(navigate, self.raw, url, timeout, timeout=timeout)
+        except CallStalled as first:
+            if self.visited:
+                raise
+            # A page's first navigation whose WebDriver call never came back (CI, three times, in
+            # WebKitGTK): the window holds nothing of its caller's yet, so once more in a fresh one.
+            try:
+                await self._fresh_window()
+                await self._call(navigate, self.raw, url, timeout, timeout=timeout)
+            except EngineError as again:
+                raise CallStalled(f"{first}; in a fresh window: {again}") from None
+        self.visited = True
+
+    async def _fresh_window(self) -> None:
+        """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size)."""
+        old = self.raw
+        proxy, env = getattr(old, "flowui_proxy", None), getattr(old, "flowui_env", {})
+        await self.abandon()
+        driver = await asyncio.wait_for(asyncio.to_thread(self._session._start_window, proxy, env), START_TIMEOUT + 5)
+        driver.flowui_proxy, driver.flowui_env = proxy, env
+        self._session._all.append(driver)
+        if self.window_size:
+            await asyncio.to_thread(driver.set_window_size, *self.window_size)
+        self.raw = driver
 
     def _in_frame(self, frame: Frame | None, action):
         from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException, WebDriverException
@@ -331,9 +372,8 @@ def webdriver_enter_frame(driver: Any, frame: Frame) -> None:
             driver.switch_to.frame(0)
 
 
-def kill_tree(pid: int) -> None:
-    """SIGKILL ``pid`` and its descendants (read from /proc), children first."""
-    import signal
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (read from /proc), parents before their children."""
 
     def children(p: int) -> list[int]:
         found: list[int] = []
@@ -341,7 +381,7 @@ def kill_tree(pid: int) -> None:
             try:
                 with open(task) as f:
                     found += [int(c) for c in f.read().split()]
-            except OSError:
+            except OSError:  # the process ended meanwhile: no children
                 pass
         return found
 
@@ -351,6 +391,60 @@ def kill_tree(pid: int) -> None:
         p = stack.pop()
         order.append(p)
         stack += children(p)
+    return order
+
+
+def process_states(pid: int) -> str:
+    """What ``pid`` and its descendants are doing, from /proc: ``name state cpu-seconds`` each
+    (state R runs, S sleeps, D waits on a device, Z ended), for a report of a stalled browser."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seen = []
+    for p in process_tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+        seen.append(f"{name} {rest[0]} {(int(rest[11]) + int(rest[12])) / tick:.1f}s")
+    return ", ".join(seen) or f"process {pid} gone"
+
+
+def stall_report(driver: Any, started: list[float]) -> str:
+    """Why a WebDriver call did not come back: it never started (no thread free), or the command
+    its driver still waits on, and what the driver's processes are doing."""
+    if not started:
+        return "it never started: no thread of the loop was free"
+    command = getattr(driver, "flowui_command", None)
+    report = [f"{command[0]} unanswered for {time.monotonic() - command[1]:.1f}s" if command else "no WebDriver command in flight"]
+    process = getattr(getattr(driver, "service", None), "process", None)
+    if process is not None:
+        report.append(process_states(process.pid))
+    return "; ".join(report)
+
+
+def prepare_driver(driver: Any) -> Any:
+    """Bound each HTTP call of ``driver`` (:data:`HTTP_TIMEOUT`) and keep the command in flight
+    (``driver.flowui_command``: name, start) for :func:`stall_report`."""
+    driver.command_executor.client_config.timeout = HTTP_TIMEOUT
+    execute = driver.execute
+
+    def tracked(command: str, params: dict | None = None) -> Any:
+        driver.flowui_command = (command, time.monotonic())
+        try:
+            return execute(command, params)
+        finally:
+            driver.flowui_command = None
+
+    driver.execute = tracked
+    return driver
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and its descendants (read from /proc), children first."""
+    import signal
+
+    order = process_tree(pid)
     for p in reversed(order):
         try:
             os.kill(p, signal.SIGKILL)
@@ -419,25 +513,27 @@ class WebDriverSession(Session):
             await asyncio.to_thread(driver.set_window_size, *window)
         page = self.page_class(self.engine, driver)
         page._session = self
+        page.window_size = tuple(window) if window else None
         return page
 
     async def _release(self, page: WebDriverPage) -> None:
-        try:
-            def blank() -> None:
-                page.raw.switch_to.default_content()
-                navigate(page.raw, "about:blank", 10)
+        driver = page.raw
 
-            await page._call(blank, timeout=10)
-            handles = page.raw.window_handles
+        def blank() -> None:
+            driver.switch_to.default_content()
+            navigate(driver, "about:blank", 10)
+            handles = driver.window_handles
             for extra in handles[1:]:  # windows a test opened
-                page.raw.switch_to.window(extra)
-                page.raw.close()
-            page.raw.switch_to.window(handles[0])
-        except Exception:
-            await asyncio.to_thread(quit_quietly, page.raw)
-            self._all.remove(page.raw)
+                driver.switch_to.window(extra)
+                driver.close()
+            driver.switch_to.window(handles[0])
+
+        try:
+            await page._call(blank, timeout=10)
+        except Exception:  # a window that cannot go back to blank is not reused: whatever went wrong, it goes
+            await page.abandon()
             return
-        self._idle.append(page.raw)
+        self._idle.append(driver)
 
     async def close(self) -> None:
         for driver in self._all:
@@ -487,7 +583,7 @@ def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: d
     timer.daemon = True
     timer.start()
     try:
-        return webdriver.WebKitGTK(options=options, service=service)
+        return prepare_driver(webdriver.WebKitGTK(options=options, service=service))
     except Exception as exc:
         if late.is_set():
             raise EngineError(f"webkit: WebKitWebDriver did not start a session within {START_TIMEOUT:.0f} s") from exc

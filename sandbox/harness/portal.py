@@ -10,7 +10,7 @@ import asyncio
 import threading
 from typing import Any
 
-from ..engines import Engine, Frame, Page
+from ..engines import Engine, Frame, Page, give_loop_threads
 
 
 class Portal:
@@ -18,6 +18,7 @@ class Portal:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        give_loop_threads(self.loop, "flowui-portal")
         self._thread = threading.Thread(target=self.loop.run_forever, name="flowui-portal", daemon=True)
         self._thread.start()
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..engines import Engine, EngineError, Session, Watch, launch
+from ..engines import Engine, EngineError, Session, Watch, give_loop_threads, launch
 from ..harness.pages import PagePool
 from .attempt import Run, attempt_probe
 from .generators import CommandGenerator, Generator, GeneratorOutputError, GeneratorRefused, check_iframe
@@ -61,7 +60,7 @@ async def run_matrix(engines: list[Engine], probes: list[Probe], generator: Gene
     or spread over the remote browsers ``remote[engine]`` (sandbox.engines.remote.Endpoint) when given."""
     generator = generator or Generator()
     loop = asyncio.get_running_loop()
-    loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-verify"))
+    give_loop_threads(loop, "flowui-verify")
     own = servers is None
     servers = servers or await Servers().start()
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ...block.extract import extract_paths
-from ...engines import Engine, EngineError, select_engines
+from ...engines import Engine, EngineError, give_loop_threads, select_engines
 from ...engines.remote import Endpoint, plan
 from ...errors import OptionError, UsageError
 from ...harness.remote import ServerNames, Worker, close_all, connect_all
@@ -65,7 +64,7 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
     (every one must answer: :class:`OptionError` naming those that do not, before any block runs)."""
     workers = await _connect(engines, remote or {})
     loop = asyncio.get_running_loop()
-    loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="flowui-review"))
+    give_loop_threads(loop, "flowui-review")
     loop.set_exception_handler(_quiet)
     _, context = tls_context("127.0.0.1", "localhost")
     works = [_work(i, b) for i, b in enumerate(blocks)]
