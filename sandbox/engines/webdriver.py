@@ -43,6 +43,7 @@ class CallStalled(ScriptTimeout):
     """A WebDriver call that did not come back within its time limit (the message says what it
     was waiting on); the thread that made it ends with the call's HTTP limit (:data:`HTTP_TIMEOUT`)."""
 
+
 class Xvfb:
     """One virtual display shared by every WebDriver browser of this process."""
 
@@ -131,8 +132,8 @@ class WebDriverPage(Page):
         except CallStalled as first:
             if self.visited:
                 raise
-            # A page's first navigation whose WebDriver call never came back (CI, three times, in
-            # WebKitGTK): the window holds nothing of its caller's yet, so once more in a fresh one.
+            # A page's first navigation whose WebDriver call never came back (WebKitGTK, the editor's
+            # tests, in full CI runs only): the window holds nothing of its caller's yet, so once more in a fresh one.
             try:
                 await self._fresh_window()
                 await self._call(navigate, self.raw, url, timeout, timeout=timeout)
