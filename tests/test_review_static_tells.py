@@ -38,6 +38,11 @@ def tells(script: str) -> list[str]:
     ("const d = Object.getOwnPropertyDescriptors(Navigator.prototype); d.webdriver.get;", ["navigator.webdriver"]),
     ("for (const k in navigator) { if (k === 'webdriver') {} }", ["navigator.webdriver"]),
     ("navigator?.webdriver;", ["navigator.webdriver"]),
+    # The name built from pieces and compared with navigator's keys, or handed on
+    ("for (const k in navigator) { if (k === 'web' + 'driver') {} }", ["navigator.webdriver"]),
+    ("const w = 'web', d = 'driver'; for (const k in navigator) if (k === w + d) {}", ["navigator.webdriver"]),
+    ("Object.keys(Navigator.prototype).includes(['web', 'driver'].join(''));", ["navigator.webdriver"]),
+    ("for (const k in navigator) { if (k === `hardware${'Concurrency'}`) {} }", ["navigator.hardwareConcurrency"]),
     # The same tell twice is one finding.
     ("navigator.webdriver; window.navigator.webdriver;", ["navigator.webdriver"]),
 ])
@@ -61,6 +66,7 @@ def test_webgls_renderer_info_is_one_finding_for_the_extension_and_its_constants
     "function f(outerWidth) { return outerWidth; } const o = {outerWidth: 1}; o.outerWidth;",
     "const box = {screen: {width: 3}}; box.screen.width;",
     "const o = {a: 1}; if ('a' in o) {}",
+    "const label = 'web' + ' driver'; const t = `Web${'Driver'} guide`;",
 ])
 def test_what_blocks_read_to_format_and_adapt_is_no_tell(script):
     assert tells(script) == []

@@ -325,6 +325,8 @@ class Inspector:
                 self._rtc_refs.append((script, node))
             if kind in ("binary_expression", "template_string", "call_expression"):
                 self._assembled(script, node)
+                if (built := self.flow.pieces.literal(node)) in _TELL_NAMES:  # k === 'web' + 'driver'
+                    self._environment(script, node, _TELL_NAMES[built])
             if kind == "binary_expression" and (operator := node.child_by_field_name("operator")) is not None \
                     and operator.type == "in":  # 'webdriver' in navigator
                 self._environment(script, node, f"{self.flow.name_of(node.child_by_field_name('right'))}."
