@@ -216,15 +216,17 @@ def test_a_stalled_call_says_whether_it_started_what_it_waits_on_and_what_the_br
     assert stall_report(Driver(), []) == "it never started: no thread of the loop was free"
     driver = Driver()
     assert stall_report(driver, [time.monotonic()]) == "no WebDriver command in flight"
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    child = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(30)"],
+                             stdout=subprocess.PIPE, text=True)
     try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"  # started, not mid-exec
         driver.flowui_command = ("navigateBrowsingContext", time.monotonic() - 3)
         driver.service = type("Service", (), {"process": child})()
         report = stall_report(driver, [time.monotonic()])
         command, processes = report.split("; ")
         assert command.startswith("navigateBrowsingContext unanswered for 3.")
         name, state, cpu = processes.split(" ")
-        assert name.startswith("python") and state in {"S", "R"} and cpu.endswith("s")
+        assert name.startswith("python") and state in {"S", "R", "D"} and cpu.endswith("s")
     finally:
         child.kill()
         child.wait()

@@ -143,15 +143,9 @@ class WebDriverPage(Page):
 
     async def _fresh_window(self) -> None:
         """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size)."""
-        old = self.raw
-        proxy, env = getattr(old, "flowui_proxy", None), getattr(old, "flowui_env", {})
+        proxy, env = getattr(self.raw, "flowui_proxy", None), getattr(self.raw, "flowui_env", {})
         await self.abandon()
-        driver = await asyncio.wait_for(asyncio.to_thread(self._session._start_window, proxy, env), START_TIMEOUT + 5)
-        driver.flowui_proxy, driver.flowui_env = proxy, env
-        self._session._all.append(driver)
-        if self.window_size:
-            await asyncio.to_thread(driver.set_window_size, *self.window_size)
-        self.raw = driver
+        self.raw = await self._session._new_window(proxy, env, self.window_size)
 
     def _in_frame(self, frame: Frame | None, action):
         from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException, WebDriverException
@@ -501,21 +495,27 @@ class WebDriverSession(Session):
         env = self._environment(options)
         idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy and getattr(d, "flowui_env", {}) == env]
         await self._unmatched([d for d in self._idle if d not in idle])
+        window = (options or {}).get("window")
         if idle:
             driver = idle[-1]
             self._idle.remove(driver)
+            if window:
+                await asyncio.to_thread(driver.set_window_size, *window)
         else:
-            driver = await asyncio.to_thread(self._start_window, proxy, env)
-            driver.flowui_proxy = proxy
-            driver.flowui_env = env
-            self._all.append(driver)
-        window = (options or {}).get("window")
-        if window:
-            await asyncio.to_thread(driver.set_window_size, *window)
+            driver = await self._new_window(proxy, env, window)
         page = self.page_class(self.engine, driver)
         page._session = self
         page.window_size = tuple(window) if window else None
         return page
+
+    async def _new_window(self, proxy: str | None, env: dict[str, str], window: Any) -> Any:
+        """A MiniBrowser started with ``proxy`` and ``env``, in the pool, sized to ``window`` when given."""
+        driver = await asyncio.wait_for(asyncio.to_thread(self._start_window, proxy, env), START_TIMEOUT + 5)
+        driver.flowui_proxy, driver.flowui_env = proxy, env
+        self._all.append(driver)
+        if window:
+            await asyncio.to_thread(driver.set_window_size, *window)
+        return driver
 
     async def _release(self, page: WebDriverPage) -> None:
         driver = page.raw

@@ -166,6 +166,8 @@ def merge(static: list[Finding], browser: list[Finding]) -> list[Finding]:
 #: Findings whose paths (state paths, or inputs such as input:#email) leave the block.
 LEAK_RULES = frozenset(("exfil.state-to-url", "exfil.input-to-url", "exfil.css-keylogger", "exfil.css-state-selector",
                         "channel.webrtc"))
+#: Findings whose hosts are where the block sends something: the leaks', and the loads and links that name a host.
+HOST_RULES = LEAK_RULES | frozenset(("url.external", "exfil.css-attribute-selector", "network.link-hint", "navigation.self"))
 
 
 def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult | None) -> Summary:
@@ -175,10 +177,7 @@ def summarise(findings: list[Finding], summary: Summary, browser: BrowserResult 
     counts = {s: 0 for s in SEVERITY_RANK}
     for f in findings:
         counts[f.severity] += 1
-        if f.rule in ("url.external", "exfil.state-to-url", "exfil.css-attribute-selector", "network.link-hint",
-                      "navigation.self", "channel.webrtc", "exfil.input-to-url", "exfil.css-keylogger",
-                      "exfil.css-state-selector") \
-                or f.rule.startswith("browser.") and f.hosts:
+        if f.rule in HOST_RULES or f.rule.startswith("browser.") and f.hosts:
             hosts.update(f.hosts)
         if f.rule in LEAK_RULES or f.rule.startswith("browser.exfil"):
             for path in f.paths:

@@ -348,13 +348,16 @@ class Flow:
         return frozenset(labels)
 
     # -- the fixed point -----------------------------------------------------------------
+    def _grow(self, table: dict, key: Any, labels: Labels) -> None:
+        """``table[key]`` holds ``labels`` too; a new label is a change of the fixed point."""
+        if labels:
+            old = table.get(key, frozenset())
+            if not labels <= old:
+                table[key] = old | labels
+                self.changed = True
+
     def _bind(self, name: str, labels: Labels) -> None:
-        if not labels:
-            return
-        old = self.vars.get(name, frozenset())
-        if not labels <= old:
-            self.vars[name] = old | labels
-            self.changed = True
+        self._grow(self.vars, name, labels)
 
     def _bind_pattern(self, pattern: Node | None, labels: Labels) -> None:
         if pattern is None:
@@ -504,12 +507,7 @@ class Flow:
                 # new Holder(q), new A(q): a function or class of the scripts gets its arguments.
                 self._pass([*self.functions.get(ctor, ()), *self.constructors.get(ctor, ())], args)
                 if ctor in ("CustomEvent", "Event", "MessageEvent") and len(args) >= 2:
-                    kind_name = string_value(args[0]) or "?"
-                    labels = self.labels(args[1])
-                    old = self.events.get(kind_name, frozenset())
-                    if labels and not labels <= old:
-                        self.events[kind_name] = old | labels
-                        self.changed = True
+                    self._grow(self.events, string_value(args[0]) or "?", self.labels(args[1]))
 
     def _returns_name(self, function: Node) -> str:
         """The key of what ``function`` returns in :attr:`returns`: its name, or for a function a
@@ -536,18 +534,11 @@ class Flow:
 
     def _made_by(self, name: str, call: Node) -> None:
         """``name = mk(...)``: calling ``name`` gives what the function ``mk`` returns gives."""
-        made = self._made(call)
-        if made and not made <= self.returns.get(name, frozenset()):
-            self.returns[name] = self.returns.get(name, frozenset()) | made
-            self.changed = True
+        self._grow(self.returns, name, self._made(call))
 
     def _return(self, named: str, value: Node) -> None:
         """``value`` is returned by the function whose key is ``named``."""
-        labels = self.labels(value)
-        old = self.returns.get(named, frozenset())
-        if labels and not labels <= old:
-            self.returns[named] = old | labels
-            self.changed = True
+        self._grow(self.returns, named, self.labels(value))
 
     def _alias(self, name: Node | None, value: Node) -> None:
         """``name = value`` binds flowUi, the global object, the document, ``location`` or
@@ -608,19 +599,12 @@ class Flow:
                     self._alias_as(target, self.canonical(f"{source}.{key}"))
 
     def _bind_prop(self, name: str, labels: Labels) -> None:
-        if not labels or not name:
-            return
-        old = self.props.get(name, frozenset())
-        if not labels <= old:
-            self.props[name] = old | labels
-            self.changed = True
+        if name:
+            self._grow(self.props, name, labels)
 
     def _hold(self, name: str, labels: Labels) -> None:
         """``name`` holds the objects ``labels`` under some key: every member read below it may see them."""
-        old = self.holding.get(name, frozenset())
-        if labels and not labels <= old:
-            self.holding[name] = old | labels
-            self.changed = True
+        self._grow(self.holding, name, labels)
 
     def _held_by(self, node: Node | None) -> Labels:
         """The objects put in the object a member chain starts from (``reg`` of ``reg.x.y``, ``reg[k]``)."""
@@ -631,10 +615,7 @@ class Flow:
         return self.holding.get(text(node), frozenset()) if node is not None and node.type == "identifier" else frozenset()
 
     def _bind_this(self, function: Node, labels: Labels) -> None:
-        old = self.this.get(function.id, frozenset())
-        if not labels <= old:
-            self.this[function.id] = old | labels
-            self.changed = True
+        self._grow(self.this, function.id, labels)
 
     def _bind_dom(self, labels: Labels) -> None:
         if labels and not labels <= self.dom:
@@ -690,10 +671,7 @@ class Flow:
             self._bind(f"\0resolved:{text(function)}", self.labels(args[0]))  # resolve(v) in a Promise's executor
         if method == "postMessage" and args:
             # A message the block posts (to itself, a channel's port): a message listener's event holds it.
-            labels = self.labels(args[0])
-            if labels and not labels <= self.events.get("message", frozenset()):
-                self.events["message"] = self.events.get("message", frozenset()) | labels
-                self.changed = True
+            self._grow(self.events, "message", self.labels(args[0]))
         targets = self.functions.get(called, ())
         if not targets and (called_now := _called_function(function)) is not None:
             targets = [called_now]  # (d => d.cookie)(document)

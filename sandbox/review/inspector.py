@@ -30,6 +30,7 @@ from .js import (
     urls_in_text,
     walk,
 )
+from .source import SVG_ANIMATION_VALUES
 from .urls import UrlVerdict, absolute_url, allowed_schemes, classify, host_of
 
 #: Properties whose assignment loads (or navigates to) a URL, by element use.
@@ -57,8 +58,6 @@ _WORKERS = frozenset(("Worker", "SharedWorker"))
 _DECODERS = frozenset(("atob", "String.fromCharCode", "String.fromCodePoint", "unescape"))
 _COMPUTED_ROOTS = frozenset(("window", "document", "globalThis", "self", "top", "parent", "frames", "navigator", "location"))
 _TRUE = frozenset(("true", "1", "!0", "!false"))
-#: The values of an SVG animation (<set>, <animate>): a URL when it animates an href.
-_ANIMATION_VALUES = frozenset(("to", "from", "by", "values"))
 #: What a block reads only to tell an automated browser (the review's) from a person's, or one
 #: person's machine from another's: nothing a block shows needs it (docs/REVIEW-BROWSER.md, the tells).
 #: Not the language, the time zone or the user agent string: blocks format and adapt by those.
@@ -516,7 +515,7 @@ class Inspector:
                 self._refresh(script, node, args[1])
             if attr in URL_ATTRS and not self._no_refresh(attr, args[1]):
                 self.sink(script, node, args[1], f"{method}('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
-            elif attr in _ANIMATION_VALUES and (any(label[0] == URL for label in self.flow.labels(args[1]))
+            elif attr in SVG_ANIMATION_VALUES and (any(label[0] == URL for label in self.flow.labels(args[1]))
                                                 or any("://" in f for f in literal_fragments(args[1]))):
                 # an SVG <set>/<animate> of an href: its value is a URL the engine loads (Chromium, Firefox)
                 self.sink(script, node, args[1], f"{method}('{attr}')", "img")

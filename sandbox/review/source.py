@@ -182,6 +182,9 @@ def _start_tags(source: str, names: set[str], deadline: float = float("inf")) ->
 INTERESTING_TAGS = frozenset(("script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed",
                               "portal", "fencedframe", "form", "a", "area", "img", "source", "video", "audio", "track",
                               "input", "image", "feimage", "button", "set", "animate"))
+#: The attributes of an SVG animation (<set>, <animate>) that hold its values: URLs the engine
+#: loads when it animates an href (Chromium and Firefox).
+SVG_ANIMATION_VALUES = ("to", "from", "by", "values")
 INTERESTING_ATTRIBUTES = frozenset(("style", "src", "srcset", "href", "xlink:href", "poster", "background", "lowsrc",
                                     "data", "action", "formaction", "target", "ping"))
 

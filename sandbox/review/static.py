@@ -19,7 +19,7 @@ from .flow import Flow
 from .inspector import Inspector
 from .js import Script, TooComplex, _css_ident, parse
 from .model import Finding, Projection
-from .source import Document, Element, Mapper
+from .source import SVG_ANIMATION_VALUES, Document, Element, Mapper
 from .urls import classify
 
 #: Words that make a path look sensitive (a whole snake_case word of a segment).
@@ -387,7 +387,7 @@ class _Analysis:
             # SVG animation of an href (<image><set attributeName=href to=URL>): Chromium and Firefox load the URL.
             animated = next((a.value for n, a in attrs.items() if n.lower() == "attributename"), "").strip().lower()
             if animated in ("href", "xlink:href"):
-                for name in ("to", "from", "by", "values"):
+                for name in SVG_ANIMATION_VALUES:
                     for url in (attrs[name].value.split(";") if name == "values" else [attrs[name].value]) if name in attrs else ():
                         if url.strip():
                             self._url(url.strip(), "img", attrs[name].offset, f"<{tag} {name}> (animating {animated})",
