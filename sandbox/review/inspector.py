@@ -65,9 +65,11 @@ _ENVIRONMENT_TELLS = frozenset((
     "navigator.webdriver", "navigator.hardwareConcurrency", "navigator.deviceMemory", "navigator.plugins",
     "navigator.mimeTypes", "navigator.userAgentData", "navigator.getBattery", "speechSynthesis.getVoices",
     "performance.memory", "screen.width", "screen.height", "screen.availWidth", "screen.availHeight",
-    "screen.colorDepth", "screen.pixelDepth", "outerWidth", "outerHeight"))
+    "screen.colorDepth", "screen.pixelDepth", "outerWidth", "outerHeight", "Notification.permission"))
 #: WebGL's names of the real graphics card (a software renderer marks a headless browser): one finding for all.
 _GPU_TELLS = frozenset(("WEBGL_debug_renderer_info", "UNMASKED_RENDERER_WEBGL", "UNMASKED_VENDOR_WEBGL"))
+#: The two constants' values (``gl.getParameter(0x9246)`` needs no extension object in Chromium and WebKit).
+_GPU_PARAMETERS = frozenset((0x9245, 0x9246))
 #: Names no block uses for anything but a tell, as strings too (``k === 'webdriver'`` over the
 #: keys of ``navigator``, ``Object.getOwnPropertyDescriptors(Navigator.prototype)['webdriver']``).
 _TELL_NAMES = {**{t.rpartition(".")[2]: t for t in ("navigator.webdriver", "navigator.hardwareConcurrency",
@@ -78,6 +80,25 @@ _TELL_NAMES = {**{t.rpartition(".")[2]: t for t in ("navigator.webdriver", "navi
 #: and the interfaces whose prototypes hold the getters (``Navigator.prototype.webdriver``).
 _TELL_HOLDERS = {"clientInformation": "navigator", "Navigator.prototype": "navigator", "Screen.prototype": "screen",
                  "Performance.prototype": "performance", "SpeechSynthesis.prototype": "speechSynthesis"}
+#: Globals automation tools leave in a page (PhantomJS, Selenium's drivers, Watir, Nightmare,
+#: Playwright, Puppeteer, Cypress), and the prefixes of those whose names vary (ChromeDriver's
+#: ``cdc_...`` arrays): a block looks for them only to hide from an automated browser.
+_AUTOMATION_GLOBALS = frozenset((
+    "callPhantom", "_phantom", "phantom", "__phantomas", "domAutomation", "domAutomationController", "_Selenium_IDE_Recorder",
+    "_selenium", "callSelenium", "calledSelenium", "__webdriverFunc", "__lastWatirAlert", "__lastWatirConfirm",
+    "__lastWatirPrompt", "__nightmare", "Cypress", "awesomium", "__playwright__binding__", "__pwInitScripts",
+    "__puppeteer_evaluation_script__", "__webdriver_script_fn"))
+#: Of those, the ones that are also words a block may show ('Cypress', a city): a tell as a global, not as a string.
+_AUTOMATION_WORDS_TOO = frozenset(("phantom", "Cypress", "awesomium"))
+_AUTOMATION_PREFIXES = ("cdc_", "$cdc_", "$wdc_", "__webdriver_", "__selenium_", "__fxdriver_", "__driver_", "__playwright",
+                        "__pw_", "__puppeteer")
+#: The globals' holders (a bare name reads the window's own).
+_GLOBAL_HOLDERS = frozenset(("", "window", "self", "globalThis", "top", "parent", "frames", "document",
+                             "document.documentElement"))
+#: Words in a pattern (``/headless/i``) that name an automated browser (its user agent, its tools),
+#: and the user agent's own marks in a string (``ua.includes('HeadlessChrome')``).
+_AUTOMATION_WORDS = ("headless", "phantomjs", "slimerjs", "puppeteer", "playwright", "selenium", "webdriver", "cdc_")
+_AUTOMATION_AGENTS = ("HeadlessChrome", "HeadlessEdg", "PhantomJS", "SlimerJS")
 _ENCODED_MIN = 80
 #: Namespace names are identifiers, never loaded (createElementNS, setAttributeNS).
 XML_NAMESPACES = frozenset(("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
@@ -365,10 +386,12 @@ class Inspector:
                               "document.cookie: the block's origin is opaque, so it throws")
                 elif name in self.flow.members:  # const {webdriver} = navigator
                     self._environment(script, node, self.flow.members[name])
-                elif name in _ENVIRONMENT_TELLS and not bound_locally(node, name) and not (
+                elif (name in _ENVIRONMENT_TELLS or automation_global(name)) and not bound_locally(node, name) and not (
                         parent is not None and parent.type in ("member_expression", "pair")
                         and node in (parent.child_by_field_name("property"), parent.child_by_field_name("key"))):
-                    self._environment(script, node, name)  # outerWidth, the global's own
+                    self._environment(script, node, name)  # outerWidth, callPhantom: the global's own
+                elif name in _TELL_NAMES and (within := enclosing_with(node, self._with)) is not None:
+                    self._environment(script, node, f"{self.flow.name_of(within)}.{name}")  # with (navigator) webdriver
             elif kind == "subscript_expression":
                 obj = node.child_by_field_name("object")
                 index = node.child_by_field_name("index")
@@ -382,6 +405,8 @@ class Inspector:
                 self._environment(script, node, self.flow.name_of(node))  # navigator['web' + 'driver']
             elif kind in ("string", "template_string"):
                 self._string(script, node)
+            elif kind == "regex_pattern":  # /HeadlessChrome/.test(navigator.userAgent)
+                self._automation_text(script, node, text(node))
             elif kind in ("while_statement", "do_statement", "for_statement"):
                 self._loop(script, node)
             elif kind == "import" and (up := parent_of(node)) is not None and up.type == "call_expression":
@@ -486,6 +511,8 @@ class Inspector:
 
     def _call(self, script: Script, node: Node) -> None:
         args, name, head, method = self.flow.call_parts(node)
+        if method == "getParameter" and args and self.flow.pieces.number(args[0]) in _GPU_PARAMETERS:
+            self._environment(script, node, "UNMASKED_RENDERER_WEBGL")  # gl.getParameter(37446)
         function = node.child_by_field_name("function")
         aliases = self.flow.aliases
         if method in ("send", "setValue", "openUrl") and (head in aliases or function is not None and function.type
@@ -655,6 +682,10 @@ class Inspector:
         """``obfuscation.environment-probe`` when ``name`` (a dotted name) is a tell of an automated
         browser or of the machine; once per tell."""
         holder, _, member = name.rpartition(".")
+        if holder in _GLOBAL_HOLDERS and automation_global(member):
+            self.once("obfuscation.environment-probe", member, script, node,
+                      f"reads {member}: a global an automation tool leaves in the page, not something the block shows")
+            return
         if holder in _TELL_HOLDERS:
             name = f"{_TELL_HOLDERS[holder]}.{member}"
         elif member in _TELL_NAMES:  # x.webdriver, whatever x is (a descriptor map, a copy)
@@ -671,6 +702,7 @@ class Inspector:
             value = string_value(node) or ""
             if value in _TELL_NAMES:  # gl.getExtension('WEBGL_debug_renderer_info'), k === 'webdriver'
                 self._environment(script, node, _TELL_NAMES[value])
+            self._automation_text(script, node, value)
             pieces = [(node, value)]
         else:
             pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
@@ -695,6 +727,23 @@ class Inspector:
                     self.emit("obfuscation.encoded-string", script, piece,
                               f"a {len(value)}-character encoded string literal ({_shorten(value)})")
                     self.reach.append((script, piece, "an encoded string"))
+
+    def _automation_text(self, script: Script, node: Node, value: str) -> None:
+        """A string or a pattern that names an automated browser: ``'HeadlessChrome'``,
+        ``/headless/i`` against the user agent, ``'cdc_'`` against the window's keys."""
+        if node.type == "regex_pattern":
+            lowered = value.lower()
+            word = min(((lowered.find(w), w) for w in _AUTOMATION_WORDS if w in lowered), default=(0, None))[1]
+        elif automation_global(value) and value not in _AUTOMATION_WORDS_TOO:
+            self._environment(script, node, value)
+            return
+        else:  # a word in running text ("a headless CMS", "Selenium, 34") is no tell
+            word = next((w for w in _AUTOMATION_AGENTS if w in value), None) or \
+                ("headless" if value.strip().lower() == "headless" else None)
+        if word is not None:
+            self.once("obfuscation.environment-probe", f"text:{word.lower()}", script, node,
+                      f"looks for {word!r}: a mark of an automated browser (its user agent or its tools), "
+                      "not of what the block shows")
 
     def _script_url(self, script: Script, node: Node, url: str, host: str, verdict: UrlVerdict, where: str) -> None:
         """``url.external`` or ``url.blocked-scheme`` for a URL a script holds in ``where``."""
@@ -746,6 +795,11 @@ _INDEXED_CALLBACKS = frozenset(("forEach", "map", "filter", "some", "every", "fi
 #: Nodes that name a global or a property: `X`, `window.X`, `{X} = window`, `{X: Y} = window`.
 _NAME_NODES = frozenset(("identifier", "property_identifier", "shorthand_property_identifier_pattern",
                          "shorthand_property_identifier"))
+
+
+def automation_global(name: str) -> bool:
+    """Whether ``name`` is a global an automation tool leaves in a page."""
+    return name in _AUTOMATION_GLOBALS or name.startswith(_AUTOMATION_PREFIXES)
 
 
 def _constructed(node: Node) -> bool:

@@ -10,7 +10,9 @@ What it folds: string and template literals (escapes decoded), ``+``, ``concat``
 and of arrays), ``join`` (with a literal separator or none), ``String.raw`` (tagged, and with
 ``{raw: [...]}``), ``String(x)``, ``toString()``, array literals with spreads and elisions,
 ``Array.of``/``Array.from``, ``split`` of a literal, ``reverse``/``toReversed``/``slice()``, the
-``call`` form of ``join``/``concat``, and names: a ``const`` (or a ``let`` never assigned) with
+``call`` form of ``join``/``concat``, the decoders (``atob``, ``String.fromCharCode``,
+``decodeURIComponent``, ...) and string methods (``toLowerCase``, ``slice``, ``replace``, ...) of
+known text, as :mod:`.jsstrings` computes them, and names: a ``const`` (or a ``let`` never assigned) with
 one binding in the scripts is its value, and an array declared so and then filled with ``push``/
 ``unshift`` statements right in its block is followed in statement order when nothing can read
 it in between (otherwise its order is unknown). Where the order of the pieces is unknown (a
@@ -36,6 +38,7 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
+from . import jsstrings
 from .js import _RELATIVE_AFTER, _url_end, callee_name, parent_of, string_value, text, unescape, url_spans
 from .urls import absolute_url, host_of
 
@@ -427,12 +430,13 @@ class Pieces:
         arguments = node.child_by_field_name("arguments")
         if function is None or arguments is None:
             return UNKNOWN, False
-        if function.type == "member_expression":
-            if text(function.child_by_field_name("property")) not in _STRING_METHODS:
-                return UNKNOWN, False  # most calls: nothing this module folds
-        elif function.type != "identifier" or text(function) != "String":
-            return UNKNOWN, False
         name = callee_name(function)
+        if function.type == "member_expression":
+            if text(function.child_by_field_name("property")) not in _STRING_METHODS | jsstrings.TEXT_METHODS \
+                    and name not in jsstrings.DECODERS:
+                return UNKNOWN, False  # most calls: nothing this module folds
+        elif function.type != "identifier" or name != "String" and name not in jsstrings.DECODERS:
+            return UNKNOWN, False
         if name == "String.raw":
             if arguments.type == "template_string":
                 parts = self._template(arguments, raw=True)
@@ -453,6 +457,10 @@ class Pieces:
         args = _args(arguments)
         if name == "String" and len(args) == 1:
             return _through(self.fold(args[0]))
+        if name in jsstrings.DECODERS:  # atob('d2ViZHJpdmVy'), String.fromCharCode(119, 101)
+            values = self._values(args)
+            decoded = jsstrings.decode(name, values) if values is not None else None
+            return (_computed(decoded) if decoded is not None else UNKNOWN), True
         if function.type != "member_expression":
             return UNKNOWN, False
         method = text(function.child_by_field_name("property"))
@@ -468,6 +476,10 @@ class Pieces:
                     return UNKNOWN, False
             if inner in ("join", "concat"):
                 return self._method(args[0], inner, given)
+            if method == "apply" and callee_name(receiver) in jsstrings.DECODERS and len(given) != len(args) - 1:
+                values = self._values(given)  # String.fromCharCode.apply(null, [119, 101])
+                decoded = jsstrings.decode(callee_name(receiver), values) if values is not None else None
+                return (_computed(decoded) if decoded is not None else UNKNOWN), True
             return UNKNOWN, False
         if receiver is None or any(a.type == "spread_element" for a in args):
             return UNKNOWN, False
@@ -491,12 +503,64 @@ class Pieces:
             return concat(*parts), True
         if method in ("toString", "valueOf") and not args:
             return _through(self.fold(receiver))
+        if method in jsstrings.TEXT_METHODS:  # 'WEBDRIVER'.toLowerCase(), 'x-evil.example'.slice(2)
+            given = self.fold(receiver)
+            values = self._values(args)
+            if given.literal is not None and values is not None:
+                changed = jsstrings.method(given.literal, method, values)
+                return (_computed(changed, given.known) if changed is not None else UNKNOWN), True
+            if method in jsstrings.CASE_METHODS and not (args and method.startswith("toLocale")):
+                cased = [Fold((jsstrings.change_case(p, method),)) if p is not None else UNKNOWN for p in given.pieces]
+                return concat(*cased)._replace(schemes=given.schemes, known=given.known), True
+            return UNKNOWN, False
         if method in ("reduce", "reduceRight"):
             items = self.array(receiver)
             if items is not None:
                 schemes = _all_schemes(items)
                 return Fold((None,), schemes), bool(schemes)
         return UNKNOWN, False
+
+    def _values(self, args: list[Node]) -> list[str | float] | None:
+        """The arguments' values when each is a number or a string known in full (``...[119, 101]``
+        spreads an array of them)."""
+        out: list[str | float] = []
+        for arg in args:
+            if arg.type == "spread_element" and arg.named_child_count == 1 and arg.named_children[0].type == "array" \
+                    and _plain(arg.named_children[0]):
+                inner = self._values(list(arg.named_children[0].named_children))
+                if inner is None:
+                    return None
+                out.extend(inner)
+                continue
+            number = self.number(arg)
+            if number is not None:
+                out.append(number)
+                continue
+            value = self.literal(arg)
+            if value is None:
+                return None
+            out.append(value)
+        return out
+
+    def number(self, node: Node) -> float | None:
+        """A number literal's value (``0x77``, ``1_000``, ``-1``), or a ``const`` bound to one."""
+        if node.type == "unary_expression" and text(node.child_by_field_name("operator")) == "-":
+            argument = node.child_by_field_name("argument")
+            inner = self.number(argument) if argument is not None else None
+            return -inner if inner is not None else None
+        if node.type == "identifier" and text(node) in self.values and self.values[text(node)].type == "number":
+            node = self.values[text(node)]
+        if node.type != "number":
+            return None
+        written = text(node).replace("_", "").lower()
+        try:
+            if written[:2] in ("0x", "0o", "0b"):
+                return float(int(written, 0))
+            if len(written) > 1 and written[0] == "0" and written.isdigit():  # sloppy mode's 017 is 15, 019 is 19
+                return float(int(written, 8)) if set(written) <= set("01234567") else float(written)
+            return float(written)
+        except ValueError:
+            return None  # a BigInt (1n): not followed
 
     # -- arrays -------------------------------------------------------------------------------
     def array(self, node: Node | None) -> Items | None:
@@ -768,6 +832,13 @@ def _closed(value: str) -> Fold:
     if "//" not in value:
         return fold
     return fold._replace(known=frozenset(host for _, host in urls(Fold((value,))) if host))
+
+
+def _computed(value: str, named: frozenset[str] = frozenset()) -> Fold:
+    """Text a function computed (decoded, sliced): its hosts are named here, unless a literal
+    already named them (``named``)."""
+    fold = concat(Fold((value,)))
+    return fold._replace(known=named & {host for _, host in urls(fold) if host}) if named else fold
 
 
 def _args(arguments: Node) -> list[Node]:

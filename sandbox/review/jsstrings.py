@@ -1,0 +1,224 @@
+"""What JavaScript's string functions give for text known in full, as the browser computes it.
+
+:mod:`.pieces` folds a string built from pieces; a piece may also be decoded or changed by a
+function: ``atob('d2ViZHJpdmVy')``, ``String.fromCharCode(119, 101, 98)``,
+``'WEBDRIVER'.toLowerCase()``, ``'x-evil.example'.slice(2)``. Each function here returns the
+value JavaScript returns, or ``None`` where it would throw or where this module does not follow
+it exactly (a replacement pattern with ``$``, an index into text with characters outside the
+BMP, which JavaScript counts twice): the piece is then unknown, never wrong. The tests check
+each against node (``tests/test_review_jsstrings.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+
+#: What ``trim`` removes (ECMAScript's WhiteSpace and LineTerminator).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+#: What ``decodeURI`` leaves encoded (it decodes everything else ``decodeURIComponent`` does).
+_URI_RESERVED = frozenset(";/?:@&=+$,#")
+#: The longest result this module computes (longer: unknown; :data:`.pieces.MAX_TEXT` is less).
+MAX_RESULT = 4096
+
+#: Functions of known text -> their results (``decoders``: called with their arguments' values).
+DECODERS = frozenset(("atob", "String.fromCharCode", "String.fromCodePoint", "decodeURIComponent",
+                      "decodeURI", "unescape"))
+#: String methods of a receiver known in full (``case`` methods also apply piece by piece).
+CASE_METHODS = frozenset(("toLowerCase", "toUpperCase", "toLocaleLowerCase", "toLocaleUpperCase"))
+TEXT_METHODS = CASE_METHODS | frozenset(("trim", "trimStart", "trimEnd", "trimLeft", "trimRight", "slice",
+                                         "substring", "substr", "at", "charAt", "replace", "replaceAll",
+                                         "repeat", "padStart", "padEnd", "normalize"))
+
+
+def change_case(value: str, method: str) -> str:
+    """``value.toLowerCase()`` and the like (the locale forms as in the root locale)."""
+    return value.lower() if "Lower" in method else value.upper()
+
+
+def decode(function: str, args: list[str | float]) -> str | None:
+    """``function(...args)`` for one of :data:`DECODERS` (numbers for ``fromCharCode``, strings
+    for the others)."""
+    if function in ("String.fromCharCode", "String.fromCodePoint"):
+        if not all(isinstance(a, float) for a in args) or len(args) > MAX_RESULT:
+            return None
+        numbers = [float(a) for a in args]
+        if function == "String.fromCharCode":
+            units = [int(math.trunc(n)) % 0x10000 if math.isfinite(n) else 0 for n in numbers]
+            return _from_units(units)
+        if not all(n.is_integer() and 0 <= n <= 0x10FFFF for n in numbers):
+            return None  # RangeError
+        return _from_units([u for n in numbers for u in _units(int(n))])
+    if len(args) != 1 or not isinstance(args[0], str):
+        return None
+    value = args[0]
+    if function == "atob":
+        return _atob(value)
+    if function == "unescape":
+        return _unescape(value)
+    return _decode_uri(value, keep=_URI_RESERVED if function == "decodeURI" else frozenset())
+
+
+def method(value: str, name: str, args: list[str | float]) -> str | None:
+    """``value.name(...args)`` for one of :data:`TEXT_METHODS`."""
+    if name in CASE_METHODS:
+        # A locale argument changes I and i (Turkish, Lithuanian) and nothing else in ASCII.
+        if args and name.startswith("toLocale") and not (value.isascii() and not set(value) & set("IiJj")):
+            return None
+        return change_case(value, name)
+    if name in ("trim", "trimStart", "trimEnd", "trimLeft", "trimRight"):  # arguments are ignored
+        if name == "trim":
+            return value.strip(_JS_SPACE)
+        return value.lstrip(_JS_SPACE) if name in ("trimStart", "trimLeft") else value.rstrip(_JS_SPACE)
+    if name == "normalize":
+        return value if not args else None  # NFC of the ASCII text that matters here: unchanged; else unknown
+    if name in ("replace", "replaceAll"):
+        if len(args) != 2 or not all(isinstance(a, str) for a in args) or "$" in str(args[1]):
+            return None
+        old, new = str(args[0]), str(args[1])
+        if not old and any(ord(c) > 0xFFFF for c in value):
+            return None  # an empty pattern matches between a character's two halves too
+        if name == "replaceAll" or not old:
+            result = value.replace(old, new) if old else _between_all(value, new) if name == "replaceAll" else new + value
+        else:
+            result = value.replace(old, new, 1)
+        return result if len(result) <= MAX_RESULT else None
+    if any(ord(c) > 0xFFFF for c in value):
+        return None  # JavaScript counts such a character as two
+    numbers = [_integer(a) for a in args]
+    if any(n is None for n in numbers):
+        return None
+    size = len(value)
+    if name == "slice" and len(args) <= 2:
+        start, end = _relative(numbers[0] if args else 0, size), _relative(numbers[1], size) if len(args) > 1 else size
+        return value[start:end] if start < end else ""
+    if name == "substring" and len(args) <= 2:
+        start = _clamp(numbers[0] if args else 0, size)
+        end = _clamp(numbers[1], size) if len(args) > 1 else size
+        start, end = min(start, end), max(start, end)
+        return value[start:end]
+    if name == "substr" and len(args) <= 2:
+        start = _relative(numbers[0] if args else 0, size)
+        length = size - start if len(args) < 2 else int(min(max(numbers[1] or 0.0, 0), size - start))
+        return value[start:start + length]
+    index = (numbers[0] or 0.0) if args else 0.0
+    if name == "at" and len(args) <= 1:
+        index = index + size if index < 0 else index
+        return value[int(index)] if 0 <= index < size else None  # undefined: not a string
+    if name == "charAt" and len(args) <= 1:
+        return value[int(index)] if 0 <= index < size else ""
+    if name == "repeat" and len(args) == 1:
+        return value * int(index) if 0 <= index and size * index <= MAX_RESULT else None  # else RangeError or too long
+    return None  # padStart, padEnd: the result's length is known, its use to a tell is not
+
+
+def _integer(arg: str | float) -> float | None:
+    """ToIntegerOrInfinity of a number argument (a string argument: not followed)."""
+    if not isinstance(arg, float) or math.isnan(arg):
+        return 0.0 if isinstance(arg, float) else None
+    return float(math.trunc(arg)) if math.isfinite(arg) else arg
+
+
+def _relative(index: float | None, size: int) -> int:
+    index = index or 0.0
+    if index < 0:
+        return int(max(size + index, 0))
+    return int(min(index, size))
+
+
+def _clamp(index: float | None, size: int) -> int:
+    return int(min(max(index or 0.0, 0), size))
+
+
+def _between_all(value: str, new: str) -> str:
+    """``value.replaceAll('', new)``: ``new`` before every character and at the end."""
+    return new + new.join(value) + new if value else new
+
+
+def _units(code_point: int) -> list[int]:
+    if code_point < 0x10000:
+        return [code_point]
+    code_point -= 0x10000
+    return [0xD800 + (code_point >> 10), 0xDC00 + (code_point & 0x3FF)]
+
+
+def _from_units(units: list[int]) -> str:
+    """UTF-16 code units as text (a lone surrogate stays one)."""
+    return b"".join(u.to_bytes(2, "little") for u in units).decode("utf-16-le", "surrogatepass")
+
+
+def _atob(value: str) -> str | None:
+    """The forgiving-base64 decode of the HTML standard, as a binary string (one character a byte)."""
+    data = "".join(c for c in value if c not in "\t\n\f\r ")
+    if len(data) % 4 == 0 and data.endswith("="):
+        data = data[:-2] if data.endswith("==") else data[:-1]
+    if len(data) % 4 == 1 or not set(data) <= _BASE64:
+        return None  # InvalidCharacterError
+    try:
+        decoded = base64.b64decode(data + "=" * (-len(data) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    return decoded.decode("latin-1") if len(decoded) <= MAX_RESULT else None
+
+
+def _hex(text: str) -> int | None:
+    try:
+        return int(text, 16) if len(text) in (2, 4) and all(c in "0123456789abcdefABCDEF" for c in text) else None
+    except ValueError:
+        return None
+
+
+def _unescape(value: str) -> str:
+    """``unescape``: ``%XX`` and ``%uXXXX`` as code units; anything else as it is."""
+    units: list[int] = []
+    i = 0
+    while i < len(value):
+        if value[i] == "%":
+            wide = _hex(value[i + 2:i + 6]) if value[i + 1:i + 2] == "u" else None
+            if wide is not None:
+                units.append(wide)
+                i += 6
+                continue
+            byte = _hex(value[i + 1:i + 3])
+            if byte is not None:
+                units.append(byte)
+                i += 3
+                continue
+        units.extend(_units(ord(value[i])))
+        i += 1
+    return _from_units(units)
+
+
+def _decode_uri(value: str, keep: frozenset[str]) -> str | None:
+    """``decodeURIComponent`` (``keep`` empty) or ``decodeURI``: ``%XX`` runs as UTF-8; a malformed
+    escape or invalid UTF-8 is a URIError (``None``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(value):
+        if value[i] != "%":
+            out.append(value[i])
+            i += 1
+            continue
+        first = _hex(value[i + 1:i + 3])
+        if first is None:
+            return None
+        size = 1 if first < 0x80 else 2 if first >> 5 == 0b110 else 3 if first >> 4 == 0b1110 else 4 if first >> 3 == 0b11110 else 0
+        if not size:
+            return None
+        raw = [first]
+        for k in range(1, size):
+            start = i + 3 * k
+            byte = _hex(value[start + 1:start + 3]) if value[start:start + 1] == "%" else None
+            if byte is None or byte >> 6 != 0b10:
+                return None
+            raw.append(byte)
+        try:
+            char = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        out.append(value[i:i + 3 * size] if char in keep else char)
+        i += 3 * size
+    return "".join(out)
