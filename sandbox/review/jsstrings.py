@@ -81,11 +81,12 @@ def method(value: str, name: str, args: list[str | float]) -> str | None:
         old, new = str(args[0]), str(args[1])
         if not old and any(ord(c) > 0xFFFF for c in value):
             return None  # an empty pattern matches between a character's two halves too
-        if name == "replaceAll" or not old:
-            result = value.replace(old, new) if old else _between_all(value, new) if name == "replaceAll" else new + value
-        else:
-            result = value.replace(old, new, 1)
-        return result if len(result) <= MAX_RESULT else None
+        matches = (value.count(old) if old else len(value) + 1) if name == "replaceAll" else int(old in value)
+        if len(value) + matches * (len(new) - len(old)) > MAX_RESULT:
+            return None  # measured before it is built
+        if name == "replaceAll":
+            return value.replace(old, new) if old else _between_all(value, new)
+        return value.replace(old, new, 1) if old else new + value
     if any(ord(c) > 0xFFFF for c in value):
         return None  # JavaScript counts such a character as two
     numbers = [_integer(a) for a in args]
