@@ -50,6 +50,7 @@ def tells(script: str) -> list[str]:
     ("navigator[' WEBDRIVER '.trim().toLowerCase()];", ["navigator.webdriver"]),
     ("with (navigator) { if (webdriver) {} }", ["navigator.webdriver"]),
     ("if (Notification.permission === 'denied') {}", ["Notification.permission"]),
+    ("if (window.history.length < 2) {}", ["history.length"]),
     # Globals automation tools leave, as globals or looked for among the window's keys
     ("if (window.callPhantom || window._phantom) {}", ["callPhantom", "_phantom"]),
     ("if (typeof __nightmare !== 'undefined' || window.domAutomationController) {}", ["__nightmare", "domAutomationController"]),

@@ -65,7 +65,8 @@ _ENVIRONMENT_TELLS = frozenset((
     "navigator.webdriver", "navigator.hardwareConcurrency", "navigator.deviceMemory", "navigator.plugins",
     "navigator.mimeTypes", "navigator.userAgentData", "navigator.getBattery", "speechSynthesis.getVoices",
     "performance.memory", "screen.width", "screen.height", "screen.availWidth", "screen.availHeight",
-    "screen.colorDepth", "screen.pixelDepth", "outerWidth", "outerHeight", "Notification.permission"))
+    "screen.colorDepth", "screen.pixelDepth", "outerWidth", "outerHeight", "Notification.permission",
+    "history.length"))  # the tab's joint history: the host's navigations, 1 in a fresh automated tab (host.history_length)
 #: WebGL's names of the real graphics card (a software renderer marks a headless browser): one finding for all.
 _GPU_TELLS = frozenset(("WEBGL_debug_renderer_info", "UNMASKED_RENDERER_WEBGL", "UNMASKED_VENDOR_WEBGL"))
 #: The two constants' values (``gl.getParameter(0x9246)`` needs no extension object in Chromium and WebKit).
