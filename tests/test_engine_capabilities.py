@@ -183,6 +183,58 @@ def test_a_silent_frame_is_a_hang_at_once_and_a_frame_that_went_is_asked_about_a
     assert sum(1 for c in page.calls if c.frame is not None) == frame_calls
 
 
+@pytest.mark.parametrize(("beating", "hangs"), [(False, True), (True, False)])
+def test_where_calls_do_not_overlap_the_watchdog_hears_the_host_pages_heartbeat(monkeypatch, beating, hangs):
+    """WebDriver takes one call at a time, so the watchdog cannot ask the page while a call hangs:
+    it reads the host page's heartbeat instead. A call that does not come back while the heartbeat
+    stops ends the review as a hang long before the time limit; a call that takes as long while
+    the page's thread runs (the heartbeat goes on) is let finish."""
+    from flowui_sandbox.sandbox.review.browser import run as review_run
+
+    monkeypatch.setattr(review_run, "HANG_PROBE", 0.2)  # silent for 0.4 s is a hang
+    started = 0.0
+
+    async def go():
+        nonlocal started
+        page = await _page()  # no CONCURRENT_CALLS: a WebDriver page
+        obs = _recording()
+        started = asyncio.get_running_loop().time()
+
+        async def drive():
+            obs.steps["load"] = 0.0
+            await asyncio.sleep(1.5)  # a WebDriver call that takes its time
+
+        beat = (lambda: asyncio.get_running_loop().time()) if beating else (lambda: started)
+        try:
+            await _lane().watched(page, obs, lambda: False, drive(), beat)
+        except TimeoutError:
+            return obs, True, asyncio.get_running_loop().time() - started
+        return obs, False, asyncio.get_running_loop().time() - started
+
+    obs, hung, took = run(go())
+    assert hung is hangs
+    if hangs:
+        assert obs.steps["watchdog"] == "no heartbeat for 0.4 s" and took < 1.5
+    else:
+        assert "watchdog" not in obs.steps and took >= 1.5
+
+
+def test_without_a_heartbeat_a_page_whose_calls_do_not_overlap_has_no_watchdog():
+    async def go():
+        page = await _page()
+        obs = _recording()
+
+        async def drive():
+            await asyncio.sleep(0.3)
+            obs.steps["done"] = 1
+
+        await _lane().watched(page, obs, lambda: False, drive())
+        return page, obs
+
+    page, obs = run(go())
+    assert obs.steps == {"done": 1} and page.calls == []  # the page was never asked
+
+
 # ------------------------------------------------------------- lanes lend their pages
 
 

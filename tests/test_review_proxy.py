@@ -96,3 +96,28 @@ def test_a_request_line_as_long_as_a_browser_sends_is_logged():
             await tap.stop()
 
     asyncio.run(run())
+
+
+def test_the_host_pages_heartbeat_is_heard_and_never_logged_as_the_blocks():
+    """The heartbeat (on the host server, whose key only the host page holds) moves ``beat`` and
+    nothing else: no request in the block's log, no activity that would keep the fence waiting; a
+    request to another path of the host server, a wrong key's included, is the block's."""
+
+    async def run() -> None:
+        _, context = tls_context("127.0.0.1", "localhost")
+        tap = await Tap(context).start()
+        try:
+            mark = tap.mark()
+            active = tap.active
+            wrong = tap.beat_url.replace(tap.beat_key, "0" * len(tap.beat_key))
+            async with aiohttp.ClientSession() as session:
+                async with session.get(tap.beat_url, ssl=False) as response:
+                    assert response.status == 204
+                assert tap.beat > active and tap.active == active and tap.since(mark)[0] == []
+                async with session.get(wrong, ssl=False) as response:
+                    await response.read()
+            assert [s.path for s in tap.since(mark)[0]] == ["/beat/" + "0" * len(tap.beat_key)]
+        finally:
+            await tap.stop()
+
+    asyncio.run(run())

@@ -19,10 +19,23 @@ export const start = (mountHtmlBlock, config) => {
   window.open = () => ({ opener: null, closed: false, close() {}, document: document.implementation.createHTMLDocument('') });
   let r = null, sizes = null, last = performance.now();
   setInterval(() => { const now = performance.now(); if (r) r.maxGap = Math.max(r.maxGap, now - last); last = now; }, 50);
+  // The heartbeat (block.beat, where the harness cannot ask the page while a call is running):
+  // every 0.5 s while the page's thread runs; a block that spins stops it in every engine that runs
+  // the block's frame on its host's thread.
+  let beating = '', beats = 0;
+  const beat = (url) => {
+    if (!url || url === beating) return;
+    beating = url;
+    const send = () => { fetch(url, { mode: 'no-cors', cache: 'no-store' }).catch(() => {}); };
+    send();
+    clearInterval(beats);
+    beats = setInterval(send, 500);
+  };
 
   // One page, many blocks: each mount starts a fresh record and destroys the last block first.
-  // config: {srcdoc, background}.
+  // block: {srcdoc, background, beat}.
   const mount = (block) => {
+    beat(block.beat);
     if (r && r.handle) r.handle.destroy();
     if (sizes) sizes.disconnect();
     const box = document.getElementById('block');

@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import hashlib
 import re
+import secrets
 import ssl
 import struct
 import time
@@ -96,7 +97,13 @@ class HostServer(LocalServer):
     def __init__(self, tap: Tap, ssl_context: ssl.SSLContext):
         super().__init__(ssl_context=ssl_context)
         self.tap = tap
+        # The host page's heartbeat (:attr:`Tap.beat_url`): no request of the block's, never logged.
+        self.app.router.add_route("GET", f"/beat/{tap.beat_key}", self._beat)
         self.app.router.add_route("*", "/{tail:.*}", self._serve)
+
+    async def _beat(self, request: web.Request) -> web.StreamResponse:
+        self.tap.beat = time.monotonic()
+        return web.Response(status=204, headers={"Cache-Control": "no-store", "Access-Control-Allow-Origin": "*"})
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         with self.tap.handling():
@@ -170,6 +177,10 @@ class Tap:
         #: the servers behind it stay on 127.0.0.1, reached through it only.
         self.bind = bind
         self.public_host = public_host or ("127.0.0.1" if bind == "0.0.0.0" else bind)
+        #: The host page's heartbeat: a path only the host page knows, and when it last came
+        #: (time.monotonic()); the block's frame cannot read the host page's script.
+        self.beat_key = secrets.token_hex(12)
+        self.beat = -float("inf")
         self.https = _CatchAll(self, ssl_context=ssl_context)
         self.host = HostServer(self, ssl_context)
         self.http = _CatchAll(self)
@@ -190,6 +201,12 @@ class Tap:
     @property
     def proxy_url(self) -> str:
         return f"http://{self.public_host}:{self.port}"
+
+    @property
+    def beat_url(self) -> str:
+        """The heartbeat's URL on the host server itself (127.0.0.1, which the browsers reach
+        without the proxy): so a local page only."""
+        return f"{self.host.base_url}/beat/{self.beat_key}"
 
     def page_url(self, url: str) -> str:
         """``url`` (one of the host server's, ``https://127.0.0.1:P/...``) under :attr:`name`."""

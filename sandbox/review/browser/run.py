@@ -567,8 +567,12 @@ class Lane:
         def moved() -> bool:
             return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
+        # Where the watchdog cannot ask the page while a call runs (WebDriver), the host page's
+        # heartbeat tells it the page's thread still runs; only a local browser reaches it.
+        beats = not page.supports(Capability.CONCURRENT_CALLS) and not self.remote
         try:
-            await asyncio.wait_for(self.watched(page, obs, moved, self.drive(work, page, obs, url, srcdoc, canaries, state, shots)),
+            drive = self.drive(work, page, obs, url, srcdoc, canaries, state, shots, tap.beat_url if beats else None)
+            await asyncio.wait_for(self.watched(page, obs, moved, drive, (lambda: tap.beat) if beats else None),
                                    self.time_limit)
             if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
                 obs.timed_out = True
@@ -643,18 +647,24 @@ class Lane:
                 continue
         return False
 
-    async def watched(self, page: Page, obs: Recording, moved: Callable[[], bool], drive) -> None:
+    async def watched(self, page: Page, obs: Recording, moved: Callable[[], bool], drive,
+                      beat: Callable[[], float] | None = None) -> None:
         """Run ``drive`` while a watchdog asks the host page and the block's frame, once mounted,
         for a trivial answer every second: :data:`HANG_MISSES` misses in a row end the review as a
         hang long before the time limit, so a spinning block stops eating the CPU the other pages
-        need. Only where calls overlap (CONCURRENT_CALLS): WebDriver takes one call at a time, there
-        the calls' own timeouts and the time limit decide."""
+        need. Where calls overlap (CONCURRENT_CALLS). WebDriver takes one call at a time: there the
+        watchdog reads the host page's heartbeat instead (``beat``: when it last came), and a page
+        silent for as long as the misses would take is a hang; without one (a remote browser) the
+        calls' own timeouts and the time limit decide."""
         task = asyncio.ensure_future(drive)
-        if not page.supports(Capability.CONCURRENT_CALLS):
+        if not page.supports(Capability.CONCURRENT_CALLS) and beat is None:
             await task
             return
 
         async def watchdog() -> None:
+            if beat is not None:
+                await self._silent(obs, beat)
+                return
             misses = 0
             while misses < HANG_MISSES:
                 await asyncio.sleep(1)
@@ -671,14 +681,29 @@ class Lane:
             if task in done:
                 task.result()
                 return
-            obs.steps["watchdog"] = f"no answer {HANG_MISSES} times in a row"
+            obs.steps["watchdog"] = (f"no heartbeat for {HANG_PROBE * HANG_MISSES:g} s" if beat is not None
+                                     else f"no answer {HANG_MISSES} times in a row")
             raise TimeoutError
         finally:
             for t in (task, dog):
                 t.cancel()
 
+    @staticmethod
+    async def _silent(obs: Recording, beat: Callable[[], float]) -> None:
+        """Return once the host page's heartbeat has been silent for :data:`HANG_PROBE` x
+        :data:`HANG_MISSES` seconds since the block was mounted (its ``load`` step)."""
+        mounted: float | None = None
+        while True:
+            await asyncio.sleep(0.5)
+            if "load" not in obs.steps:
+                continue
+            now = time.monotonic()
+            mounted = mounted or now
+            if now - max(beat(), mounted) >= HANG_PROBE * HANG_MISSES:
+                return
+
     async def drive(self, work: Work, page: Page, obs: Recording, url: str, srcdoc: str, canaries: Canaries,
-                    state: dict[str, Any], shots: bool = True) -> None:
+                    state: dict[str, Any], shots: bool = True, beat: str | None = None) -> None:
         t0 = time.monotonic()
 
         def step(name: str) -> None:
@@ -694,7 +719,7 @@ class Lane:
         if self.engine.name in CLOCK_ENGINES and page.supports(Capability.CLOCK):
             # Each block starts at today's date: the last block's leaps moved the page's clock by months.
             await asyncio.wait_for(page.clock_set_system_time(time.time()), ACTION_TIMEOUT)
-        await page.evaluate(MOUNT, {"srcdoc": srcdoc, "background": work.background[0]}, timeout=10)
+        await page.evaluate(MOUNT, {"srcdoc": srcdoc, "background": work.background[0], "beat": beat}, timeout=10)
         step("load")
         # One call the page answers when it is up, not a round trip per 50 ms poll.
         await page.evaluate(READY, timeout=self.time_limit)
