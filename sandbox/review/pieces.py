@@ -465,9 +465,10 @@ class Pieces:
             return UNKNOWN, False
         method = text(function.child_by_field_name("property"))
         receiver = function.child_by_field_name("object")
-        if method in ("call", "apply") and receiver is not None and receiver.type == "member_expression" and args:
+        if method in ("call", "apply") and receiver is not None and args and (
+                receiver.type == "member_expression" or callee_name(receiver) in jsstrings.DECODERS):
             # Array.prototype.join.call(a, '/'), ''.concat.call(s, x), [].join.apply(a, ['/'])
-            inner = text(receiver.child_by_field_name("property"))
+            inner = text(receiver.child_by_field_name("property")) if receiver.type == "member_expression" else ""
             given = args[1:]
             if method == "apply":
                 if len(args) == 2 and args[1].type == "array" and _plain(args[1]):
@@ -476,8 +477,8 @@ class Pieces:
                     return UNKNOWN, False
             if inner in ("join", "concat"):
                 return self._method(args[0], inner, given)
-            if method == "apply" and callee_name(receiver) in jsstrings.DECODERS and len(given) != len(args) - 1:
-                values = self._values(given)  # String.fromCharCode.apply(null, [119, 101])
+            if callee_name(receiver) in jsstrings.DECODERS:
+                values = self._values(given)  # String.fromCharCode.apply(null, [119, 101]), atob.call(null, s)
                 decoded = jsstrings.decode(callee_name(receiver), values) if values is not None else None
                 return (_computed(decoded) if decoded is not None else UNKNOWN), True
             return UNKNOWN, False
@@ -504,6 +505,8 @@ class Pieces:
         if method in ("toString", "valueOf") and not args:
             return _through(self.fold(receiver))
         if method in jsstrings.TEXT_METHODS:  # 'WEBDRIVER'.toLowerCase(), 'x-evil.example'.slice(2)
+            if method in ("slice", "at") and self.array(receiver) is not None:
+                return UNKNOWN, False  # an array's: an array, or an element
             given = self.fold(receiver)
             values = self._values(args)
             if given.literal is not None and values is not None:
