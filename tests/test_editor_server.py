@@ -360,3 +360,28 @@ def test_deep_json_is_one_located_error_never_a_500(tmp_path):
     for name, (status, body) in out.items():
         assert (status, body) == (400, {"error": "request body:1:65: nested deeper than 64 objects and arrays"}), name
     assert not (tmp_path / "b.html").exists()
+
+
+def test_the_editor_stops_without_waiting_for_a_request_still_being_answered(tmp_path, monkeypatch):
+    """A request the editor is still answering when it stops (a slow analysis, a review) is cut
+    after STOP_WAIT seconds: aiohttp's default waited 60 s, and a restart on the same port with it."""
+    from flowui_sandbox.sandbox.editor import server as editor_server
+
+    async def slow(self, request):
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(editor_server.EditorServer, "_api_disk", slow)
+
+    async def go():
+        server = await EditorServer(EditorSession(file=tmp_path / "b.html", state={}, fields=[])).start()
+        async with aiohttp.ClientSession() as http:
+            pending = asyncio.ensure_future(http.get(server.url + "api/disk", headers=own(server)))
+            await asyncio.sleep(0.3)
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await server.stop()
+            took = loop.time() - started
+            pending.cancel()
+            return took
+
+    assert run(go()) < 10

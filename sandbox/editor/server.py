@@ -74,6 +74,9 @@ PROTOCOL_FILE = BRIDGE_DIR / "PROTOCOL.md"
 PREVIEW_PREFIX = "/preview"
 #: The preview page's own files (beside the bridge's, all public code).
 PREVIEW_FILES = ("preview.js", "preview.css")
+#: Seconds a request still being answered gets when the editor stops: aiohttp's default (60) kept
+#: a stopped editor, and the port a restarted one wants, busy that long (a CI run waited 60 s).
+STOP_WAIT = 1.0
 #: The header every state-changing request of the editor's page carries (a custom header: a page
 #: on another site cannot send it without a CORS preflight, and this server answers none).
 EDITOR_HEADER = "X-Flowui-Editor"
@@ -265,7 +268,7 @@ class EditorServer:
     async def start(self) -> EditorServer:
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port, shutdown_timeout=STOP_WAIT)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
