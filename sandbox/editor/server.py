@@ -266,9 +266,9 @@ class EditorServer:
         return f"{self.preview_origin}{PREVIEW_PREFIX}/"
 
     async def start(self) -> EditorServer:
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=STOP_WAIT)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port, shutdown_timeout=STOP_WAIT)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self

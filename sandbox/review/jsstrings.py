@@ -116,6 +116,27 @@ def method(value: str, name: str, args: list[str | float]) -> str | None:
     return None  # padStart, padEnd: the result's length is known, its use to a tell is not
 
 
+def number_to_string(value: float, radix: float) -> str | None:
+    """``value.toString(radix)`` for a safe integer (a fraction's digits: not followed)."""
+    if not (value.is_integer() and abs(value) < 2 ** 53 and radix.is_integer() and 2 <= radix <= 36):
+        return None
+    digits, base, n, out = "0123456789abcdefghijklmnopqrstuvwxyz", int(radix), abs(int(value)), ""
+    while True:
+        n, d = divmod(n, base)
+        out = digits[d] + out
+        if not n:
+            return ("-" if value < 0 else "") + out
+
+
+def utf8_decode(values: list[float]) -> str | None:
+    """``new TextDecoder().decode(new Uint8Array(values))``: UTF-8 with U+FFFD for what is not,
+    a leading byte order mark dropped (a value outside 0-255 wraps, as a Uint8Array stores it)."""
+    if len(values) > MAX_RESULT or not all(math.isfinite(v) for v in values):
+        return None
+    text = bytes(int(math.trunc(v)) % 256 for v in values).decode("utf-8", "replace")
+    return text.removeprefix("\ufeff")
+
+
 def _integer(arg: str | float) -> float | None:
     """ToIntegerOrInfinity of a number argument (a string argument: not followed)."""
     if not isinstance(arg, float) or math.isnan(arg):

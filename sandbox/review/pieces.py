@@ -432,8 +432,10 @@ class Pieces:
             return UNKNOWN, False
         name = callee_name(function)
         if function.type == "member_expression":
-            if text(function.child_by_field_name("property")) not in _STRING_METHODS | jsstrings.TEXT_METHODS \
-                    and name not in jsstrings.DECODERS:
+            prop = text(function.child_by_field_name("property"))
+            if prop == "decode" and arguments.type == "arguments":  # new TextDecoder().decode(new Uint8Array([...]))
+                return self._text_decoder(function.child_by_field_name("object"), _args(arguments))
+            if prop not in _STRING_METHODS | jsstrings.TEXT_METHODS and name not in jsstrings.DECODERS:
                 return UNKNOWN, False  # most calls: nothing this module folds
         elif function.type != "identifier" or name != "String" and name not in jsstrings.DECODERS:
             return UNKNOWN, False
@@ -504,6 +506,10 @@ class Pieces:
             return concat(*parts), True
         if method in ("toString", "valueOf") and not args:
             return _through(self.fold(receiver))
+        if method == "toString" and len(args) == 1:  # (694029).toString(36) is 'evil'
+            number, radix = self.number(receiver), self.number(args[0])
+            spelled = jsstrings.number_to_string(number, radix) if number is not None and radix is not None else None
+            return (_computed(spelled) if spelled is not None else UNKNOWN), True
         if method in jsstrings.TEXT_METHODS:  # 'WEBDRIVER'.toLowerCase(), 'x-evil.example'.slice(2)
             if method in ("slice", "at") and self.array(receiver) is not None:
                 return UNKNOWN, False  # an array's: an array, or an element
@@ -545,8 +551,46 @@ class Pieces:
             out.append(value)
         return out
 
+    def _text_decoder(self, decoder: Node | None, args: list[Node]) -> tuple[Fold, bool]:
+        """``new TextDecoder().decode(bytes)`` (UTF-8, the default) of bytes known in full."""
+        if decoder is None or decoder.type != "new_expression" or callee_name(decoder.child_by_field_name("constructor")) \
+                != "TextDecoder" or len(args) != 1:
+            return UNKNOWN, False
+        given = decoder.child_by_field_name("arguments")
+        label = _args(given) if given is not None else []
+        if label and (len(label) > 1 or (self.literal(label[0]) or "").strip().lower() not in ("utf-8", "utf8", "unicode-1-1-utf-8")):
+            return UNKNOWN, False
+        values = self._byte_values(args[0])
+        decoded = jsstrings.utf8_decode(values) if values is not None else None
+        return (_computed(decoded) if decoded is not None else UNKNOWN), True
+
+    def _byte_values(self, node: Node) -> list[float] | None:
+        """The numbers of ``new Uint8Array([...])``, ``Uint8Array.of(...)``, ``Uint8Array.from([...])``
+        (or a ``const`` bound to one)."""
+        if node.type == "identifier" and text(node) in self.values:
+            node = self.values[text(node)]
+        if node.type == "new_expression" and callee_name(node.child_by_field_name("constructor")) == "Uint8Array":
+            given = node.child_by_field_name("arguments")
+            args = _args(given) if given is not None else []
+            if len(args) == 1 and args[0].type == "array" and _plain(args[0]):
+                return self._numbers(list(args[0].named_children))
+        elif node.type == "call_expression" and (given := node.child_by_field_name("arguments")) is not None:
+            args = _args(given)
+            name = callee_name(node.child_by_field_name("function"))
+            if name == "Uint8Array.of":
+                return self._numbers(args)
+            if name == "Uint8Array.from" and len(args) == 1 and args[0].type == "array" and _plain(args[0]):
+                return self._numbers(list(args[0].named_children))
+        return None
+
+    def _numbers(self, nodes: list[Node]) -> list[float] | None:
+        out = [self.number(n) for n in nodes]
+        return None if any(v is None for v in out) else [v for v in out if v is not None]
+
     def number(self, node: Node) -> float | None:
-        """A number literal's value (``0x77``, ``1_000``, ``-1``), or a ``const`` bound to one."""
+        """A number literal's value (``0x77``, ``1_000``, ``-1``, ``(1)``), or a ``const`` bound to one."""
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            return self.number(node.named_children[0])
         if node.type == "unary_expression" and text(node.child_by_field_name("operator")) == "-":
             argument = node.child_by_field_name("argument")
             inner = self.number(argument) if argument is not None else None
