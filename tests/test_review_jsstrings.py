@@ -45,6 +45,9 @@ def _cases(rng: random.Random) -> list[tuple[str, str, list]]:
             receiver = _text(rng)
             old = rng.choice([receiver[:2], receiver[1:3], "", "a", "%"]) if receiver else rng.choice(["", "a"])
             args: list = [old, rng.choice(["", "x", ".", "$&", "yy"])]
+        elif name == "normalize":
+            receiver = _text(rng) + rng.choice(["", "e\u0301", "\ufb01", "\u1e9b\u0323"])
+            args = rng.choice([[], ["NFC"], ["NFD"], ["NFKC"], ["NFKD"], ["nfc"]])
         elif name.startswith("toLocale"):
             receiver = _text(rng) + rng.choice(["", "I", "i", "WEB"])
             args = rng.choice([[], ["tr"], ["en-US"], ["lt"]])

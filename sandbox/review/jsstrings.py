@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import unicodedata
+from typing import Literal
 
 #: What ``trim`` removes (ECMAScript's WhiteSpace and LineTerminator).
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
@@ -21,6 +23,8 @@ _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 #: What ``decodeURI`` leaves encoded (it decodes everything else ``decodeURIComponent`` does).
 _URI_RESERVED = frozenset(";/?:@&=+$,#")
+#: ``normalize``'s forms (another is a RangeError).
+_FORMS: dict[str | float, Literal["NFC", "NFD", "NFKC", "NFKD"]] = {"NFC": "NFC", "NFD": "NFD", "NFKC": "NFKC", "NFKD": "NFKD"}
 #: The longest result this module computes (longer: unknown; :data:`.pieces.MAX_TEXT` is less).
 MAX_RESULT = 4096
 
@@ -74,7 +78,8 @@ def method(value: str, name: str, args: list[str | float]) -> str | None:
             return value.strip(_JS_SPACE)
         return value.lstrip(_JS_SPACE) if name in ("trimStart", "trimLeft") else value.rstrip(_JS_SPACE)
     if name == "normalize":
-        return value if not args else None  # NFC of the ASCII text that matters here: unchanged; else unknown
+        form = _FORMS.get(args[0] if args else "NFC")
+        return unicodedata.normalize(form, value) if form is not None else None  # another form: a RangeError
     if name in ("replace", "replaceAll"):
         if len(args) != 2 or not all(isinstance(a, str) for a in args) or "$" in str(args[1]):
             return None
