@@ -62,6 +62,9 @@ def tells(script: str) -> list[str]:
     ("if (/HeadlessChrome/.test(navigator.userAgent)) {}", ["looks for 'headless'"]),
     ("if (navigator.userAgent.includes('HeadlessChrome')) {}", ["looks for 'HeadlessChrome'"]),
     ("if (navigator.userAgent.toLowerCase().indexOf('headless') >= 0) {}", ["looks for 'headless'"]),
+    # Built from pieces, as a name is
+    ("Object.keys(window).some((k) => k === '__pw' + 'InitScripts');", ["__pwInitScripts"]),
+    ("const p = 'Headless' + 'Chrome'; navigator.userAgent.includes(p);", ["looks for 'HeadlessChrome'"]),
     ("if (/phantomjs/i.test(navigator.userAgent)) {}", ["looks for 'phantomjs'"]),
     ("const gl = document.createElement('canvas').getContext('webgl'); gl.getParameter(0x9246);", ["asks WebGL for the real graphics card (WEBGL_debug_renderer_info)"]),
     # The same tell twice is one finding.

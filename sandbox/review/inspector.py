@@ -346,8 +346,8 @@ class Inspector:
                 self._rtc_refs.append((script, node))
             if kind in ("binary_expression", "template_string", "call_expression"):
                 self._assembled(script, node)
-                if (built := self.flow.pieces.literal(node)) in _TELL_NAMES:  # k === 'web' + 'driver'
-                    self._environment(script, node, _TELL_NAMES[built])
+                if (built := self.flow.pieces.literal(node)) is not None:  # k === 'web' + 'driver'
+                    self._tell_text(script, node, built)
             if kind == "binary_expression" and (operator := node.child_by_field_name("operator")) is not None \
                     and operator.type == "in":  # 'webdriver' in navigator
                 self._environment(script, node, f"{self.flow.name_of(node.child_by_field_name('right'))}."
@@ -611,11 +611,8 @@ class Inspector:
         elif method in ("submit", "requestSubmit") and head:
             self.emit("blocked.form", script, node, f"{name}(): the sandbox has no allow-forms; nothing is submitted")
         if name == "setInterval" and len(args) >= 2 and args[1].type == "number":
-            try:
-                delay = float(text(args[1]).replace("_", ""))
-            except ValueError:
-                delay = 1000
-            if delay < 50:
+            delay = self.flow.pieces.number(args[1])
+            if delay is not None and delay < 50:
                 self.emit("cpu.fast-timer", script, node, f"setInterval every {text(args[1])} ms keeps the CPU busy")
 
     def _new(self, script: Script, node: Node) -> None:
@@ -701,9 +698,7 @@ class Inspector:
     def _string(self, script: Script, node: Node) -> None:
         if node.type == "string":
             value = string_value(node) or ""
-            if value in _TELL_NAMES:  # gl.getExtension('WEBGL_debug_renderer_info'), k === 'webdriver'
-                self._environment(script, node, _TELL_NAMES[value])
-            self._automation_text(script, node, value)
+            self._tell_text(script, node, value)
             pieces = [(node, value)]
         else:
             pieces = [(c, text(c)) for c in node.children if c.type == "string_fragment"]
@@ -729,6 +724,14 @@ class Inspector:
                               f"a {len(value)}-character encoded string literal ({_shorten(value)})")
                     self.reach.append((script, piece, "an encoded string"))
 
+    def _tell_text(self, script: Script, node: Node, value: str) -> None:
+        """A string, written whole or built from pieces, that names a tell:
+        ``gl.getExtension('WEBGL_debug_renderer_info')``, ``k === 'web' + 'driver'``, ``'cdc_'``."""
+        if value in _TELL_NAMES:
+            self._environment(script, node, _TELL_NAMES[value])
+        else:
+            self._automation_text(script, node, value)
+
     def _automation_text(self, script: Script, node: Node, value: str) -> None:
         """A string or a pattern that names an automated browser: ``'HeadlessChrome'``,
         ``/headless/i`` against the user agent, ``'cdc_'`` against the window's keys."""
@@ -742,7 +745,8 @@ class Inspector:
             word = next((w for w in _AUTOMATION_AGENTS if w in value), None) or \
                 ("headless" if value.strip().lower() == "headless" else None)
         if word is not None:
-            self.once("obfuscation.environment-probe", f"text:{word.lower()}", script, node,
+            family = "headless" if "headless" in word.lower() else word.lower()  # 'Headless' + 'Chrome': one finding
+            self.once("obfuscation.environment-probe", f"text:{family}", script, node,
                       f"looks for {word!r}: a mark of an automated browser (its user agent or its tools), "
                       "not of what the block shows")
 

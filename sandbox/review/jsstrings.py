@@ -192,10 +192,8 @@ def _atob(value: str) -> str | None:
 
 
 def _hex(text: str) -> int | None:
-    try:
-        return int(text, 16) if len(text) in (2, 4) and all(c in "0123456789abcdefABCDEF" for c in text) else None
-    except ValueError:
-        return None
+    """Two or four hex digits' value (``int`` alone also takes ``+f``, ``_f`` and spaces)."""
+    return int(text, 16) if len(text) in (2, 4) and all(c in "0123456789abcdefABCDEF" for c in text) else None
 
 
 def _unescape(value: str) -> str:

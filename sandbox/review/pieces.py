@@ -68,6 +68,10 @@ _SHUFFLES = frozenset(("map", "filter", "flat", "flatMap", "sort", "toSorted", "
 _HOISTED = frozenset(("function_declaration", "generator_function_declaration"))
 #: The last member of a call this module folds into a string.
 _STRING_METHODS = frozenset(("join", "concat", "raw", "call", "apply", "toString", "valueOf", "reduce", "reduceRight"))
+#: What a call's callee may end with for the fold to read it (one set lookup for the calls it does not).
+_FOLDED_METHODS = _STRING_METHODS | jsstrings.TEXT_METHODS
+_FOLDED_MEMBERS = _FOLDED_METHODS | {d.rpartition(".")[2] for d in jsstrings.DECODERS}
+_FOLDED_FUNCTIONS = frozenset({"String"} | {d for d in jsstrings.DECODERS if "." not in d})
 
 
 class Fold(NamedTuple):
@@ -430,15 +434,17 @@ class Pieces:
         arguments = node.child_by_field_name("arguments")
         if function is None or arguments is None:
             return UNKNOWN, False
-        name = callee_name(function)
         if function.type == "member_expression":
             prop = text(function.child_by_field_name("property"))
             if prop == "decode" and arguments.type == "arguments":  # new TextDecoder().decode(new Uint8Array([...]))
                 return self._text_decoder(function.child_by_field_name("object"), _args(arguments))
-            if prop not in _STRING_METHODS | jsstrings.TEXT_METHODS and name not in jsstrings.DECODERS:
-                return UNKNOWN, False  # most calls: nothing this module folds
-        elif function.type != "identifier" or name != "String" and name not in jsstrings.DECODERS:
+            if prop not in _FOLDED_MEMBERS:
+                return UNKNOWN, False  # most calls: nothing this module folds (the name is not even read)
+        elif function.type != "identifier" or text(function) not in _FOLDED_FUNCTIONS:
             return UNKNOWN, False
+        name = callee_name(function)
+        if function.type == "member_expression" and prop not in _FOLDED_METHODS and name not in jsstrings.DECODERS:
+            return UNKNOWN, False  # x.atob(...) of an object of the block's
         if name == "String.raw":
             if arguments.type == "template_string":
                 parts = self._template(arguments, raw=True)
