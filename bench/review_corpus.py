@@ -31,7 +31,7 @@ from flowui_sandbox.sandbox.review.corpus import load_corpus
 from flowui_sandbox.sandbox.review.model import BlockInput
 
 
-async def review(engine_names: list[str] | None):
+async def review(engine_names: list[str] | None, screenshots: bool = True):
     """The corpus in every engine at once, as the corpus test runs it; (works, engines, observations, wall, done)."""
     asyncio.get_running_loop().set_exception_handler(_quiet)
     engines = select_engines(engine_names)
@@ -40,7 +40,7 @@ async def review(engine_names: list[str] | None):
     _, context = tls_context("127.0.0.1", "localhost")
     done: dict[str, list[float]] = defaultdict(list)
     started = time.monotonic()
-    lanes = [Lane(e, context, time_limit=15, on_done=lambda name, _w: done[name.split("@")[0]].append(time.monotonic() - started))
+    lanes = [Lane(e, context, time_limit=15, screenshots=screenshots, on_done=lambda name, _w: done[name.split("@")[0]].append(time.monotonic() - started))
              for e in engines]
     runs = await run_lanes(lanes, works)
     return works, [e.name for e in engines], runs, time.monotonic() - started, done
@@ -58,8 +58,9 @@ def step_times(steps: dict) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", action="append", help="an engine (default: every one installed)")
+    parser.add_argument("--no-screenshots", action="store_true", help="first reviews without their screenshots")
     args = parser.parse_args()
-    works, engines, runs, wall, done = asyncio.run(review(args.engine))
+    works, engines, runs, wall, done = asyncio.run(review(args.engine, not args.no_screenshots))
     print(f"{len(works)} corpus blocks, engines {', '.join(engines)}: wall {wall:.0f} s")
     costly = []
     for engine, run in zip(engines, runs):

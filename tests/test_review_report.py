@@ -106,6 +106,26 @@ def test_every_format_writes(hostile, tmp_path):
     assert "<h3>Paths that leave</h3>" in (tmp_path / "out.html").read_text()
 
 
+def test_screenshots_are_taken_only_for_a_report_that_shows_them(hostile, tmp_path, monkeypatch):
+    """The browsers take each block's two screenshots only for a JSON or HTML report (the layer's
+    own screenshots: tests/browser/test_review_browser.py, test_cli_review.py)."""
+    from flowui_sandbox.sandbox.review import api
+
+    asked: list[bool] = []
+
+    def static(*args, screenshots: bool, **kwargs):
+        asked.append(screenshots)
+        return review(*args, **{**kwargs, "static_only": True})
+
+    monkeypatch.setattr(api, "review", static)
+    for outputs, wanted in ((["r.sarif"], False), ([], False), (["r.txt"], False), (["r.json"], True),
+                            (["r.sarif", "r.html"], True)):
+        argv = [a for name in outputs for a in ("-o", str(tmp_path / name))]
+        assert main(["review", str(hostile), "--fail-on", "none", *argv]) == 0
+        assert asked.pop() is wanted, outputs
+    assert main(["review", str(hostile), "--fail-on", "none", "--format", "json"]) == 0 and asked.pop() is True
+
+
 def test_review_md_lists_every_rule():
     """The table itself is derived (tests/test_generated.py); every rule has its row."""
     doc = (ROOT / "docs/REVIEW.md").read_text(encoding="utf-8")

@@ -444,7 +444,7 @@ def review_in_browsers(source: str, fields: list, state: dict, theme: dict | Non
 
     try:
         report = review([BlockInput(file=name, source=source, fields=list(fields), state=dict(state), theme=theme)],
-                        engines=engines or None, static_only=False)
+                        engines=engines or None, static_only=False, screenshots=False)  # the page shows none
     except SandboxError as exc:
         return {"error": str(exc), "findings": [], "engines": []}
     block = report.blocks[0]

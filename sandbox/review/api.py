@@ -62,7 +62,8 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
            theme: dict[str, Any] | None = None, engines: Sequence[str] | None = None, static_only: bool = False,
            sensitive: Sequence[str] | None = None, time_limit: float | None = None,
            progress: Callable[[str], None] | None = None, baseline: dict[str, str] | None = None,
-           fail_on: str = "high", remote: Sequence[Endpoint] = (), names: ServerNames | None = None) -> ReviewReport:
+           fail_on: str = "high", remote: Sequence[Endpoint] = (), names: ServerNames | None = None,
+           screenshots: bool = True) -> ReviewReport:
     """Review blocks (file names, directories, or :class:`BlockInput`) and return the report.
 
     ``time_limit`` is the per-block limit in each engine (None: the in-browser layer's
@@ -74,6 +75,8 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
     ``remote``: browsers elsewhere for the in-browser layer (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`);
     ``names``: where the proxies they send through listen, and the name they reach them by
     (:func:`flowui_sandbox.sandbox.harness.remote.server_names`, ``canary=False``; default: 127.0.0.1).
+    ``screenshots``: take each block's light and dark screenshot in each engine (the command takes
+    them only for a JSON or HTML report, which show them).
     Unreadable files raise :class:`UsageError` (one ``FILE: problem`` line each).
     """
     blocks: list[BlockInput] = []
@@ -118,12 +121,12 @@ def review(files_or_blocks: Sequence[str | BlockInput], *, fields: Sequence[str]
         from .browser import TIME_LIMIT, run_browser_layer  # the in-browser layer (sandbox/review/browser/)
 
         results = run_browser_layer(blocks, list(engines) if engines else None, progress=progress, remote=list(remote), names=names,
-                                    time_limit=TIME_LIMIT if time_limit is None else time_limit)  # None: the layer's default
+                                    time_limit=TIME_LIMIT if time_limit is None else time_limit,  # None: the layer's default
+                                    screenshots=screenshots)
         for report, browser in zip(reports, results):
             report.browser = browser
             report.findings = merge(report.findings, browser.findings)
-            seen = [*browser.screenshots, *browser.timed_out, *(e for f in browser.findings for e in f.engines)]
-            used_engines.extend(e for e in seen if e not in used_engines)
+            used_engines.extend(e for e in browser.engines if e not in used_engines)
         if engines:
             used_engines = list(engines)
     suppressed: dict[str, str] = {}

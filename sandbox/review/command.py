@@ -14,6 +14,8 @@ FORMATS = ("text", "json", "sarif", "html")
 #: An output file's format when --format does not name one: by its name's ending (anything else: text).
 _EXTENSIONS = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".html", "html"), (".htm", "html"))
 FAIL_ON = ("high", "medium", "low", "none")
+#: The formats whose report holds each block's screenshots: without one, the browsers take none.
+SHOWS_SCREENSHOTS = frozenset({"json", "html"})
 
 
 def review_files(files: Sequence[str], *, fields: str = "", state: str | None = None, theme: str | None = None,
@@ -68,17 +70,18 @@ def review_files(files: Sequence[str], *, fields: str = "", state: str | None = 
     if time_limit is not None and not 0.5 <= time_limit <= 600:
         raise OptionError(f"--time-limit: {time_limit:g} s; give 0.5 to 600")
     progress = _progress() if sys.stderr.isatty() else None
+    formats = [output_format or format_of(name) for name in outputs or [None]]
     report = review(list(files), fields=field_paths, state=state_value if isinstance(state_value, dict) else None,
                     theme=theme_value.to_json() if theme_value is not None else None,
                     engines=list(engines) if engines is not None else None, static_only=static_only, sensitive=sensitive_words,
                     time_limit=time_limit, progress=progress, baseline=baseline_value, fail_on=fail_on,
-                    remote=endpoints, names=names)
+                    remote=endpoints, names=names, screenshots=bool(SHOWS_SCREENSHOTS & set(formats)))
     if progress is not None:
         sys.stderr.write("\r\x1b[K")
     renderers = {"text": render.to_text, "json": lambda r: render.to_json(r) + "\n", "html": render.to_html,
                  "sarif": lambda r: render.dumps(render.to_sarif(r))}
-    for name in outputs or [None]:
-        _write(name, renderers[output_format or format_of(name)](report))
+    for name, fmt in zip(outputs or [None], formats):
+        _write(name, renderers[fmt](report))
     if write_baseline:
         _write(write_baseline, render.dumps(baseline_document(report, baseline_value)))
     return 1 if failing(report, fail_on) else 0

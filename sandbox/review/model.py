@@ -72,6 +72,8 @@ class BrowserResult(BaseModel):
     """What the in-browser layer saw of one block (the judge, sandbox/review/browser/judge.py, fills it)."""
 
     file: str
+    #: The engines that reviewed the block (an engine that failed has its line in ``errors`` too).
+    engines: list[str] = []
     findings: list[Finding] = []
     #: Requests that left the block: {"engine", "url", "host", "kind", "paths", ...}.
     requests: list[dict[str, Any]] = []

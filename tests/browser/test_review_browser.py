@@ -6,8 +6,9 @@ expectations (fixtures/review/) followed by a few blocks of this file; of those,
 selected cases read, in their engines (``-k``). The tests read that run:
 one case per (corpus block, engine), a benign block gives no high finding, an image and an
 on-click exfiltration are confirmed with path and host, a delayed one within the settle
-window too, a busy loop hits the time limit while the blocks after it still run,
-screenshots in light and dark. Plus the canary decoding, which needs no browser.
+window too, a busy loop hits the time limit while the blocks after it still run. That run takes
+no screenshots (as `review` with a SARIF or text report); a review of its own takes them in light
+and dark. Plus the canary decoding, which needs no browser.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ READS = {
     "test_typing_is_key_by_key": ["keydown_logger.html"],
     "test_a_block_that_navigates_away_is_a_navigation_not_a_hang": ["navigates_away.html"],
     "test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on": BUSY_THEN,
-    "test_screenshots_in_light_and_dark": ["benign_theme"],
+    "test_screenshots_in_light_and_dark": [],  # its own review
     "test_bridge_traffic_is_recorded": ["benign_form"],
 }
 
@@ -89,7 +90,7 @@ def run(request):
     blocks += [BlockInput(file=name, source=source, fields=["order.total"] if "total" in source else [],
                           state={"customer": {"name": "Ann"}, "order": {"total": "12.50"}}) for name, source in EXTRA.items()]
     blocks.insert(len(CASES), BlockInput(file="busy_then.html", source="<script>setTimeout(() => { for (;;) {} }, 50);</script>"))
-    results = run_browser_layer([b for b in blocks if b.file in files], installed, time_limit=15)
+    results = run_browser_layer([b for b in blocks if b.file in files], installed, time_limit=15, screenshots=False)
     return {r.file: r for r in results}
 
 
@@ -120,7 +121,7 @@ def test_corpus_block(flowui_engine, run, case):
     if result.misses or result.extras:
         batch = "; ".join(result.misses + result.extras)
         block = BlockInput(file=case.name, source=case.source, fields=case.fields, state=case.state)
-        alone = run_browser_layer([block], [engine], time_limit=15)[0]
+        alone = run_browser_layer([block], [engine], time_limit=15, screenshots=False)[0]
         result = score(case.name, by_engine(alone, engine), expected, tolerate=LOAD_DEPENDENT)
         verdict = "matched" if not (result.misses or result.extras) else "did not match either"
         warnings.warn(f"{case.name} in {engine}: the batch review did not match ({batch}); reviewed alone, it {verdict}",
@@ -179,11 +180,13 @@ def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(flowui_engine, run)
     assert [f.rule for f in by_engine(busy, flowui_engine.name)] == ["browser.timeout"]
     after = run["after_busy.html"]
     assert flowui_engine.name not in after.timed_out and not [e for e in after.errors if e["engine"] == flowui_engine.name]
-    assert flowui_engine.name in after.screenshots
+    assert flowui_engine.name in after.engines and not after.screenshots  # the module's run takes none
 
 
-def test_screenshots_in_light_and_dark(flowui_engine, run):
-    shots = run["benign_theme"].screenshots[flowui_engine.name]
+def test_screenshots_in_light_and_dark(flowui_engine):
+    case = next(c for c in CASES if c.name == "benign_theme")
+    block = BlockInput(file=case.name, source=case.source, fields=case.fields, state=case.state)
+    shots = run_browser_layer([block], [flowui_engine.name], time_limit=15)[0].screenshots[flowui_engine.name]
     light, dark = (base64.b64decode(shots[k]) for k in ("light", "dark"))
     assert light.startswith(b"\x89PNG") and dark.startswith(b"\x89PNG")
     assert light != dark

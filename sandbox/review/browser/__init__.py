@@ -36,14 +36,17 @@ Progress = Callable[[str], None]
 
 def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, time_limit: float = TIME_LIMIT,
                       progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS,
-                      remote: list[Endpoint] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
+                      remote: list[Endpoint] | None = None, names: ServerNames | None = None,
+                      screenshots: bool = True) -> list[BrowserResult]:
     """Review ``blocks`` in the ``engines`` named (None: every engine found, or with ``remote`` the
     engines given remote browsers); results in the blocks' order. ``remote``: browsers elsewhere
     (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`); an engine named without one runs here.
 
     Raises :class:`UsageError` when a named engine is not installed or none is found, and
     :class:`OptionError` when a remote browser does not answer. ``names``: where the slots' proxies
-    listen and the name the remote browsers reach them by (default: 127.0.0.1)."""
+    listen and the name the remote browsers reach them by (default: 127.0.0.1). ``screenshots``: take
+    each block's light and dark screenshot (``BrowserResult.screenshots``; a SARIF or text report
+    does not show them, and they are a review's largest cost after its simulated user)."""
     if remote:
         chosen, endpoints = plan(engines, list(remote))
     else:
@@ -54,12 +57,13 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
     if not chosen:
         raise UsageError("review: no browser engine found for the in-browser layer (run `make setup`, or use --static)")
     return asyncio.run(review_in_browsers(blocks, chosen, time_limit=time_limit, progress=progress, settle=settle, slots=slots,
-                                          remote=endpoints, names=names))
+                                          remote=endpoints, names=names, screenshots=screenshots))
 
 
 async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *, time_limit: float = TIME_LIMIT,
                              progress: Progress | None = None, settle: float = SETTLE, slots: int = SLOTS,
-                             remote: dict[str, list[Endpoint]] | None = None, names: ServerNames | None = None) -> list[BrowserResult]:
+                             remote: dict[str, list[Endpoint]] | None = None, names: ServerNames | None = None,
+                             screenshots: bool = True) -> list[BrowserResult]:
     """Review ``blocks`` in ``engines``; an engine with endpoints in ``remote`` on those browsers
     (every one must answer: :class:`OptionError` naming those that do not, before any block runs)."""
     workers = await _connect(engines, remote or {})
@@ -78,7 +82,7 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
             progress(f"{done}/{total} {engine} {work.file}")
 
     lanes = [Lane(e, context, time_limit=time_limit, settle=settle, slots=slots, on_done=on_done, remote=workers.get(e.name),
-                  names=names)
+                  names=names, screenshots=screenshots)
              for e in engines]
     quiet = _QuietDisconnects()
     logging.getLogger("aiohttp.server").addFilter(quiet)

@@ -28,6 +28,13 @@ typed field), which takes ``B``'s value; ``x`` carries the leak when ``C[x]`` de
 
 Time runs between ``A``, ``B`` and ``A2`` in that order, so a coarse timestamp equal in ``A`` and
 ``A2`` is equal in ``B`` too.
+
+A run's record may be cut (:class:`Log`): a flood (more requests than the flood rule's
+:data:`.proxy.FLOOD`: which of them reach the proxy before the review ends is the network's race,
+and past :data:`MAX_EVENTS` they are not compared), a bridge list at the host page's cap. An event of a cut kind missing from that run may have been
+sent past the cut, so its absence is no evidence: an event without a partner in a cut run is
+neither unstable nor a deviation, and an order is not compared. What the whole runs show still
+counts (a request count that grows with the data cuts ``B``'s log, not the baseline's).
 """
 
 from __future__ import annotations
@@ -38,11 +45,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .proxy import HOST_ORIGIN, Seen
+from .hostpage import MAX_ITEMS
+from .proxy import FLOOD, HOST_ORIGIN, Seen
 
 #: Inputs tried one at a time to say which one a leak follows; the rest are tried together.
 MAX_ATTRIBUTION = 6
-#: Events compared per run (a flood is the flood rule's).
+#: Requests compared per run (more than :data:`.proxy.FLOOD` is a flood: the run's requests are cut).
 MAX_EVENTS = 300
 #: Seconds between two requests' arrivals under which their order is the network's, not the block's.
 ORDER_GAP = 0.1
@@ -67,29 +75,45 @@ class Event:
         return tuple(_TOKEN.findall(self.text))
 
 
-def events(seen: list[Seen], navigation: str | None, host: dict[str, Any]) -> list[Event]:
-    """What one run sent out of its frame, in order (the host's own origin is not outside)."""
-    out: list[Event] = []
+@dataclass(frozen=True)
+class Log:
+    """One run's outbound events as compared, and the kinds whose record was cut (module docstring)."""
+
+    events: list[Event]
+    cut: frozenset[str] = frozenset()
+
+
+def events(seen: list[Seen], navigation: str | None, host: dict[str, Any], dropped: int = 0) -> Log:
+    """What one run sent out of its frame, in order (the host's own origin is not outside);
+    ``dropped``: the requests the proxy counted but did not keep."""
+    requests: list[Event] = []
     for s in seen:
         if s.host == HOST_ORIGIN:
             continue
         if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe"):
             continue  # the navigation, below
         name = s.host.split(":")[0]
-        out.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}", s.at))
+        requests.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}", s.at))
     # A connection with no request in it (a preconnect, the browser's own services, keep-alive) is
     # not compared: the browser opens them as it likes. A host name carrying data is compared when a
     # request follows (the request's host), and found by the fast path either way.
+    cut = {"request"} if len(requests) + dropped > FLOOD else set()
+    out = requests[:MAX_EVENTS]
     if navigation:
         out.append(Event("navigate", urlsplit(navigation).hostname or "", navigation))
-    for u in host.get("urls", []):
-        url = str(u.get("url", ""))
-        out.append(Event("openUrl", urlsplit(url).hostname or "", url))
-    for a in host.get("actions", []):
-        out.append(Event("send", str(a.get("action")), _json(a.get("payload"))))
-    for v in host.get("values", []):
-        out.append(Event("setValue", str(v.get("path")), _json(v.get("value"))))
-    return out[:MAX_EVENTS]
+    bridge = {"openUrl": [Event("openUrl", urlsplit(str(u.get("url", ""))).hostname or "", str(u.get("url", "")))
+                          for u in host.get("urls", [])],
+              "send": [Event("send", str(a.get("action")), _json(a.get("payload"))) for a in host.get("actions", [])],
+              "setValue": [Event("setValue", str(v.get("path")), _json(v.get("value"))) for v in host.get("values", [])]}
+    for kind, listed in bridge.items():
+        if len(listed) >= MAX_ITEMS:  # the host page keeps that many: more may have been sent
+            cut.add(kind)
+        out += listed[:MAX_ITEMS]
+    return Log(out, frozenset(cut))
+
+
+def _log(run: Log | list[Event]) -> Log:
+    return run if isinstance(run, Log) else Log(list(run))
 
 
 @dataclass
@@ -112,10 +136,14 @@ class Baseline:
     templates: list[Template] = field(default_factory=list)
     unstable: list[Event] = field(default_factory=list)  # sent in one of A, A2 only
     ordered: bool = True  # A2 sent the paired events in A's order
+    unsure: list[Event] = field(default_factory=list)  # without a partner, whose partner may be past a cut
+    cut: frozenset[str] = frozenset()  # the kinds cut in A or A2
 
 
-def baseline(a: list[Event], a2: list[Event]) -> Baseline:
-    out = Baseline()
+def baseline(a_run: Log | list[Event], a2_run: Log | list[Event]) -> Baseline:
+    a_log, a2_log = _log(a_run), _log(a2_run)
+    a, a2 = a_log.events, a2_log.events
+    out = Baseline(cut=a_log.cut | a2_log.cut)
     left = list(range(len(a2)))
     order: list[int] = []
     for event in a:
@@ -134,14 +162,15 @@ def baseline(a: list[Event], a2: list[Event]) -> Baseline:
                 if diff == 0:
                     break
         if best is None:
-            out.unstable.append(event)
+            (out.unsure if event.kind in a2_log.cut else out.unstable).append(event)
             continue
         left.remove(best)
         order.append(best)
         o = a2[best].tokens()
         out.templates.append(Template(event.key, tuple(x if x == y else None for x, y in zip(tokens, o)), event))
-    out.unstable += [a2[j] for j in left]
-    out.ordered = not _inversions(order, [t.example for t in out.templates], a2)
+    for j in left:
+        (out.unsure if a2[j].kind in a_log.cut else out.unstable).append(a2[j])
+    out.ordered = "request" not in out.cut and not _inversions(order, [t.example for t in out.templates], a2)
     return out
 
 
@@ -179,12 +208,13 @@ class Deviation:
         return bool(self.new or self.missing or self.reordered)
 
 
-def deviation(base: Baseline, run: list[Event]) -> Deviation:
+def deviation(base: Baseline, run_log: Log | list[Event]) -> Deviation:
+    run = _log(run_log)
     out = Deviation()
     used: list[int] = []
     matched: list[Event] = []
-    optional = list(base.unstable)
-    for event in run:
+    optional = base.unstable + base.unsure
+    for event in run.events:
         hit = next((i for i, t in enumerate(base.templates) if i not in used and t.matches(event)), None)
         if hit is not None:
             used.append(hit)
@@ -194,10 +224,11 @@ def deviation(base: Baseline, run: list[Event]) -> Deviation:
         if same is not None:
             optional.remove(same)
             continue
-        out.new.append(event)
-    out.missing = [t for i, t in enumerate(base.templates) if i not in used]
+        if event.kind not in base.cut:  # else its template may be past A's or A2's cut
+            out.new.append(event)
+    out.missing = [t for i, t in enumerate(base.templates) if i not in used and t.key[0] not in run.cut]
     # The same events in another order: data, when A and A2 agreed on theirs.
-    if not out.new and not out.missing and base.ordered:
+    if not out.new and not out.missing and base.ordered and "request" not in run.cut:
         out.inversions = _inversions(used, matched, [t.example for t in base.templates])
     return out
 
@@ -218,4 +249,4 @@ def _json(value: Any) -> str:
         return str(value)
 
 
-__all__ = ["Event", "events", "baseline", "deviation", "confirmed", "Baseline", "Deviation", "MAX_ATTRIBUTION", "OUTSIDE"]
+__all__ = ["Event", "Log", "events", "baseline", "deviation", "confirmed", "Baseline", "Deviation", "MAX_ATTRIBUTION", "OUTSIDE"]

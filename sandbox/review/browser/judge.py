@@ -15,22 +15,20 @@ from urllib.parse import urlsplit
 
 from ..model import BrowserResult, Finding
 from .observation import BlockObservation, DifferentialOutcome, plain_json
-from .proxy import HOST_ORIGIN, Seen
+from .proxy import FLOOD, HOST_ORIGIN, Seen
 
 if TYPE_CHECKING:
     from .run import Work
 
 #: A main-thread stall of the host page longer than this is a finding (ms).
 STALL_MS = 3000
-#: More requests than this from one block is a flood.
-FLOOD = 200
 
 
 def judge(work: Work, per_engine: Mapping[str, BlockObservation]) -> BrowserResult:
     """The block's result: the findings of every engine, one per fingerprint with the engines that
     saw it, and what each engine saw (requests, bridge calls, navigations, screenshots, the
     differential review, time-outs, errors). A pure function: it reads its arguments only."""
-    result = BrowserResult(file=work.file)
+    result = BrowserResult(file=work.file, engines=list(per_engine))
     merged: dict[str, Finding] = {}
     for engine, obs in per_engine.items():
         for finding in _findings(work, obs, result):

@@ -44,6 +44,9 @@ from ...harness.server import MAX_LINE, LocalServer
 
 #: Requests kept per block; a flood beyond this is counted, not stored.
 MAX_KEPT = 2000
+#: More requests than this from one block is a flood (the judge's finding; which of a flood's
+#: requests reach the proxy before the review ends is the network's race, :mod:`.differential`).
+FLOOD = 200
 
 
 @dataclass(frozen=True, slots=True)

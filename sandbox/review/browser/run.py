@@ -30,7 +30,7 @@ from ...engines.remote import connect
 from ...harness.pages import PagePool
 from ...harness.remote import ServerNames, Worker
 from .canaries import Canaries
-from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, baseline, confirmed, deviation, events
+from .differential import MAX_ATTRIBUTION, OUTSIDE, Event, Log, baseline, confirmed, deviation, events
 from .hostpage import (
     ACTIONABLE,
     CLIP,
@@ -169,13 +169,13 @@ class Recording:
     #: The differential review (:meth:`Lane.differ`), when the block was reviewed again.
     differential: DifferentialOutcome | None = None
 
-    def events(self) -> list[Event]:
-        return events(self.seen, navigation_target(self.seen, self.watch.navigations), self.host)
+    def events(self) -> Log:
+        return events(self.seen, navigation_target(self.seen, self.watch.navigations), self.host, self.dropped)
 
     def unexplained(self) -> list[Event]:
         """What went out of the frame to another host with no canary found in it: what the
         differential review is for (bridge calls go to the host: compared, never a reason to run)."""
-        return [e for e in self.events() if e.kind in OUTSIDE and not self.canaries.find(e.host, e.text)]
+        return [e for e in self.events().events if e.kind in OUTSIDE and not self.canaries.find(e.host, e.text)]
 
     def freeze(self) -> BlockObservation:
         """The record as it stands, frozen (copies: the recording may go on changing)."""
@@ -226,9 +226,11 @@ class Lane:
 
     def __init__(self, engine: Engine, ssl_context: ssl.SSLContext, *, time_limit: float, settle: float = SETTLE,
                  slots: int = SLOTS, on_done=None, differential: bool = True, remote: list[Worker] | None = None,
-                 names: ServerNames | None = None):
+                 names: ServerNames | None = None, screenshots: bool = True):
         self.engine = engine
         self.differential = differential
+        #: Whether first reviews take the light and dark screenshots (for a report that shows them).
+        self.screenshots = screenshots
         self.ssl_context = ssl_context
         self.time_limit = time_limit
         self.settle = settle
@@ -547,9 +549,11 @@ class Lane:
         return True
 
     async def review(self, work: Work, page: Page, tap: Tap, canaries: Canaries | None = None,
-                     shots: bool = True) -> tuple[Recording, bool]:
-        """Review ``work`` on ``page``; returns what was seen and whether the page can be reused."""
+                     shots: bool | None = None) -> tuple[Recording, bool]:
+        """Review ``work`` on ``page``; returns what was seen and whether the page can be reused.
+        ``shots``: take the screenshots (default: the lane's :attr:`screenshots`)."""
         canaries = canaries or Canaries()
+        shots = self.screenshots if shots is None else shots
         obs = Recording(self.engine.name, canaries)
         page.watch(obs.watch)
         mark = tap.mark()
