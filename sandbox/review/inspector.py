@@ -267,14 +267,40 @@ class Inspector:
             self.emit("url.from-state", script, node, f"{sink} loads the URL held by {', '.join(shown)}: the request goes "
                       "wherever the state points", paths=shown, evidence={"sink": sink, "kind": kind})
             return
-        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
-                      | {f.strip() for f in fragments if absolute_url(f.strip())})
-        hosts = sorted({host_of(u.strip()) for u in urls} - {""})
+        hosts = self._hosts(value, labels, fragments)
         paths = [p if p != "?" else "(a path computed at run time)" for p in paths]
         where = ", ".join(hosts) if hosts else "a host computed at run time, or the host page's own origin"
         self.emit("exfil.state-to-url", script, node,
                   f"state {', '.join(paths)} flows into {sink} (to {where})",
                   paths=paths, hosts=hosts, evidence={"sink": sink, "kind": kind})
+
+    def _hosts(self, value: Node, labels: frozenset, fragments: list[str]) -> list[str]:
+        """The hosts a sink's value names: its labels' URLs and those in its text (:meth:`_text_of`),
+        but not a host cut short: a literal piece is checked against the whole value's folded text,
+        where a host that a value known only at run time, or more text, continues
+        (``'https://ev' + x + 'il.example/'``, ``'https://a' + n + '.example/'``) is not the host."""
+        urls = {label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)} \
+            | {f.strip() for f in fragments if absolute_url(f.strip())}
+        hosts = {host_of(u.strip()) for u in urls} - {""}
+        bare = value
+        while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
+            bare = bare.named_children[0]
+        pieces = self.flow.pieces
+        if not hosts or not pieces.builds(bare):
+            return sorted(hosts)
+        fold = pieces.fold(bare).pieces
+
+        def cut_short(host: str) -> bool:
+            seen = False
+            for index, run in enumerate(fold):
+                lowered, start = (run or "").lower(), 0
+                while (at := lowered.find("//" + host, start)) >= 0:
+                    seen, end, start = True, at + 2 + len(host), at + 1
+                    if end < len(lowered) and lowered[end] in "/?#:\\" or end == len(lowered) and index + 1 == len(fold):
+                        return False  # it ends there (a delimiter, or the value's end): whole
+            return seen  # found and continued each time (more text, a hole); not found: as its literal says
+
+        return sorted(h for h in hosts if not cut_short(h))
 
     def _text_of(self, value: Node) -> tuple[list[str], str]:
         """A sink value's literal text: its fragments (for a string built from pieces, its folded
@@ -317,9 +343,7 @@ class Inspector:
             # The user's own URL, loaded as typed (a preview): nothing of the block's leaves with it.
             # A call that joins literal pieces to it (join, concat) adds to it, as `+` does.
             return
-        urls = sorted({label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)}
-                      | {f.strip() for f in fragments if absolute_url(f.strip())})
-        hosts = sorted({host_of(u.strip()) for u in urls} - {""})
+        hosts = self._hosts(value, labels, fragments)
         where = ", ".join(hosts) if hosts else "a host computed at run time, or the host page's own origin"
         self.emit("exfil.input-to-url", script, node, f"what the user types ({', '.join(inputs)}) flows into {sink} (to {where})",
                   paths=inputs, hosts=hosts, evidence={"sink": sink, "kind": kind})

@@ -123,6 +123,7 @@ def method(value: str, name: str, args: list[str | float]) -> str | None:
 
 def number_to_string(value: float, radix: float) -> str | None:
     """``value.toString(radix)`` for a safe integer (a fraction's digits: not followed)."""
+    value, radix = float(value), float(radix)
     if not (value.is_integer() and abs(value) < 2 ** 53 and radix.is_integer() and 2 <= radix <= 36):
         return None
     digits, base, n, out = "0123456789abcdefghijklmnopqrstuvwxyz", int(radix), abs(int(value)), ""
@@ -131,6 +132,74 @@ def number_to_string(value: float, radix: float) -> str | None:
         out = digits[d] + out
         if not n:
             return ("-" if value < 0 else "") + out
+
+
+#: The binary operators :func:`arithmetic` computes on two numbers.
+ARITHMETIC = frozenset(("+", "-", "*", "/", "%", "**", "&", "|", "^", "<<", ">>", ">>>"))
+
+
+def arithmetic(op: str, a: float, b: float) -> float | None:
+    """``a op b`` for two numbers, as JavaScript computes it (``None``: an operator not followed)."""
+    try:
+        if op in ("+", "-", "*"):
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        if op == "/":
+            if b == 0:
+                return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1, b)
+            return a / b
+        if op == "%":
+            if b == 0 or math.isinf(a) or math.isnan(a) or math.isnan(b):
+                return math.nan
+            return a if math.isinf(b) else math.fmod(a, b)
+        if op == "**":
+            if math.isnan(b) or (abs(a) == 1 and math.isinf(b)):
+                return math.nan
+            if a == 0 and b < 0:
+                return None  # an infinity whose sign depends on -0: not followed
+            return math.pow(a, b)  # C99's pow, as V8's for these (a negative base to a fraction: below)
+    except ValueError:
+        return math.nan
+    except (OverflowError, ZeroDivisionError):
+        return None
+    x, y = _int32(a), _int32(b)
+    if op == "&":
+        return float(x & y)
+    if op == "|":
+        return float(x | y)
+    if op == "^":
+        return float(x ^ y)
+    if op == "<<":
+        return float(_int32(float((x << (y & 31)) & 0xFFFFFFFF)))
+    if op == ">>":
+        return float(x >> (y & 31))
+    if op == ">>>":
+        return float((x & 0xFFFFFFFF) >> (y & 31))
+    return None
+
+
+def _int32(value: float) -> int:
+    """ToInt32."""
+    if not math.isfinite(value):
+        return 0
+    n = int(math.trunc(value)) & 0xFFFFFFFF
+    return n - 0x100000000 if n >= 0x80000000 else n
+
+
+def code_at(value: str, name: str, args: list[str | float]) -> float | None:
+    """``value.charCodeAt(i)`` (NaN past the end) or ``value.codePointAt(i)`` (``None``: undefined)."""
+    units = [u for c in value for u in _units(ord(c))]
+    index = _integer(args[0]) if args else 0.0
+    if index is None or len(args) > 1:
+        return None
+    inside = 0 <= index < len(units)
+    if name == "charCodeAt":
+        return float(units[int(index)]) if inside else math.nan
+    if not inside:
+        return None
+    first = units[int(index)]
+    if 0xD800 <= first < 0xDC00 and index + 1 < len(units) and 0xDC00 <= units[int(index) + 1] < 0xE000:
+        return float(0x10000 + ((first - 0xD800) << 10) + (units[int(index) + 1] - 0xDC00))
+    return float(first)
 
 
 def utf8_decode(values: list[float]) -> str | None:

@@ -12,7 +12,9 @@ and of arrays), ``join`` (with a literal separator or none), ``String.raw`` (tag
 ``Array.of``/``Array.from``, ``split`` of a literal, ``reverse``/``toReversed``/``slice()``, the
 ``call`` form of ``join``/``concat``, the decoders (``atob``, ``String.fromCharCode``,
 ``decodeURIComponent``, ...) and string methods (``toLowerCase``, ``slice``, ``replace``, ...) of
-known text, as :mod:`.jsstrings` computes them, and names: a ``const`` (or a ``let`` never assigned) with
+known text, as :mod:`.jsstrings` computes them, arithmetic on known numbers and ``charCodeAt``/
+``codePointAt``, a ``map`` (or ``Array.from``'s map) whose callback is one expression of its element
+and index, evaluated per element (``[102, 119].map(c => String.fromCharCode(c - 1))``), and names: a ``const`` (or a ``let`` never assigned) with
 one binding in the scripts is its value, and an array declared so and then filled with ``push``/
 ``unshift`` statements right in its block is followed in statement order when nothing can read
 it in between (otherwise its order is unknown). Where the order of the pieces is unknown (a
@@ -262,6 +264,10 @@ class Pieces:
         self._urls: dict[int, tuple[tuple[str, str], ...]] = {}  # node id -> urls of its text
         self._busy: set[int] = set()        # nodes being folded (a name defined through itself)
         self._busy_items: set[int] = set()  # nodes being read as arrays
+        #: A callback's parameters while its body is evaluated for one element (nothing is memoised then).
+        self._bound: dict[str, str | float] = {}
+        self._number_memo: dict[int, float | None] = {}
+        self._depth = 0  # numbers being read, one inside another
         self._names = 0                     # names being resolved, one inside another
         self.work = 0
         #: Whether a string was left unknown for the limits (:data:`MAX_WORK`, :data:`MAX_NAMES`).
@@ -335,7 +341,7 @@ class Pieces:
 
     def _entry(self, node: Node) -> tuple[Fold, bool]:
         key = node.id
-        done = self._folds.get(key)
+        done = self._folds.get(key) if not self._bound else None
         if done is not None:
             return done
         if key in self._busy:  # a name defined through itself
@@ -358,7 +364,8 @@ class Pieces:
             finally:
                 self._busy.discard(key)
             self.work += 1 + len(entry[0].pieces)
-        self._folds[key] = entry
+        if not self._bound:
+            self._folds[key] = entry
         return entry
 
     def _fold(self, node: Node) -> tuple[Fold, bool]:
@@ -386,13 +393,21 @@ class Pieces:
             if op is None or text(op) != "+":
                 return UNKNOWN, False
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is None or right is None or left.type == "number" and right.type == "number":
+            if left is None or right is None:
                 return UNKNOWN, False
+            total = self.number(node)  # two numbers: their sum
+            if total is not None or left.type == "number" and right.type == "number":
+                spelled = jsstrings.number_to_string(total, 10.0) if total is not None else None
+                return (Fold((spelled,)) if spelled is not None else UNKNOWN), False
             parts = [self.fold(left), self.fold(right)]
             return concat(*parts), True
         if kind == "ternary_expression":
             branches = [self.fold(node.child_by_field_name(f)) for f in ("consequence", "alternative")]
             return Fold((None,), frozenset().union(*(b.schemes | _schemes_of(b) for b in branches))), False
+        if kind == "identifier" and text(node) in self._bound:  # a callback's parameter
+            param = self._bound[text(node)]
+            param_text = param if isinstance(param, str) else jsstrings.number_to_string(param, 10.0)
+            return (Fold((param_text,)) if param_text is not None else UNKNOWN), False
         if kind == "identifier":
             bound = self.values.get(text(node))
             if bound is None:
@@ -594,15 +609,52 @@ class Pieces:
         return None if any(v is None for v in out) else [v for v in out if v is not None]
 
     def number(self, node: Node) -> float | None:
-        """A number literal's value (``0x77``, ``1_000``, ``-1``, ``(1)``), or a ``const`` bound to one."""
+        """A number's value: a literal (``0x77``, ``1_000``, ``-1``, ``(1)``), a ``const`` bound to one,
+        arithmetic on numbers, ``charCodeAt``/``codePointAt`` of known text, a callback's parameter
+        (memoised outside callbacks; a chain deeper than :data:`MAX_NAMES` is unknown)."""
+        if self._bound:
+            return self._number(node)
+        key = node.id
+        if key not in self._number_memo:
+            if self._depth >= MAX_NAMES:
+                return None
+            self._depth += 1
+            try:
+                self._number_memo[key] = self._number(node)
+            finally:
+                self._depth -= 1
+        return self._number_memo[key]
+
+    def _number(self, node: Node) -> float | None:
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self.number(node.named_children[0])
         if node.type == "unary_expression" and text(node.child_by_field_name("operator")) == "-":
             argument = node.child_by_field_name("argument")
             inner = self.number(argument) if argument is not None else None
             return -inner if inner is not None else None
+        if node.type == "identifier" and text(node) in self._bound:
+            value = self._bound[text(node)]
+            return value if isinstance(value, float) else None
         if node.type == "identifier" and text(node) in self.values and self.values[text(node)].type == "number":
             node = self.values[text(node)]
+        if node.type == "binary_expression":
+            op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+            if op is None or left is None or right is None or text(op) not in jsstrings.ARITHMETIC:
+                return None
+            a = self.number(left)
+            b = self.number(right) if a is not None else None
+            return jsstrings.arithmetic(text(op), a, b) if a is not None and b is not None else None
+        if node.type == "call_expression":  # 'h'.charCodeAt(0), s.codePointAt(i)
+            function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            if function is None or function.type != "member_expression" or arguments is None or arguments.type != "arguments":
+                return None
+            name = text(function.child_by_field_name("property"))
+            if name not in ("charCodeAt", "codePointAt"):
+                return None
+            receiver = function.child_by_field_name("object")
+            coded = self.literal(receiver) if receiver is not None else None
+            args = self._values(_args(arguments)) if coded is not None else None
+            return jsstrings.code_at(coded, name, args) if coded is not None and args is not None else None
         if node.type != "number":
             return None
         written = text(node).replace("_", "").lower()
@@ -621,7 +673,7 @@ class Pieces:
         if node is None:
             return None
         key = node.id
-        if key in self._items:
+        if key in self._items and not self._bound:
             return self._items[key]
         if key in self._busy_items:
             return None
@@ -635,7 +687,8 @@ class Pieces:
             finally:
                 self._busy_items.discard(key)
             self.work += 1 + (len(items.items or ()) if items is not None else 0)
-        self._items[key] = items
+        if not self._bound:
+            self._items[key] = items
         return items
 
     def _array(self, node: Node) -> Items | None:
@@ -672,7 +725,8 @@ class Pieces:
                 spread = self._spread(args[0])
                 if len(args) == 1 or spread.items is None:
                     return spread
-                return Items(None, _all_schemes(spread))
+                mapped = self._mapped(spread, None, args[1]) if len(args) == 2 else None
+                return mapped if mapped is not None else Items(None, _all_schemes(spread))
             if function.type != "member_expression":
                 return None
             receiver = function.child_by_field_name("object")
@@ -712,11 +766,50 @@ class Pieces:
             return _capped(out, frozenset(schemes))
         if method in ("reverse", "toReversed") and not args:
             return Items(tuple(reversed(items.items)), items.schemes) if items.items is not None else items
+        if method == "map" and len(args) == 1 and items.items is not None:
+            mapped = self._mapped(items, receiver, args[0])
+            if mapped is not None:
+                return mapped
         if method == "slice" and not args:
             return items
         if method in _SHUFFLES:
             return Items(None, _all_schemes(items))
         return None
+
+    def _mapped(self, items: Items, receiver: Node | None, callback: Node) -> Items | None:
+        """``items.map(callback)`` when the callback is one expression of its element and index
+        (``c => String.fromCharCode(c - 1)``, ``function (c, i) { return ... }``, or a ``const``
+        bound to one), evaluated for each element; ``None`` when it is not such a callback.
+        An element of a literal array that is a number is the number (``[104].map(c => c + 1)``)."""
+        if callback.type == "identifier" and text(callback) in self.values:
+            callback = self.values[text(callback)]
+        params, body = _callback(callback)
+        if body is None or items.items is None or any(p in self._bound for p in params):
+            return None
+        literal = receiver
+        if literal is not None and literal.type == "identifier" and text(literal) in self.values:
+            literal = self.values[text(literal)]
+        numbers = [self.number(e) for e in literal.named_children] \
+            if literal is not None and literal.type == "array" and _plain(literal) else []
+        out: list[Fold] = []
+        for index, item in enumerate(items.items):
+            number = numbers[index] if index < len(numbers) else None
+            element: str | float | None = number if number is not None else item.literal
+            if element is None:
+                out.append(UNKNOWN)
+                continue
+            self._bound.update(zip(params, (element, float(index))))
+            try:
+                value = self.number(body)
+                spelled = jsstrings.number_to_string(value, 10.0) if value is not None else None
+                out.append(Fold((spelled,)) if spelled is not None else self.fold(body))
+            finally:
+                for p in params:
+                    self._bound.pop(p, None)
+            if self.work > MAX_WORK:
+                self.exhausted = True
+                return None
+        return _capped(out, _all_schemes(items))
 
     def _spread(self, node: Node) -> Items:
         """The elements ``[...node]`` gives: an array's, or a known string's characters."""
@@ -892,6 +985,28 @@ def _computed(value: str, named: frozenset[str] = frozenset()) -> Fold:
     already named them (``named``)."""
     fold = concat(Fold((value,)))
     return fold._replace(known=named & {host for _, host in urls(fold) if host}) if named else fold
+
+
+def _callback(node: Node) -> tuple[list[str], Node | None]:
+    """A callback's parameter names (its element's, its index's) and the one expression it returns:
+    ``(c, i) => expr``, ``c => { return expr; }``, ``function (c) { return expr; }``."""
+    if node.type not in ("arrow_function", "function_expression", "function") or any(c.type == "async" for c in node.children):
+        return [], None  # an async callback returns promises
+    single = node.child_by_field_name("parameter")
+    if single is not None:
+        params = [single]
+    else:
+        given = node.child_by_field_name("parameters")
+        params = [c for c in given.named_children if c.type != "comment"] if given is not None else []
+    if len(params) > 2 or any(p.type != "identifier" for p in params):
+        return [], None
+    body = node.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        statements = [c for c in body.named_children if c.type != "comment"]
+        if len(statements) != 1 or statements[0].type != "return_statement" or statements[0].named_child_count != 1:
+            return [], None
+        body = statements[0].named_children[0]
+    return [text(p) for p in params], body
 
 
 def _args(arguments: Node) -> list[Node]:
