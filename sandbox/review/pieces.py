@@ -531,6 +531,13 @@ class Pieces:
             number, radix = self.number(receiver), self.number(args[0])
             spelled = jsstrings.number_to_string(number, radix) if number is not None and radix is not None else None
             return (_computed(spelled) if spelled is not None else UNKNOWN), True
+        if method in ("replace", "replaceAll") and len(args) == 2 and _every_character(args[0]):
+            # 'fwjm'.replace(/./g, c => String.fromCharCode(c.charCodeAt(0) - 1)): the callback per character
+            given = self.fold(receiver).literal
+            if given is None or any(ord(c) > 0xFFFF or c in "\n\r\u2028\u2029" for c in given) or len(given) > MAX_ITEMS:
+                return UNKNOWN, True  # a character `.` skips, or one JavaScript counts twice
+            mapped = self._mapped(Items(tuple(Fold((c,)) for c in given)), None, args[1])
+            return (join(mapped, EMPTY) if mapped is not None else UNKNOWN), True
         if method in jsstrings.TEXT_METHODS:  # 'WEBDRIVER'.toLowerCase(), 'x-evil.example'.slice(2)
             if method in ("slice", "at") and self.array(receiver) is not None:
                 return UNKNOWN, False  # an array's: an array, or an element
@@ -985,6 +992,16 @@ def _computed(value: str, named: frozenset[str] = frozenset()) -> Fold:
     already named them (``named``)."""
     fold = concat(Fold((value,)))
     return fold._replace(known=named & {host for _, host in urls(fold) if host}) if named else fold
+
+
+def _every_character(node: Node) -> bool:
+    """Whether ``node`` is a regular expression literal matching every character once, globally
+    (``/./g``, ``/[\\s\\S]/g``, ``/[^]/gu``)."""
+    if node.type != "regex":
+        return False
+    pattern, flags = node.child_by_field_name("pattern"), node.child_by_field_name("flags")
+    return pattern is not None and text(pattern) in (".", "[\\s\\S]", "[\\S\\s]", "[^]") and flags is not None \
+        and "g" in text(flags) and set(text(flags)) <= set("gimsu")
 
 
 def _callback(node: Node) -> tuple[list[str], Node | None]:
