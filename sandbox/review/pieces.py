@@ -533,11 +533,11 @@ class Pieces:
             return (_computed(spelled) if spelled is not None else UNKNOWN), True
         if method in ("replace", "replaceAll") and len(args) == 2 and _every_character(args[0]):
             # 'fwjm'.replace(/./g, c => String.fromCharCode(c.charCodeAt(0) - 1)): the callback per character
-            given = self.fold(receiver).literal
-            if given is None or any(ord(c) > 0xFFFF or c in "\n\r\u2028\u2029" for c in given) or len(given) > MAX_ITEMS:
-                return UNKNOWN, True  # a character `.` skips, or one JavaScript counts twice
-            mapped = self._mapped(Items(tuple(Fold((c,)) for c in given)), None, args[1])
-            return (join(mapped, EMPTY) if mapped is not None else UNKNOWN), True
+            chars = self.fold(receiver).literal
+            if chars is None or any(ord(c) > 0xFFFF or c in "\n\r\u2028\u2029" for c in chars) or len(chars) > MAX_ITEMS:
+                return UNKNOWN, False  # unknown text, a character `.` skips, or one JavaScript counts twice
+            mapped = self._mapped(Items(tuple(Fold((c,)) for c in chars)), None, args[1])
+            return (join(mapped, EMPTY), True) if mapped is not None else (UNKNOWN, False)
         if method in jsstrings.TEXT_METHODS:  # 'WEBDRIVER'.toLowerCase(), 'x-evil.example'.slice(2)
             if method in ("slice", "at") and self.array(receiver) is not None:
                 return UNKNOWN, False  # an array's: an array, or an element
