@@ -137,10 +137,19 @@ def test_what_whole_runs_show_still_counts_beside_a_cut_one():
     # B's data makes it flood: its log is cut, and what it sent that no template matches is data.
     grown = deviation(base, Log(flood(range(400))[:MAX_EVENTS], frozenset({"request"})))
     assert grown.keys == {("request", "flood.example")}
-    # A's data floods and B's does not: B is whole, so the templates it lacks are data.
-    cut = Log(flood(range(400))[:MAX_EVENTS], frozenset({"request"}))
-    shrunk = deviation(baseline(cut, cut), flood(range(5)))
+    # A and A2 both whole: the templates a whole B lacks are data.
+    shrunk = deviation(base, flood(range(3)))
     assert shrunk.missing and not shrunk.new
+
+
+def test_a_flood_cut_in_one_same_data_run_only_is_the_race_in_both():
+    """One flood's record cut past FLOOD, its repeat with the same data slower and whole (WebKitGTK
+    under load, CI): what either has without a partner, and what B lacks, is no evidence."""
+    a = Log(flood(range(0, 300)), frozenset({"request"}))
+    a2 = Log(flood(range(0, 150)))
+    base = baseline(a, a2)
+    assert not base.unstable and len(base.unsure) == 150
+    assert not deviation(base, flood(range(0, 90))) and not deviation(base, Log(flood(range(0, 300)), frozenset({"request"})))
 
 
 def test_a_log_is_cut_past_the_proxy_s_or_the_host_page_s_keep():

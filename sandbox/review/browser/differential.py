@@ -31,10 +31,13 @@ Time runs between ``A``, ``B`` and ``A2`` in that order, so a coarse timestamp e
 
 A run's record may be cut (:class:`Log`): a flood (more requests than the flood rule's
 :data:`.proxy.FLOOD`: which of them reach the proxy before the review ends is the network's race,
-and past :data:`MAX_EVENTS` they are not compared), a bridge list at the host page's cap. An event of a cut kind missing from that run may have been
-sent past the cut, so its absence is no evidence: an event without a partner in a cut run is
-neither unstable nor a deviation, and an order is not compared. What the whole runs show still
-counts (a request count that grows with the data cuts ``B``'s log, not the baseline's).
+and past :data:`MAX_EVENTS` they are not compared), a bridge list at the host page's cap. An event
+of a cut kind missing from that run may have been sent past the cut, so its absence is no
+evidence. Where ``A`` or ``A2`` is cut, that kind's count is the race's in both (a flood whose
+repeat with the same data reached the proxy slower, and was not cut), so its events without a
+partner are neither unstable nor a deviation, and no order is compared. What the
+same-data runs show whole still counts: a request count that grows with the data cuts ``B``'s
+log, not the baseline's, and ``B``'s requests that no template matches are data.
 """
 
 from __future__ import annotations
@@ -162,14 +165,14 @@ def baseline(a_run: Log | list[Event], a2_run: Log | list[Event]) -> Baseline:
                 if diff == 0:
                     break
         if best is None:
-            (out.unsure if event.kind in a2_log.cut else out.unstable).append(event)
+            (out.unsure if event.kind in out.cut else out.unstable).append(event)
             continue
         left.remove(best)
         order.append(best)
         o = a2[best].tokens()
         out.templates.append(Template(event.key, tuple(x if x == y else None for x, y in zip(tokens, o)), event))
     for j in left:
-        (out.unsure if a2[j].kind in a_log.cut else out.unstable).append(a2[j])
+        (out.unsure if a2[j].kind in out.cut else out.unstable).append(a2[j])
     out.ordered = "request" not in out.cut and not _inversions(order, [t.example for t in out.templates], a2)
     return out
 
@@ -226,7 +229,7 @@ def deviation(base: Baseline, run_log: Log | list[Event]) -> Deviation:
             continue
         if event.kind not in base.cut:  # else its template may be past A's or A2's cut
             out.new.append(event)
-    out.missing = [t for i, t in enumerate(base.templates) if i not in used and t.key[0] not in run.cut]
+    out.missing = [t for i, t in enumerate(base.templates) if i not in used and t.key[0] not in run.cut | base.cut]
     # The same events in another order: data, when A and A2 agreed on theirs.
     if not out.new and not out.missing and base.ordered and "request" not in run.cut:
         out.inversions = _inversions(used, matched, [t.example for t in base.templates])
