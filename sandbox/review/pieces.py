@@ -536,7 +536,7 @@ class Pieces:
             chars = self.fold(receiver).literal
             if chars is None or any(ord(c) > 0xFFFF or c in "\n\r\u2028\u2029" for c in chars) or len(chars) > MAX_ITEMS:
                 return UNKNOWN, False  # unknown text, a character `.` skips, or one JavaScript counts twice
-            mapped = self._mapped(Items(tuple(Fold((c,)) for c in chars)), None, args[1])
+            mapped = self._mapped(list(chars), args[1], frozenset())
             return (join(mapped, EMPTY), True) if mapped is not None else (UNKNOWN, False)
         if method in jsstrings.TEXT_METHODS:  # 'WEBDRIVER'.toLowerCase(), 'x-evil.example'.slice(2)
             if method in ("slice", "at") and self.array(receiver) is not None:
@@ -732,7 +732,8 @@ class Pieces:
                 spread = self._spread(args[0])
                 if len(args) == 1 or spread.items is None:
                     return spread
-                mapped = self._mapped(spread, None, args[1]) if len(args) == 2 else None
+                values = self._element_values(args[0]) if len(args) == 2 else None
+                mapped = self._mapped(values, args[1], _all_schemes(spread)) if values is not None else None
                 return mapped if mapped is not None else Items(None, _all_schemes(spread))
             if function.type != "member_expression":
                 return None
@@ -774,7 +775,8 @@ class Pieces:
         if method in ("reverse", "toReversed") and not args:
             return Items(tuple(reversed(items.items)), items.schemes) if items.items is not None else items
         if method == "map" and len(args) == 1 and items.items is not None:
-            mapped = self._mapped(items, receiver, args[0])
+            values = self._element_values(receiver)
+            mapped = self._mapped(values, args[0], _all_schemes(items)) if values is not None else None
             if mapped is not None:
                 return mapped
         if method == "slice" and not args:
@@ -783,25 +785,17 @@ class Pieces:
             return Items(None, _all_schemes(items))
         return None
 
-    def _mapped(self, items: Items, receiver: Node | None, callback: Node) -> Items | None:
-        """``items.map(callback)`` when the callback is one expression of its element and index
-        (``c => String.fromCharCode(c - 1)``, ``function (c, i) { return ... }``, or a ``const``
-        bound to one), evaluated for each element; ``None`` when it is not such a callback.
-        An element of a literal array that is a number is the number (``[104].map(c => c + 1)``)."""
+    def _mapped(self, values: list[str | float | None], callback: Node, schemes: frozenset[str]) -> Items | None:
+        """What ``callback`` returns for each element (``values``, :meth:`_element_values`) when it is
+        one expression of its element and index (``c => String.fromCharCode(c - 1)``,
+        ``function (c, i) { return ... }``, or a ``const`` bound to one); ``None`` when it is not."""
         if callback.type == "identifier" and text(callback) in self.values:
             callback = self.values[text(callback)]
         params, body = _callback(callback)
-        if body is None or items.items is None or any(p in self._bound for p in params):
+        if body is None or any(p in self._bound for p in params):
             return None
-        literal = receiver
-        if literal is not None and literal.type == "identifier" and text(literal) in self.values:
-            literal = self.values[text(literal)]
-        numbers = [self.number(e) for e in literal.named_children] \
-            if literal is not None and literal.type == "array" and _plain(literal) else []
         out: list[Fold] = []
-        for index, item in enumerate(items.items):
-            number = numbers[index] if index < len(numbers) else None
-            element: str | float | None = number if number is not None else item.literal
+        for index, element in enumerate(values):
             if element is None:
                 out.append(UNKNOWN)
                 continue
@@ -816,7 +810,44 @@ class Pieces:
             if self.work > MAX_WORK:
                 self.exhausted = True
                 return None
-        return _capped(out, _all_schemes(items))
+        return _capped(out, schemes)
+
+    def _element_values(self, node: Node) -> list[str | float | None] | None:
+        """The elements of ``node`` as a callback gets them, each a number or a string (``None``: one
+        not known), where their types are known: a literal array's (or a ``const`` bound to one, not
+        filled since), a string's characters (``'ab'``, ``[...'ab']``, ``'ab'.split('')``, any
+        ``split``: strings); else ``None`` (``[1, 2].reverse()``: its elements are numbers a fold
+        would spell as text)."""
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type == "identifier" and text(node) in self.values:
+            declared = self.values[text(node)]
+            items = self.array(node)
+            if declared.type != "array" or items is None or items.items is None \
+                    or len(items.items) != len(declared.named_children):
+                return None  # filled with push/unshift since, or not an array literal
+            node = declared
+        if node.type == "array":
+            children = [c for c in node.named_children if c.type != "comment"]
+            if len(children) == 1 and children[0].type == "spread_element" and children[0].named_child_count == 1:
+                whole = self.literal(children[0].named_children[0])  # [...'abc']
+                return list(whole) if whole is not None and len(whole) <= MAX_ITEMS and \
+                    self.array(children[0].named_children[0]) is None else None
+            if not _plain(node) or len(children) > MAX_ITEMS:
+                return None
+            out: list[str | float | None] = []
+            for child in children:
+                number = self.number(child)
+                out.append(number if number is not None else self.literal(child))
+            return out
+        if node.type == "call_expression":  # 'a,b'.split(','): strings
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "member_expression" and text(function.child_by_field_name("property")) == "split":
+                items = self.array(node)
+                return [item.literal for item in items.items] if items is not None and items.items is not None else None
+            return None
+        whole = self.literal(node)  # Array.from('abc', f)
+        return list(whole) if whole is not None and len(whole) <= MAX_ITEMS else None
 
     def _spread(self, node: Node) -> Items:
         """The elements ``[...node]`` gives: an array's, or a known string's characters."""

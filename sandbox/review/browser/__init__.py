@@ -46,7 +46,7 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
     :class:`OptionError` when a remote browser does not answer. ``names``: where the slots' proxies
     listen and the name the remote browsers reach them by (default: 127.0.0.1). ``screenshots``: take
     each block's light and dark screenshot (``BrowserResult.screenshots``; a SARIF or text report
-    does not show them, and they are a review's largest cost after its simulated user)."""
+    does not show them, and a batch takes about a tenth longer with them: docs/REVIEW-BROWSER.md)."""
     if remote:
         chosen, endpoints = plan(engines, list(remote))
     else:

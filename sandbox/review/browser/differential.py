@@ -139,7 +139,7 @@ class Baseline:
     templates: list[Template] = field(default_factory=list)
     unstable: list[Event] = field(default_factory=list)  # sent in one of A, A2 only
     ordered: bool = True  # A2 sent the paired events in A's order
-    unsure: list[Event] = field(default_factory=list)  # without a partner, whose partner may be past a cut
+    past_cut: list[Event] = field(default_factory=list)  # without a partner, whose partner may be past a cut
     cut: frozenset[str] = frozenset()  # the kinds cut in A or A2
 
 
@@ -165,14 +165,14 @@ def baseline(a_run: Log | list[Event], a2_run: Log | list[Event]) -> Baseline:
                 if diff == 0:
                     break
         if best is None:
-            (out.unsure if event.kind in out.cut else out.unstable).append(event)
+            (out.past_cut if event.kind in out.cut else out.unstable).append(event)
             continue
         left.remove(best)
         order.append(best)
         o = a2[best].tokens()
         out.templates.append(Template(event.key, tuple(x if x == y else None for x, y in zip(tokens, o)), event))
     for j in left:
-        (out.unsure if a2[j].kind in out.cut else out.unstable).append(a2[j])
+        (out.past_cut if a2[j].kind in out.cut else out.unstable).append(a2[j])
     out.ordered = "request" not in out.cut and not _inversions(order, [t.example for t in out.templates], a2)
     return out
 
@@ -216,7 +216,7 @@ def deviation(base: Baseline, run_log: Log | list[Event]) -> Deviation:
     out = Deviation()
     used: list[int] = []
     matched: list[Event] = []
-    optional = base.unstable + base.unsure
+    optional = base.unstable + base.past_cut
     for event in run.events:
         hit = next((i for i, t in enumerate(base.templates) if i not in used and t.matches(event)), None)
         if hit is not None:
