@@ -624,6 +624,7 @@ class Pieces:
         key = node.id
         if key not in self._number_memo:
             if self._depth >= MAX_NAMES:
+                self.exhausted = True
                 return None
             self._depth += 1
             try:
