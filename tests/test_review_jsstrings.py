@@ -183,7 +183,7 @@ def test_arithmetic_and_character_codes_give_what_node_gives():
 def _hidden_host(rng: random.Random, host: str) -> str:
     """An expression that computes ``host`` character by character through a callback."""
     k = rng.randint(1, 5)
-    form = rng.randrange(8)
+    form = rng.randrange(10)
     if form == 0:
         return f"[{', '.join(str(ord(c) + k) for c in host)}].map(c => String.fromCharCode(c - {k})).join('')"
     if form == 1:
@@ -198,6 +198,10 @@ def _hidden_host(rng: random.Random, host: str) -> str:
         return f"'{''.join(chr(ord(c) + k) for c in host)}'.replace(/./g, (c) => String.fromCharCode(c.charCodeAt(0) - {k}))"
     if form == 6:
         return f"'{''.join(chr(ord(c) ^ (i & 3)) for i, c in enumerate(host))}'.replaceAll(/[\\s\\S]/gu, (c, i) => String.fromCharCode(c.charCodeAt(0) ^ (i & 3)))"
+    if form == 7:
+        return f"[{', '.join(str(ord(c) + k) for c in host)}].reduce((acc, c) => acc + String.fromCharCode(c - {k}), '')"
+    if form == 8:
+        return f"'{host[::-1]}'.split('').reduceRight(function (acc, c, i) {{ return acc + c; }}, '')"
     return f"[{', '.join(repr(c) for c in host)}].map((c, i, all) => c).join('')"  # three parameters: not followed
 
 

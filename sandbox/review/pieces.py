@@ -13,12 +13,14 @@ and of arrays), ``join`` (with a literal separator or none), ``String.raw`` (tag
 ``call`` form of ``join``/``concat``, the decoders (``atob``, ``String.fromCharCode``,
 ``decodeURIComponent``, ...) and string methods (``toLowerCase``, ``slice``, ``replace``, ...) of
 known text, as :mod:`.jsstrings` computes them, arithmetic on known numbers and ``charCodeAt``/
-``codePointAt``, a ``map`` (or ``Array.from``'s map) whose callback is one expression of its element
-and index, evaluated per element (``[102, 119].map(c => String.fromCharCode(c - 1))``), and names: a ``const`` (or a ``let`` never assigned) with
+``codePointAt``, a ``map`` (or ``Array.from``'s map, a ``replace`` with ``/./g``) whose callback is
+one expression of its element and index, evaluated per element
+(``[102, 119].map(c => String.fromCharCode(c - 1))``), a ``reduce`` whose callback is one
+expression and whose result is a string, and names: a ``const`` (or a ``let`` never assigned) with
 one binding in the scripts is its value, and an array declared so and then filled with ``push``/
 ``unshift`` statements right in its block is followed in statement order when nothing can read
 it in between (otherwise its order is unknown). Where the order of the pieces is unknown (a
-``map``, ``filter``, ``sort``, ``reduce``, a ``push`` in a loop or a callback), a scheme among them
+``map`` or ``reduce`` not evaluated, ``filter``, ``sort``, a ``push`` in a loop or a callback), a scheme among them
 (``'https:'``) still makes the value a URL whose host is unknown.
 
 A URL is reported where its string is whole: not where it is a piece of a longer one (an
@@ -553,9 +555,37 @@ class Pieces:
         if method in ("reduce", "reduceRight"):
             items = self.array(receiver)
             if items is not None:
+                folded = self._reduced(receiver, method, args) if len(args) == 2 else None
+                if folded is not None:
+                    return _computed(folded), True
                 schemes = _all_schemes(items)
                 return Fold((None,), schemes), bool(schemes)
         return UNKNOWN, False
+
+    def _reduced(self, receiver: Node, method: str, args: list[Node]) -> str | None:
+        """``receiver.reduce((acc, c, i) => expr, initial)`` spelled out, when the elements' types are
+        known (:meth:`_element_values`), the callback is one expression and the initial value a
+        known string or number, and what it gives at the end is a string."""
+        values = self._element_values(receiver)
+        params, body = _callback(args[0], most=3)
+        number = self.number(args[1])
+        acc: str | float | None = number if number is not None else self.literal(args[1])
+        if values is None or body is None or acc is None or len(params) < 2 or any(p in self._bound for p in params):
+            return None
+        order = list(enumerate(values))
+        for index, element in reversed(order) if method == "reduceRight" else order:
+            if element is None:
+                return None
+            self._bound.update(zip(params, (acc, element, float(index))))
+            try:
+                value = self.number(body)
+                acc = value if value is not None else self.fold(body).literal
+            finally:
+                for p in params:
+                    self._bound.pop(p, None)
+            if acc is None or isinstance(acc, str) and len(acc) > MAX_TEXT or self.work > MAX_WORK:
+                return None
+        return acc if isinstance(acc, str) else None
 
     def _values(self, args: list[Node]) -> list[str | float] | None:
         """The arguments' values when each is a number or a string known in full (``...[119, 101]``
@@ -1036,9 +1066,10 @@ def _every_character(node: Node) -> bool:
         and "g" in text(flags) and set(text(flags)) <= set("gimsu")
 
 
-def _callback(node: Node) -> tuple[list[str], Node | None]:
-    """A callback's parameter names (its element's, its index's) and the one expression it returns:
-    ``(c, i) => expr``, ``c => { return expr; }``, ``function (c) { return expr; }``."""
+def _callback(node: Node, most: int = 2) -> tuple[list[str], Node | None]:
+    """A callback's parameter names (at most ``most``: a map's element and index; a reduce's
+    accumulator, element and index) and the one expression it returns: ``(c, i) => expr``,
+    ``c => { return expr; }``, ``function (c) { return expr; }``."""
     if node.type not in ("arrow_function", "function_expression", "function") or any(c.type == "async" for c in node.children):
         return [], None  # an async callback returns promises
     single = node.child_by_field_name("parameter")
@@ -1047,7 +1078,7 @@ def _callback(node: Node) -> tuple[list[str], Node | None]:
     else:
         given = node.child_by_field_name("parameters")
         params = [c for c in given.named_children if c.type != "comment"] if given is not None else []
-    if len(params) > 2 or any(p.type != "identifier" for p in params):
+    if len(params) > most or any(p.type != "identifier" for p in params):
         return [], None
     body = node.child_by_field_name("body")
     if body is not None and body.type == "statement_block":
