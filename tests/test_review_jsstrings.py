@@ -183,7 +183,7 @@ def test_arithmetic_and_character_codes_give_what_node_gives():
 def _hidden_host(rng: random.Random, host: str) -> str:
     """An expression that computes ``host`` character by character through a callback."""
     k = rng.randint(1, 5)
-    form = rng.randrange(10)
+    form = rng.randrange(11)
     if form == 0:
         return f"[{', '.join(str(ord(c) + k) for c in host)}].map(c => String.fromCharCode(c - {k})).join('')"
     if form == 1:
@@ -202,6 +202,8 @@ def _hidden_host(rng: random.Random, host: str) -> str:
         return f"[{', '.join(str(ord(c) + k) for c in host)}].reduce((acc, c) => acc + String.fromCharCode(c - {k}), '')"
     if form == 8:
         return f"'{host[::-1]}'.split('').reduceRight(function (acc, c, i) {{ return acc + c; }}, '')"
+    if form == 9:
+        return f"{rng.choice(['Array.prototype', '[]'])}.map.call('{''.join(chr(ord(c) + k) for c in host)}', (c) => String.fromCharCode(c.charCodeAt(0) - {k})).join('')"
     return f"[{', '.join(repr(c) for c in host)}].map((c, i, all) => c).join('')"  # three parameters: not followed
 
 

@@ -770,6 +770,10 @@ class Pieces:
             if function.type != "member_expression":
                 return None
             receiver = function.child_by_field_name("object")
+            if text(function.child_by_field_name("property")) == "call" and len(args) == 2 and _array_map(receiver):
+                # Array.prototype.map.call('fwjm', c => ...): a string's characters mapped
+                values = self._element_values(args[0])
+                return self._mapped(values, args[1], frozenset()) if values is not None else None
             return self.array_of_call(receiver, text(function.child_by_field_name("property")), args)
         return None
 
@@ -1056,6 +1060,14 @@ def _computed(value: str, named: frozenset[str] = frozenset()) -> Fold:
     already named them (``named``)."""
     fold = concat(Fold((value,)))
     return fold._replace(known=named & {host for _, host in urls(fold) if host}) if named else fold
+
+
+def _array_map(node: Node | None) -> bool:
+    """Whether ``node`` is ``Array.prototype.map`` or ``[].map``."""
+    if node is None or node.type != "member_expression" or text(node.child_by_field_name("property")) != "map":
+        return False
+    owner = node.child_by_field_name("object")
+    return callee_name(node) == "Array.prototype.map" or owner is not None and owner.type == "array" and not owner.named_child_count
 
 
 def _every_character(node: Node) -> bool:
