@@ -180,31 +180,33 @@ def test_arithmetic_and_character_codes_give_what_node_gives():
     assert [spelled(jsstrings.code_at(t, m, a)) for m, t, a in codes] == coded
 
 
+#: Ways to spell a host through a callback (attack vectors as data): JavaScript expressions with the
+#: host's encodings filled in (:func:`_hidden_host`); the last is not followed (three parameters).
+HIDDEN_HOST_FORMS = (
+    "[{codes}].map(c => String.fromCharCode(c - {k})).join('')",
+    "'{xored}'.split('').map(c => String.fromCharCode(c.charCodeAt(0) ^ {k})).join('')",
+    "Array.from('{stepped}', (c, i) => String.fromCharCode(c.charCodeAt(0) - i % 3)).join('')",
+    "[...'{upper}'].map(function (c) {{ return c.toLowerCase(); }}).join('')",
+    "[{doubled}].map((c) => {{ return String.fromCharCode(c >> 1); }}).join('')",
+    "'{shifted}'.replace(/./g, (c) => String.fromCharCode(c.charCodeAt(0) - {k}))",
+    "'{xor_i}'.replaceAll(/[\\s\\S]/gu, (c, i) => String.fromCharCode(c.charCodeAt(0) ^ (i & 3)))",
+    "[{codes}].reduce((acc, c) => acc + String.fromCharCode(c - {k}), '')",
+    "'{reversed}'.split('').reduceRight(function (acc, c, i) {{ return acc + c; }}, '')",
+    "Array.prototype.map.call('{shifted}', (c) => String.fromCharCode(c.charCodeAt(0) - {k})).join('')",
+    "[].map.call('{shifted}', (c) => String.fromCharCode(c.charCodeAt(0) - {k})).join('')",
+    "[{chars}].map((c, i, all) => c).join('')",
+)
+
+
 def _hidden_host(rng: random.Random, host: str) -> str:
-    """An expression that computes ``host`` character by character through a callback."""
+    """An expression (one of :data:`HIDDEN_HOST_FORMS`) that computes ``host`` character by character."""
     k = rng.randint(1, 5)
-    form = rng.randrange(11)
-    if form == 0:
-        return f"[{', '.join(str(ord(c) + k) for c in host)}].map(c => String.fromCharCode(c - {k})).join('')"
-    if form == 1:
-        return f"'{''.join(chr(ord(c) ^ k) for c in host)}'.split('').map(c => String.fromCharCode(c.charCodeAt(0) ^ {k})).join('')"
-    if form == 2:
-        return f"Array.from('{''.join(chr(ord(c) + i % 3) for i, c in enumerate(host))}', (c, i) => String.fromCharCode(c.charCodeAt(0) - i % 3)).join('')"
-    if form == 3:
-        return f"[...'{host.upper()}'].map(function (c) {{ return c.toLowerCase(); }}).join('')"
-    if form == 4:
-        return f"[{', '.join(str(ord(c) << 1) for c in host)}].map((c) => {{ return String.fromCharCode(c >> 1); }}).join('')"
-    if form == 5:
-        return f"'{''.join(chr(ord(c) + k) for c in host)}'.replace(/./g, (c) => String.fromCharCode(c.charCodeAt(0) - {k}))"
-    if form == 6:
-        return f"'{''.join(chr(ord(c) ^ (i & 3)) for i, c in enumerate(host))}'.replaceAll(/[\\s\\S]/gu, (c, i) => String.fromCharCode(c.charCodeAt(0) ^ (i & 3)))"
-    if form == 7:
-        return f"[{', '.join(str(ord(c) + k) for c in host)}].reduce((acc, c) => acc + String.fromCharCode(c - {k}), '')"
-    if form == 8:
-        return f"'{host[::-1]}'.split('').reduceRight(function (acc, c, i) {{ return acc + c; }}, '')"
-    if form == 9:
-        return f"{rng.choice(['Array.prototype', '[]'])}.map.call('{''.join(chr(ord(c) + k) for c in host)}', (c) => String.fromCharCode(c.charCodeAt(0) - {k})).join('')"
-    return f"[{', '.join(repr(c) for c in host)}].map((c, i, all) => c).join('')"  # three parameters: not followed
+    return rng.choice(HIDDEN_HOST_FORMS).format(
+        k=k, codes=", ".join(str(ord(c) + k) for c in host), doubled=", ".join(str(ord(c) << 1) for c in host),
+        chars=", ".join(repr(c) for c in host), upper=host.upper(), reversed=host[::-1],
+        shifted="".join(chr(ord(c) + k) for c in host), xored="".join(chr(ord(c) ^ k) for c in host),
+        stepped="".join(chr(ord(c) + i % 3) for i, c in enumerate(host)),
+        xor_i="".join(chr(ord(c) ^ (i & 3)) for i, c in enumerate(host)))
 
 
 def test_a_host_spelled_by_a_callback_over_characters_is_the_one_node_computes():

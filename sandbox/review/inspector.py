@@ -30,6 +30,7 @@ from .js import (
     urls_in_text,
     walk,
 )
+from .pieces import urls as fold_urls
 from .source import SVG_ANIMATION_VALUES
 from .urls import UrlVerdict, absolute_url, allowed_schemes, classify, host_of
 
@@ -276,31 +277,22 @@ class Inspector:
 
     def _hosts(self, value: Node, labels: frozenset, fragments: list[str]) -> list[str]:
         """The hosts a sink's value names: its labels' URLs and those in its text (:meth:`_text_of`),
-        but not a host cut short: a literal piece is checked against the whole value's folded text,
-        where a host that a value known only at run time, or more text, continues
-        (``'https://ev' + x + 'il.example/'``, ``'https://a' + n + '.example/'``) is not the host."""
+        but not a host cut short: where the value is built from pieces, a host its folded text
+        holds is named only where that text's URLs (:func:`.pieces.urls`) end it, not where a value
+        known only at run time, or more text, continues it (``'https://ev' + x + 'il.example/'``,
+        ``'https://a' + n + '.example/'``); one the fold does not hold (a ternary's branch) stays."""
         urls = {label[1] for label in labels if label[0] == URL} | {u for f in fragments for u in urls_in_text(f)} \
             | {f.strip() for f in fragments if absolute_url(f.strip())}
         hosts = {host_of(u.strip()) for u in urls} - {""}
         bare = value
         while bare.type == "parenthesized_expression" and bare.named_child_count == 1:
             bare = bare.named_children[0]
-        pieces = self.flow.pieces
-        if not hosts or not pieces.builds(bare):
+        if not hosts or not self.flow.pieces.builds(bare):
             return sorted(hosts)
-        fold = pieces.fold(bare).pieces
-
-        def cut_short(host: str) -> bool:
-            seen = False
-            for index, run in enumerate(fold):
-                lowered, start = (run or "").lower(), 0
-                while (at := lowered.find("//" + host, start)) >= 0:
-                    seen, end, start = True, at + 2 + len(host), at + 1
-                    if end < len(lowered) and lowered[end] in "/?#:\\" or end == len(lowered) and index + 1 == len(fold):
-                        return False  # it ends there (a delimiter, or the value's end): whole
-            return seen  # found and continued each time (more text, a hole); not found: as its literal says
-
-        return sorted(h for h in hosts if not cut_short(h))
+        fold = self.flow.pieces.fold(bare)
+        whole = {host for _, host in fold_urls(fold) if host}
+        runs = [run.lower() for run in fold.pieces if run]
+        return sorted(h for h in hosts if h in whole or not any("//" + h in run for run in runs))
 
     def _text_of(self, value: Node) -> tuple[list[str], str]:
         """A sink value's literal text: its fragments (for a string built from pieces, its folded

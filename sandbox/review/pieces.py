@@ -577,16 +577,24 @@ class Pieces:
         for index, element in reversed(order) if method == "reduceRight" else order:
             if element is None:
                 return None
-            self._bound.update(zip(params, (acc, element, float(index))))
-            try:
-                value = self.number(body)
-                acc = value if value is not None else self.fold(body).literal
-            finally:
-                for p in params:
-                    self._bound.pop(p, None)
+            value = self._apply(params, (acc, element, float(index)), body)
+            acc = value if isinstance(value, float) else value.literal
             if acc is None or isinstance(acc, str) and len(acc) > MAX_TEXT or self.work > MAX_WORK:
                 return None
         return acc if isinstance(acc, str) else None
+
+    def _apply(self, params: list[str], args: tuple[str | float, ...], body: Node) -> float | Fold:
+        """A callback's ``body`` with its ``params`` bound to ``args``: a number, or its fold (past
+        :data:`MAX_WORK`, :attr:`exhausted` is set, and the caller stops)."""
+        self._bound.update(zip(params, args))
+        try:
+            value = self.number(body)
+            return value if value is not None else self.fold(body)
+        finally:
+            for p in params:
+                self._bound.pop(p, None)
+            if self.work > MAX_WORK:
+                self.exhausted = True
 
     def _values(self, args: list[Node]) -> list[str | float] | None:
         """The arguments' values when each is a number or a string known in full (``...[119, 101]``
@@ -835,16 +843,12 @@ class Pieces:
             if element is None:
                 out.append(UNKNOWN)
                 continue
-            self._bound.update(zip(params, (element, float(index))))
-            try:
-                value = self.number(body)
-                spelled = jsstrings.number_to_string(value, 10.0) if value is not None else None
-                out.append(Fold((spelled,)) if spelled is not None else self.fold(body))
-            finally:
-                for p in params:
-                    self._bound.pop(p, None)
+            value = self._apply(params, (element, float(index)), body)
+            if isinstance(value, float):  # its text, where the fold spells it (a fraction: unknown)
+                spelled = jsstrings.number_to_string(value, 10.0)
+                value = Fold((spelled,)) if spelled is not None else UNKNOWN
+            out.append(value)
             if self.work > MAX_WORK:
-                self.exhausted = True
                 return None
         return _capped(out, schemes)
 
