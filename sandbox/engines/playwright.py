@@ -56,6 +56,12 @@ _HELD_ORIGIN = """(s) => { const h = document.querySelector(s), i = h.contentDoc
 _ELEMENT_CENTRE = """(s) => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
   const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }"""
 
+#: One leap of the frame's controlled clock: the controller Playwright's clock installs in every document
+#: (``__pwClock``, what its own fast_forward calls in each frame). False where there is none. A timer
+#: of the frame's that throws is the frame's own business: the leap goes on (Playwright's call too).
+_FAST_FORWARD = """async (ms) => { const c = globalThis.__pwClock && globalThis.__pwClock.controller;
+  if (!c) return false; try { await c.fastForward(ms); } catch (e) {} return true; }"""
+
 #: What the Playwright driver can do (VIRTUAL_TIME with Chromium only: it is CDP's).
 CAPABILITIES = frozenset({
     Capability.POINTER, Capability.TYPING, Capability.FRAMES, Capability.SCREENSHOT, Capability.INIT_SCRIPT, Capability.CLOCK,
@@ -290,7 +296,22 @@ class PlaywrightPage(Page):
         await self.raw.clock.install()
 
     async def clock_fast_forward(self, ms: int) -> None:
-        await self.raw.clock.fast_forward(ms)
+        # Every frame's clock moved by a call into each, as Playwright's clock.fast_forward does, but
+        # one frame after the other and without the init script that call adds first (its log, which
+        # replays the leap in documents loaded later). Measured in Firefox over WebDriver BiDi, ten leaps
+        # of a host page and its block's frame: 0.45 s with Playwright's call, 0.3-0.4 s with the frames
+        # asked at once, 0.025 s one after the other. A document loaded after a leap starts at the
+        # date of the last clock_set_system_time.
+        frames = self.raw.frames
+        if await frames[0].evaluate(_FAST_FORWARD, ms) is not True:
+            # The top document (the harness's own page) has no controlled clock: Playwright's own call.
+            await self.raw.clock.fast_forward(ms)
+            return
+        for frame in frames[1:]:
+            try:
+                await frame.evaluate(_FAST_FORWARD, ms)
+            except Exception:  # a frame that went meanwhile, or whose document took the clock away
+                pass
 
     async def clock_set_system_time(self, seconds: float) -> None:
         await self.raw.clock.set_system_time(seconds)

@@ -106,3 +106,44 @@ def test_wait_for_goes_on_in_the_document_a_navigation_brings(flowui_page, flowu
         f"<!doctype html><title>one</title><script>setTimeout(() => {{ location.href = {json.dumps(two)}; }}, 300)</script>"))
     script = "() => new Promise((done) => setTimeout(() => done(document.title === 'two' && 'two'), 1500))"
     assert flowui_page.wait_for(script, timeout=20) == "two"
+
+
+def test_the_clock_leaps_every_frame_that_has_it_one_leap_at_a_time(flowui_page, flowui_server, flowui_portal):
+    """CLOCK: ``clock_fast_forward`` moves the top document's controlled clock and every frame's
+    that has one (Playwright's clock is an init script: where it does not reach a frame, that frame
+    keeps the real date): a timer due within a leap fires, and a timer the frame set after an answer
+    that came between two leaps fires in the second. A driver without CLOCK says so."""
+    import time
+
+    import pytest
+
+    from flowui_sandbox.sandbox.engines import Capability, Unsupported
+
+    page = flowui_page.async_page
+    if not page.supports(Capability.CLOCK):
+        with pytest.raises(Unsupported):
+            flowui_portal.run(page.clock_install())
+        return
+    day = 86_400_000
+    frame = ("<script>window.fired = 0; window.second = 0;"
+             f"setTimeout(() => {{ fired++; parent.postMessage('ask', '*'); }}, {day});"
+             f"addEventListener('message', () => {{ window.answered = 1; setTimeout(() => {{ second++; }}, {20 * day}); }});"
+             "</script>")
+    top = ("<!doctype html><title>top</title><script>addEventListener('message', (e) => e.source.postMessage('answer', '*'));</script>"
+           f'<iframe sandbox="allow-scripts" srcdoc="{frame}"></iframe>')
+    flowui_portal.run(page.clock_install())
+    flowui_page.goto(flowui_server.add_page(top))
+    flowui_portal.run(page.clock_set_system_time(time.time()))
+    controlled = flowui_page.wait_for("() => typeof globalThis.__pwClock === 'object' ? 'yes' : 'no'", frame="iframe") == "yes"
+    flowui_portal.run(page.clock_fast_forward(day + 1))
+    if controlled:
+        assert flowui_page.wait_for("() => window.answered", frame="iframe") == 1
+        assert flowui_page.evaluate("() => window.fired", frame="iframe") == 1
+    flowui_portal.run(page.clock_fast_forward(20 * day + 1))
+    days = "(t) => Math.round((Date.now() - t) / 86400000)"
+    assert flowui_page.evaluate(days, time.time() * 1000) == 21
+    if controlled:
+        assert flowui_page.evaluate("() => [window.fired, window.second]", frame="iframe") == [1, 1]
+        assert flowui_page.evaluate(days, time.time() * 1000, frame="iframe") == 21
+    else:
+        assert flowui_page.evaluate(days, time.time() * 1000, frame="iframe") == 0
