@@ -87,6 +87,7 @@ bench: setup
 	$(PY) bench/bridge.py
 	$(PY) bench/verify.py
 	$(PY) bench/review.py
+	$(PY) bench/clock_leaps.py
 	$(PY) bench/document.py
 
 # The editor's CodeMirror 6 bundle (committed; CI does not rebuild it): pinned npm packages, esbuild.
