@@ -7,8 +7,7 @@ import asyncio
 import aiohttp
 
 from flowui_sandbox.sandbox.harness.server import tls_context
-from flowui_sandbox.sandbox.review.browser import proxy
-from flowui_sandbox.sandbox.review.browser.proxy import FLOOD, MAX_KEPT, Seen, Tap
+from flowui_sandbox.sandbox.review.browser.proxy import MAX_KEPT, Seen, Tap
 
 
 async def _through(tap: Tap, url: str) -> int:
@@ -120,35 +119,5 @@ def test_the_host_pages_heartbeat_is_heard_and_never_logged_as_the_blocks():
             assert [s.path for s in tap.since(mark)[0]] == ["/beat/" + "0" * len(tap.beat_key)]
         finally:
             await tap.stop()
-
-    asyncio.run(run())
-
-
-def test_a_flood_is_answered_at_a_pace_and_keeps_the_proxy_busy(monkeypatch):
-    """Once the block's log holds more than FLOOD requests, a request is logged as it comes and
-    answered only after FLOOD_PACE (made long here: it is still waiting), and the proxy does not
-    settle meanwhile (the harness lets the slot's page and proxy go). The proxy stops without
-    waiting out the pace (its servers wait for every answer)."""
-    monkeypatch.setattr(proxy, "FLOOD_PACE", 60)
-
-    async def run() -> None:
-        _, context = tls_context("127.0.0.1", "localhost")
-        tap = await Tap(context).start()
-        try:
-            mark = tap.mark()
-            for i in range(FLOOD - 1):
-                tap.add(Seen("http", "flood.example", "GET", f"/{i}", "", {}))
-            assert await asyncio.wait_for(_through(tap, "http://flood.example/last-answered"), 10) == 200
-            held = asyncio.ensure_future(_through(tap, "http://flood.example/paced"))
-            for _ in range(500):
-                if len(tap.since(mark)[0]) > FLOOD:
-                    break
-                await asyncio.sleep(0.01)
-            seen, _, _ = tap.since(mark)
-            assert [s.path for s in seen[-2:]] == ["/last-answered", "/paced"]
-            assert not await tap.fence(0.05, 0.3) and not held.done()
-        finally:
-            await asyncio.wait_for(tap.stop(), 10)
-        await asyncio.wait_for(asyncio.gather(held, return_exceptions=True), 10)
 
     asyncio.run(run())

@@ -47,12 +47,6 @@ MAX_KEPT = 2000
 #: More requests than this from one block is a flood (the judge's finding; which of a flood's
 #: requests reach the proxy before the review ends is the network's race, :mod:`.differential`).
 FLOOD = 200
-#: Seconds each request waits for its answer once the block's log holds more than :data:`FLOOD`: the
-#: flood then goes at the pace of the browser's connections (six per host) rather than as fast as
-#: the browser can send. Answered at once, a 10,000-image flood kept Firefox's parent process on a
-#: core: the block's page stopped answering (a hang, reviewed again alone), the next page took 9 to
-#: 11 s to open and the pages beside it starved (measured). Paced, its review runs to the end.
-FLOOD_PACE = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +89,6 @@ class _CatchAll(LocalServer):
         body = await request.read()
         host = request.headers.get("Host", request.url.host or "")
         self.tap.add(Seen(self.scheme, host, request.method, request.path, request.query_string, dict(request.headers), body))
-        await self.tap.pace()
         return _answer(request, await self._log(request))  # LocalServer's answer by extension (and its own record)
 
 
@@ -122,7 +115,6 @@ class HostServer(LocalServer):
     async def _catch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
         self.tap.add(Seen("https", HOST_ORIGIN, request.method, request.path, request.query_string, dict(request.headers), body))
-        await self.tap.pace()
         return _answer(request, await self._log(request))
 
 
@@ -208,7 +200,6 @@ class Tap:
         self.port: int | None = None
         self._server: asyncio.base_events.Server | None = None
         self._pipes: set[asyncio.Task] = set()
-        self._stopping = asyncio.Event()
 
     @property
     def proxy_url(self) -> str:
@@ -232,14 +223,6 @@ class Tap:
             self.dropped += 1
             return
         self.seen.append(seen)
-
-    async def pace(self) -> None:
-        """Hold a request's answer :data:`FLOOD_PACE` s once the block's log holds more than
-        :data:`FLOOD` (until the proxy stops: its servers would wait for the answer). The proxy is
-        busy meanwhile: a flood's slot does not settle (:meth:`fence`), so its page and proxy go."""
-        if len(self.seen) + self.dropped > FLOOD:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), FLOOD_PACE)
 
     def mark(self) -> tuple[int, int, int]:
         """Start the next block's log; :meth:`since` reads it. The last block's log is closed (a
@@ -304,7 +287,6 @@ class Tap:
         return self
 
     async def stop(self) -> None:
-        self._stopping.set()
         if self._server is not None:
             self._server.close()
             self._server = None
