@@ -23,12 +23,15 @@ from flowui_sandbox.sandbox.verify.probes import load_catalogue
 PROBES = ["host.dom_read", "host.ancestor_origins", "network.fetch", "ui.alert", "storage.indexeddb", "bridge.bad_action_name"]
 #: What `--probe` selects with them (it takes prefixes).
 SELECTED = sorted(p.id for p in load_catalogue() if any(p.id.startswith(prefix) for prefix in PROBES))
+#: A probe that watches 9 s, for the test that kills a server while it holds it.
+LONG = "bridge.openurl_no_gesture"
 
 
-def _verify(tmp: Path, name: str, engine: str, remote: list[str], *, on_progress=None, timeout: float = 400) -> dict:
+def _verify(tmp: Path, name: str, engine: str, remote: list[str], *, probes: list[str] = PROBES, on_progress=None,
+            timeout: float = 400) -> dict:
     out = tmp / f"{name}.json"
     argv = [sys.executable, "-m", "flowui_sandbox", "verify", "--engine", engine, "--json", str(out)]
-    for probe in PROBES:
+    for probe in probes:
         argv += ["--probe", probe]
     for spec in remote:
         argv += ["--remote", spec]
@@ -69,14 +72,19 @@ def test_a_killed_server_s_probes_run_on_the_other(flowui_engine, two_servers, t
     killed_at: list[float] = []
 
     def on_progress(line: str) -> None:
-        if not killed_at:  # the first probe is done, the others are in flight or queued
+        if not killed_at:  # the first probe is done; the long one is still in flight on the doomed server
             doomed.kill()
             killed_at.append(time.monotonic())
 
-    report = _verify(tmp_path, "killed", flowui_engine.name, [s.spec for s in two_servers], on_progress=on_progress)
+    # The probes go out in id order, each server's pages taking the next: the long probe (a 9 s
+    # window, blocked) is the doomed server's second. With short probes only, a kill that came late
+    # on a loaded machine could find the doomed server done with all it had, and nothing to move.
+    report = _verify(tmp_path, "killed", flowui_engine.name, [s.spec for s in two_servers], probes=PROBES + [LONG],
+                     on_progress=on_progress)
     assert killed_at
     outcomes = _outcomes(report)
-    assert sorted(outcomes) == SELECTED
+    assert sorted(outcomes) == sorted(SELECTED + [LONG])
+    assert {r["probe"]: r["observed"]["browser"] for r in report["results"]}[LONG] == survivor.url, "the long probe was not moved"
     bad = {p: o for p, o in outcomes.items() if o[0] == "error" or o[1] == "UNEXPECTED"}
     assert not bad, bad
     browsers = {b["url"]: b for b in report["engines"][0]["browsers"]}
