@@ -333,6 +333,41 @@ def test_a_block_whose_differential_review_stopped_on_a_hung_run_is_reviewed_aga
     assert seen[2].differential is not None and seen[2].differential.stopped == "page lost"
 
 
+def test_starved_blocks_are_reviewed_again_side_by_side_and_the_hangs_alone_after_them(monkeypatch):
+    """Blocks 0 and 4 hang (the watchdog ends them; 0 floods too); 1, 2 and 3 ran out of time beside
+    them. The three are reviewed again side by side on the lane's pages, without the hangs; then
+    block 4, block 3 (short again there) and, last, the flood, alone, one after the other (a browser
+    slow to let a flood's page go delays no block after it). Each block's last verdict stands."""
+    from flowui_sandbox.sandbox.review.browser import run_lanes
+
+    busy = 0
+    starts: list[tuple[int, int, int]] = []  # (block, its review's number, reviews running as it started)
+
+    async def review(work, page, tap):
+        nonlocal busy
+        busy += 1
+        nth = 1 + sum(1 for b, _, _ in starts if b == work.index)
+        starts.append((work.index, nth, busy))
+        await asyncio.sleep(0.02)
+        busy -= 1
+        obs = Recording("x", Canaries())
+        if work.index in (0, 4):
+            obs.timed_out, obs.steps["watchdog"] = True, "no answer 2 times in a row"
+            obs.dropped = 5000 if work.index == 0 else 0
+        elif work.index in (1, 2, 3) and nth == 1 or work.index == 3 and nth == 2:
+            obs.timed_out = True
+        obs.steps["review"] = nth
+        return obs, not obs.timed_out
+
+    lane = _scripted_lane(monkeypatch, "x", review)
+    seen = asyncio.run(asyncio.wait_for(run_lanes([lane], _works(6)), 10))[0]
+    later = starts[6:]  # after the first pass over the six blocks
+    assert [b for b, _, _ in later[:3]] == [1, 2, 3] and max(n for _, _, n in later[:3]) == 2  # side by side
+    assert later[3:] == [(4, 2, 1), (3, 3, 1), (0, 2, 1)]  # then alone, the flood last
+    assert {i: (o.timed_out, o.steps["review"]) for i, o in seen.items()} == {
+        0: (True, 2), 1: (False, 2), 2: (False, 2), 3: (False, 3), 4: (True, 2), 5: (False, 1)}
+
+
 def test_a_fault_of_the_harness_on_one_block_is_that_blocks_error_and_the_rest_go_on(monkeypatch):
     from flowui_sandbox.sandbox.review.browser import run_lanes
 

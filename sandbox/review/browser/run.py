@@ -20,7 +20,7 @@ import math
 import secrets
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
@@ -56,7 +56,7 @@ from .hostpage import (
 )
 from .observation import ActionsDiffered, BlockObservation, DifferentialLeak, DifferentialOutcome, HostReport, Instability, navigation_target
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
-from .proxy import Seen, Tap
+from .proxy import FLOOD, Seen, Tap
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
 #: screenshot happen within them) until the harness reads what happened. Timers and
@@ -217,6 +217,12 @@ def _incomplete(obs: Recording) -> bool:
     return obs.timed_out or bool(obs.error) or stopped not in ("", PAGE_LOST)
 
 
+def _hung(obs: Recording) -> bool:
+    """Whether the block hung its page itself: the watchdog caught it, or the host page or the block's
+    frame stopped answering (not a review that only ran out of time, nor a differential run that did)."""
+    return "watchdog" in obs.steps or "hung after" in obs.steps
+
+
 class Lane:
     """One engine: a browser, :data:`SLOTS` pages, blocks handed out from a queue.
 
@@ -350,14 +356,24 @@ class Lane:
             # So is one whose differential review stopped half way (a run starved past its time limit):
             # the leaks it had left to find were missing from its verdict.
             again = [w for w in works if out.get(w.index) is not None and _incomplete(out[w.index])]
+            if min(self.size, len(works)) <= 1:
+                again = []  # it was reviewed alone: that verdict stands
             # And a block a lost remote browser handed back after the other slots had stopped.
             left = [w for w in works if w.index not in out]
-            if left or (again and min(self.size, len(works)) > 1):
-                while not queue.empty():
-                    queue.get_nowait()
-                for w in [*left, *(again if min(self.size, len(works)) > 1 else [])]:
-                    queue.put_nowait(w)
-                await worker(self._live(), retry=True)
+            # The blocks that did not hang themselves (starved past the limit by a neighbour that
+            # spins, which is not among them) are reviewed again side by side, as they were at first;
+            # those the watchdog found hanging, and any the second pass left short, alone. (One at a
+            # time, the starved neighbours of a Firefox flood took its lane's last two minutes.)
+            beside = [*left, *(w for w in again if not _hung(out[w.index]))]
+            alone = [w for w in again if _hung(out[w.index])]
+            if beside:
+                live = self._live_slots()[:len(beside)]
+                await self._pass(queue, beside, [worker(n, retry=True) for n in live])
+                alone += [w for w in beside if w.index not in out or (len(live) > 1 and _incomplete(out[w.index]))]
+            if alone:
+                # A flood last: Firefox takes 10 to 20 s to let its page go, which the block after it waited.
+                alone.sort(key=lambda w: w.index in out and len(out[w.index].seen) + out[w.index].dropped > FLOOD)
+                await self._pass(queue, alone, [worker(self._live(), retry=True)])
         finally:
             for pool in self.pools:
                 await pool.settle(10)
@@ -387,7 +403,20 @@ class Lane:
 
     def _live(self) -> int:
         """A slot whose browser is not lost (the first slot when every one is)."""
-        return next((n for n, i in enumerate(self._of) if not self.remote or not self.remote[i].lost), 0)
+        return self._live_slots()[0]
+
+    def _live_slots(self) -> list[int]:
+        """The slots whose browser is not lost (the first slot when every one is)."""
+        return [n for n, i in enumerate(self._of) if not self.remote or not self.remote[i].lost] or [0]
+
+    @staticmethod
+    async def _pass(queue: asyncio.Queue[Work], works: list[Work], workers: list[Coroutine[Any, Any, None]]) -> None:
+        """One more pass over ``works``: the queue holds them alone, ``workers`` take them from it."""
+        while not queue.empty():
+            queue.get_nowait()
+        for w in works:
+            queue.put_nowait(w)
+        await asyncio.gather(*workers)
 
     async def _tap(self) -> Tap:
         """A slot's proxy, started: its host page under a host name drawn per slot (:func:`.persona.host_name`)."""
