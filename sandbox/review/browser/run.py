@@ -352,7 +352,7 @@ class Lane:
                     break
             self._grow = None
             # A block that hung while other pages ran may have been starved by one that really spins
-            # (two cores, a busy loop on each): each is reviewed once more, alone, and that verdict stands.
+            # (two cores, a busy loop on each): each is reviewed once more, and that verdict stands.
             # So is one whose differential review stopped half way (a run starved past its time limit):
             # the leaks it had left to find were missing from its verdict.
             again = [w for w in works if out.get(w.index) is not None and _incomplete(out[w.index])]
@@ -362,8 +362,8 @@ class Lane:
             left = [w for w in works if w.index not in out]
             # The blocks that did not hang themselves (starved past the limit by a neighbour that
             # spins, which is not among them) are reviewed again side by side, as they were at first;
-            # those the watchdog found hanging, and any the second pass left short, alone. (One at a
-            # time, the starved neighbours of a Firefox flood took its lane's last two minutes.)
+            # those the watchdog found hanging, and any the side-by-side pass left short, alone. (All
+            # alone, one at a time, the starved neighbours of a Firefox flood took its lane's last two minutes.)
             beside = [*left, *(w for w in again if not _hung(out[w.index]))]
             alone = [w for w in again if _hung(out[w.index])]
             if beside:
