@@ -56,8 +56,9 @@ demo: setup
 # The tiers in order of cost (tests/conftest.py): a broken unit fails in seconds, before a browser starts.
 # The browser tiers in two runs: the files other than the two heavy modules on two workers per core
 # (a file stays on one worker, the longest files first: tests/conftest.py SLOWEST_FIRST; they wait on
-# pages and timers more than they compute: one worker per core kept 2 cores half busy), then the two heavy modules alone (each keeps both cores busy: every
-# engine at once, pages in parallel). docs/SCALE.md has the profile.
+# pages and timers more than they compute: one worker per core kept 2 cores half busy), then the two
+# heavy modules alone (each keeps both cores busy: every engine at once, pages in parallel).
+# docs/SCALE.md has the profile.
 HEAVY := tests/browser/test_review_browser.py tests/browser/test_probes.py
 LIGHT_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
 test: setup

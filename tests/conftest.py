@@ -61,8 +61,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 #: The browser files that take longest on the light tier's workers, longest first (seconds each
 #: took there, 4 workers on 2 cores): 280, 170, 153, 123, 83, 68, 54, 44, 44, 36. They are handed out
 #: first (``--dist loadfile --no-loadscope-reorder``); the others follow in collection order. xdist's own
-#: order (most tests first) left the remote review, three tests of 35 s, to start last: the tier's
-#: last two minutes were it on one worker.
+#: order (most tests first) started the remote review, three tests of 35 s, last: the tier's last
+#: 100 s ran on about one core.
 SLOWEST_FIRST = ["test_editor.py", "test_remote.py", "test_bridge.py", "test_review_remote.py", "test_verify_generator.py",
                  "test_review_remote_command.py", "test_cli_review.py", "test_engines.py", "test_pytest_plugin.py",
                  "test_wire_live.py"]
