@@ -49,7 +49,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .hostpage import MAX_ITEMS
-from .proxy import FLOOD, HOST_ORIGIN, Seen
+from .proxy import HOST_ORIGIN, Seen, flooded
 
 #: Inputs tried one at a time to say which one a leak follows; the rest are tried together.
 MAX_ATTRIBUTION = 6
@@ -100,7 +100,7 @@ def events(seen: list[Seen], navigation: str | None, host: dict[str, Any], dropp
     # A connection with no request in it (a preconnect, the browser's own services, keep-alive) is
     # not compared: the browser opens them as it likes. A host name carrying data is compared when a
     # request follows (the request's host), and found by the fast path either way.
-    cut = {"request"} if len(requests) + dropped > FLOOD else set()
+    cut = {"request"} if flooded(len(requests), dropped) else set()
     out = requests[:MAX_EVENTS]
     if navigation:
         out.append(Event("navigate", urlsplit(navigation).hostname or "", navigation))

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from ..model import BrowserResult, Finding
 from .observation import BlockObservation, DifferentialOutcome, plain_json
-from .proxy import FLOOD, HOST_ORIGIN, Seen
+from .proxy import FLOOD, HOST_ORIGIN, Seen, flooded
 
 if TYPE_CHECKING:
     from .run import Work
@@ -129,8 +129,8 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         else:
             make.add("url.external", f"host {clean} contacted ({len(requests)} request(s))", at=at,
                      context=f"host {clean}", hosts=[clean], evidence={"urls": [r.url[:300] for r in requests[:5]]})
-    count = len(seen) + obs.dropped
-    if count > FLOOD:
+    if flooded(len(seen), obs.dropped):
+        count = len(seen) + obs.dropped
         make.add("browser.request-flood", f"{count} requests in one review (more than {FLOOD})", context="flood",
                  hosts=sorted({s.host for s in seen})[:10], evidence={"requests": count})
 

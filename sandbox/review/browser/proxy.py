@@ -49,6 +49,11 @@ MAX_KEPT = 2000
 FLOOD = 200
 
 
+def flooded(requests: int, dropped: int) -> bool:
+    """Whether a review's requests, those logged (``requests``) and those only counted (``dropped``), are a flood."""
+    return requests + dropped > FLOOD
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """One request the page sent out, as the proxy logged it (frozen: its headers a read-only mapping)."""

@@ -56,7 +56,7 @@ from .hostpage import (
 )
 from .observation import ActionsDiffered, BlockObservation, DifferentialLeak, DifferentialOutcome, HostReport, Instability, navigation_target
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
-from .proxy import FLOOD, Seen, Tap
+from .proxy import Seen, Tap, flooded
 
 #: Seconds from the last user action (the state update, the theme switch and the dark
 #: screenshot happen within them) until the harness reads what happened. Timers and
@@ -372,7 +372,7 @@ class Lane:
                 alone += [w for w in beside if w.index not in out or (len(live) > 1 and _incomplete(out[w.index]))]
             if alone:
                 # A flood last: Firefox takes 10 to 20 s to let its page go, which the block after it waited.
-                alone.sort(key=lambda w: w.index in out and len(out[w.index].seen) + out[w.index].dropped > FLOOD)
+                alone.sort(key=lambda w: w.index in out and flooded(len(out[w.index].seen), out[w.index].dropped))
                 await self._pass(queue, alone, [worker(self._live(), retry=True)])
         finally:
             for pool in self.pools:
