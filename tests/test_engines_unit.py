@@ -173,10 +173,13 @@ def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypa
     from flowui_sandbox.sandbox.engines import remote, webdriver
     from flowui_sandbox.sandbox.engines.base import Engine
 
+    class Driver:
+        pass
+
     asked = []
-    monkeypatch.setattr(selenium_webdriver, "WebKitGTK", lambda options, service: asked.append(options.page_load_strategy))
+    monkeypatch.setattr(selenium_webdriver, "WebKitGTK", lambda options, service: asked.append(options.page_load_strategy) or Driver())
     monkeypatch.setattr(selenium_webdriver, "Remote", lambda command_executor, options: asked.append(options.page_load_strategy))
-    monkeypatch.setattr(webdriver, "prepare_driver", lambda driver: driver)
+    monkeypatch.setattr(webdriver, "prepare_driver", lambda driver, display=None: driver)
     monkeypatch.setattr(remote, "prepare_driver", lambda driver: driver)
     monkeypatch.setattr(webdriver.Xvfb, "display", staticmethod(lambda: ":0"))
     engine = Engine("webkit", "webdriver", sys.executable, "test")

@@ -45,7 +45,8 @@ class CallStalled(ScriptTimeout):
 
 
 class Xvfb:
-    """One virtual display shared by every WebDriver browser of this process."""
+    """The virtual display every WebDriver browser of this process starts on (one at a time: a
+    display that stops answering is replaced, :meth:`replace`)."""
 
     _lock = threading.Lock()
     _proc: subprocess.Popen | None = None
@@ -57,23 +58,85 @@ class Xvfb:
             return os.environ["DISPLAY"]
         with cls._lock:
             if cls._display is None:
-                if not shutil.which("Xvfb"):
-                    raise EngineError("webkit: no DISPLAY and no Xvfb (install the xvfb package)")
-                read, write = os.pipe()
-                cls._proc = subprocess.Popen(
-                    ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                    pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                )
-                os.close(write)
-                with os.fdopen(read) as pipe:
-                    number = pipe.readline().strip()
-                if not number:
-                    raise EngineError("webkit: Xvfb did not start")
-                cls._display = f":{number}"
-                import atexit
-
-                atexit.register(cls._proc.terminate)
+                cls._start()
+            assert cls._display is not None
             return cls._display
+
+    @classmethod
+    def _start(cls) -> None:
+        if not shutil.which("Xvfb"):
+            raise EngineError("webkit: no DISPLAY and no Xvfb (install the xvfb package)")
+        read, write = os.pipe()
+        proc = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+            pass_fds=(write,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            raise EngineError("webkit: Xvfb did not start")
+        import atexit
+
+        atexit.register(proc.terminate)
+        cls._proc, cls._display = proc, f":{number}"
+
+    @classmethod
+    def replace(cls, stale: str) -> str:
+        """A new display in place of ``stale`` when that one is still ours (not the environment's),
+        its Xvfb killed: the windows on it answer nothing anyway, and once their display is gone
+        they end instead of waiting. The display new windows start on is returned."""
+        with cls._lock:
+            if cls._display == stale and not os.environ.get("DISPLAY"):
+                assert cls._proc is not None
+                cls._proc.kill()
+                cls._proc.wait()
+                cls._start()
+            return cls._display or stale
+
+    @classmethod
+    def server(cls) -> subprocess.Popen | None:
+        """The Xvfb new windows start on (None on the environment's display)."""
+        return None if os.environ.get("DISPLAY") else cls._proc
+
+    @classmethod
+    def is_current(cls, server: subprocess.Popen | None) -> bool:
+        """Whether a window started on ``server`` (:meth:`server`) is on the display new windows
+        start on. A replaced display's number can come back, so the Xvfb itself is compared."""
+        return server is None or server is cls.server()
+
+    @classmethod
+    def state(cls) -> str:
+        """Whether this process's display answers an X connection's set-up, and what its Xvfb does."""
+        display = cls._display or os.environ.get("DISPLAY", "")
+        answer = "answers" if display and x_display_answers(display) else "does not answer"
+        own = f", {process_states(cls._proc.pid)}" if cls._proc is not None and cls._display == display else ""
+        return f"display {display or '(none)'} {answer}{own}"
+
+
+#: Seconds an X server may take to answer a connection's set-up before it counts as not answering.
+X_ANSWER_TIMEOUT = 2.0
+
+
+def x_display_answers(display: str, timeout: float = X_ANSWER_TIMEOUT) -> bool:
+    """Whether the X server of a local ``display`` (":N") answers a connection's set-up in time:
+    the 12-byte request of the X11 protocol, no authorisation (Xvfb's local clients need none),
+    and the first byte of its reply (1 accepted, 0 refused, 2 asks for authorisation: either way
+    it answered). A server that holds a grab for a stuck client, or is stuck, sends nothing."""
+    import socket
+    import struct
+
+    number = display.lstrip(":").split(".")[0]
+    if not number.isdigit():
+        return False
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(f"/tmp/.X11-unix/X{number}")
+            conn.sendall(struct.pack("<BxHHHHxx", ord("l"), 11, 0, 0, 0))
+            return len(conn.recv(8)) > 0
+    except OSError:  # no such socket, refused, or no answer within the timeout (socket.timeout is an OSError)
+        return False
 
 
 _WD_WRAPPER = """
@@ -142,9 +205,13 @@ class WebDriverPage(Page):
         self.visited = True
 
     async def _fresh_window(self) -> None:
-        """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size)."""
+        """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size),
+        on a new display when its own no longer answers (then every window on that one goes)."""
         proxy, env = getattr(self.raw, "flowui_proxy", None), getattr(self.raw, "flowui_env", {})
+        display = getattr(self.raw, "flowui_display", None)
         await self.abandon()
+        if display and not await asyncio.to_thread(x_display_answers, display):
+            await asyncio.to_thread(Xvfb.replace, display)
         self.raw = await self._session._new_window(proxy, env, self.window_size)
 
     def _in_frame(self, frame: Frame | None, action):
@@ -415,13 +482,17 @@ def stall_report(driver: Any, started: list[float]) -> str:
     process = getattr(getattr(driver, "service", None), "process", None)
     if process is not None:
         report.append(process_states(process.pid))
+    if getattr(driver, "flowui_display", None):  # its windows wait on the X server: does it answer?
+        report.append(Xvfb.state())
     return "; ".join(report)
 
 
-def prepare_driver(driver: Any) -> Any:
+def prepare_driver(driver: Any, *, display: str | None = None) -> Any:
     """Bound each HTTP call of ``driver`` (:data:`HTTP_TIMEOUT`) and keep the command in flight
-    (``driver.flowui_command``: name, start) for :func:`stall_report`."""
+    (``driver.flowui_command``: name, start) and the X display its browser is on (a local one:
+    ``driver.flowui_display``) for :func:`stall_report`."""
     driver.command_executor.client_config.timeout = HTTP_TIMEOUT
+    driver.flowui_display = display
     execute = driver.execute
 
     def tracked(command: str, params: dict | None = None) -> Any:
@@ -493,6 +564,7 @@ class WebDriverSession(Session):
     async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
         # A MiniBrowser's proxy and environment are fixed when it starts: only one started with the same is reused.
         env = self._environment(options)
+        await self._drop_replaced()
         idle = [d for d in self._idle if getattr(d, "flowui_proxy", None) == proxy and getattr(d, "flowui_env", {}) == env]
         await self._unmatched([d for d in self._idle if d not in idle])
         window = (options or {}).get("window")
@@ -536,6 +608,14 @@ class WebDriverSession(Session):
             return
         self._idle.append(driver)
 
+    async def _drop_replaced(self) -> None:
+        """Abandon the idle windows on a display replaced since (:meth:`Xvfb.replace`): they are gone with it."""
+        for driver in [d for d in self._idle if not Xvfb.is_current(getattr(d, "flowui_xvfb", None))]:
+            self._idle.remove(driver)
+            page = self.page_class(self.engine, driver)
+            page._session = self
+            await page.abandon()
+
     async def close(self) -> None:
         for driver in self._all:
             await asyncio.to_thread(quit_quietly, driver)
@@ -555,7 +635,7 @@ def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: d
     from selenium.webdriver.webkitgtk.options import Options
     from selenium.webdriver.webkitgtk.service import Service
 
-    display = Xvfb.display()
+    display, server = Xvfb.display(), Xvfb.server()
     options = Options()
     assert engine.executable is not None  # WebKitGTK is found by its MiniBrowser's path
     options.binary_location = engine.executable
@@ -584,7 +664,9 @@ def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: d
     timer.daemon = True
     timer.start()
     try:
-        return prepare_driver(webdriver.WebKitGTK(options=options, service=service))
+        driver = prepare_driver(webdriver.WebKitGTK(options=options, service=service), display=display)
+        driver.flowui_xvfb = server
+        return driver
     except Exception as exc:
         if late.is_set():
             raise EngineError(f"webkit: WebKitWebDriver did not start a session within {START_TIMEOUT:.0f} s") from exc

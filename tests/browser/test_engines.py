@@ -150,3 +150,29 @@ def test_the_clock_leaps_every_frame_that_has_it_one_leap_at_a_time(flowui_page,
         assert flowui_page.evaluate(days, time.time() * 1000, frame="iframe") == 21
     else:
         assert flowui_page.evaluate(days, time.time() * 1000, frame="iframe") == 0
+
+
+def test_a_first_navigation_on_a_display_that_stopped_answering_is_done_again_on_a_new_one():
+    """CI saw WebKit's first navigation in a window stall with every browser process asleep, and the
+    fresh window meant to replace it not start within 60 s: both wait on the X server. Here its
+    Xvfb is stopped: the stall is seen, the display replaced, the navigation done in a new window,
+    and the pool's other window, on the stopped display, is not handed out again."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from flowui_sandbox.sandbox.engines import find_engines
+    from flowui_sandbox.sandbox.plugin.fixtures import in_ci
+
+    if "webkit" not in {e.name for e in find_engines()}:
+        (pytest.fail if in_ci() else pytest.skip)("webkit is not installed (the engine under test)")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "DISPLAY"}
+    run = subprocess.run([sys.executable, str(Path(__file__).with_name("stopped_display.py"))],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    assert seen == {"answered_before": True, "answered_stopped": False, "title": "first", "new_display": True,
+                    "again": "again"}, seen
