@@ -476,15 +476,21 @@ function addLog(entry, gen) {
 // New entries are scrolled into view while the reader is at the log's end (or has not scrolled
 // it), not while they read an older one.
 let logFollow = true;
+let logSeenTop = 0; // the panel's scrollTop as of the last scroll event
 const tabPanels = document.querySelector('.tab-panels');
 const logShown = () => !$('log').closest('.tab-panel').hidden;
 const showLogEnd = () => { if (logFollow && logShown() && $('log').lastElementChild) $('log').lastElementChild.scrollIntoView({ block: 'nearest' }); };
-tabPanels.addEventListener('scroll', () => {
+const noteLogScroll = () => {
+  logSeenTop = tabPanels.scrollTop;
   if (logShown()) logFollow = tabPanels.scrollHeight - tabPanels.scrollTop - tabPanels.clientHeight < 24;
-}, { passive: true });
+};
+tabPanels.addEventListener('scroll', noteLogScroll, { passive: true });
 
 function drawLog() {
   const list = $('log');
+  // A scroll whose event has not come yet (it comes with the next frame; a draw from the timer can
+  // come first, and pulled a reader who had just scrolled up back to the end: WebKitGTK in CI).
+  if (tabPanels.scrollTop !== logSeenTop) noteLogScroll();
   const items = document.createDocumentFragment();
   for (const [entry, gen] of logQueue) items.append(logItem(entry, gen));
   logQueue = [];
@@ -759,4 +765,6 @@ window.flowuiEditor = {
   previewSrcdoc: () => previewSrcdoc,
   projection: () => previewProjection,
   logLimit: LOG_LIMIT,
+  // Draws the queued entries now, as a draw whose timer comes before the next frame does.
+  drawLog,
 };
