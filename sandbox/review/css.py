@@ -164,16 +164,7 @@ def _font_face(item, found: list[CssUrl]) -> FontFace:
 def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False) -> None:
     for item in rules:
         if item.type == "qualified-rule":
-            found: list[CssUrl] = []
-            urls_in(item.content, "img", found)
-            urls.extend(found)
-            attributes = _attribute_selector(item.prelude) if found else frozenset()
-            # (its content too: a nested rule, `.m { &:empty { … } }`)
-            state = _state_condition(item.prelude, container) or _state_condition(item.content, False) if found else ""
-            if attributes or state:
-                selectors.append(CssSelectorLoad(tinycss2.serialize(item.prelude).strip(), [u.url for u in found],
-                                                 item.source_line, item.source_column, attributes, state,
-                                                 _state_subject(item.prelude) if state else ""))
+            _style_rule(list(item.prelude), item.content, item.source_line, item.source_column, urls, selectors, container)
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":
@@ -185,7 +176,7 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
                             urls.append(CssUrl(token.value, "style", token.source_line, token.source_column, f"@import {token.value}"))
                             break
             elif keyword == "font-face":
-                found = []
+                found: list[CssUrl] = []
                 urls_in(item.content, "font", found)
                 urls.extend(found)
                 fonts.append(_font_face(item, found))
@@ -195,6 +186,58 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
                     _rules(nested, urls, selectors, fonts, container or keyword == "container")
                 else:
                     urls_in(item.content, "img", urls)
+
+
+def _style_rule(selector: list, content, line: int, column: int, urls: list[CssUrl], selectors: list[CssSelectorLoad],
+                container: bool) -> None:
+    """A style rule: its declarations (and those of a conditional rule in it, ``@media … { background: … }``)
+    load for ``selector``; a rule nested in it (``input { &[value^=a] { … } }``) for its own selector
+    read against this one, as CSS nesting reads it (a keylogger split over two rules is one)."""
+    found: list[CssUrl] = []
+    for node in tinycss2.parse_blocks_contents(content or [], skip_comments=True, skip_whitespace=True):
+        if node.type == "declaration":
+            urls_in(node.value, "img", found)
+        elif node.type == "qualified-rule":
+            _style_rule(_nested_selector(selector, node.prelude), node.content, node.source_line, node.source_column,
+                        urls, selectors, container)
+        elif node.type == "at-rule" and node.content is not None:
+            _style_rule(selector, node.content, line, column, urls, selectors, container or node.lower_at_keyword == "container")
+        elif node.type == "at-rule":  # no block: nothing CSS loads there, but a URL in it is shown
+            urls_in(node.prelude, "img", found)
+    urls.extend(found)
+    if not found:
+        return
+    attributes = _attribute_selector(selector)
+    state = _state_condition(selector, container)
+    if attributes or state:
+        selectors.append(CssSelectorLoad(tinycss2.serialize(selector).strip(), [u.url for u in found], line, column,
+                                         attributes, state, _state_subject(selector) if state else ""))
+
+
+def _nested_selector(parent: list, prelude) -> list:
+    """A nested rule's selector read against its parent's, as tokens: each ``&`` stands for the
+    parent (``:is(parent)`` when the parent is a list), and a selector without one is a descendant
+    of it (``.x`` in ``p { .x { } }`` is ``p .x``)."""
+    text = tinycss2.serialize(parent).strip()
+    whole = f":is({text})" if any(t.type == "literal" and t.value == "," for t in parent) else text
+    parts: list[str] = []
+    for part in _split_list(list(prelude)):
+        if any(t.type == "literal" and t.value == "&" for t in part):
+            parts.append("".join(whole if t.type == "literal" and t.value == "&" else tinycss2.serialize([t]) for t in part).strip())
+        else:
+            parts.append(f"{whole} {tinycss2.serialize(part).strip()}")
+    return tinycss2.parse_component_value_list(", ".join(parts))
+
+
+def _split_list(tokens: list) -> list[list]:
+    """A selector list's selectors (split at its top-level commas)."""
+    parts: list[list] = [[]]
+    for token in tokens:
+        if token.type == "literal" and token.value == ",":
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    return [part for part in parts if any(t.type != "whitespace" for t in part)]
 
 
 def declarations(css: str) -> list[CssUrl]:
