@@ -161,3 +161,46 @@ def test_a_bad_spec_is_one_short_line_never_a_crash(spec, message):
         parse_remote([spec])
     assert message in str(err.value) and "\n" not in str(err.value)
     assert len(str(err.value)) < 300
+
+
+def test_a_browser_server_that_takes_the_connection_and_says_nothing_is_found_silent_in_the_answer_time():
+    """A port that accepts and never answers held the Playwright client for its whole 30 s connect
+    time: the handshake is asked first, and only silence counts (real sockets on 127.0.0.1)."""
+    import socket
+    import threading
+    import time
+
+    from flowui_sandbox.sandbox.engines.remote import handshake_answered
+
+    held = []  # the mute server's connections stay open (a closed one is an answer of its own)
+
+    def server(reply: bytes | None) -> tuple[socket.socket, int]:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+
+        def serve() -> None:
+            conn, _ = listener.accept()
+            held.append(conn)
+            conn.recv(4096)
+            if reply is not None:
+                conn.sendall(reply)
+
+        threading.Thread(target=serve, daemon=True).start()
+        return listener, listener.getsockname()[1]
+
+    mute, mute_port = server(None)
+    talks, talks_port = server(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    nobody = socket.socket()
+    nobody.bind(("127.0.0.1", 0))
+    free_port = nobody.getsockname()[1]
+    nobody.close()
+    try:
+        started = time.monotonic()
+        assert handshake_answered(f"ws://127.0.0.1:{mute_port}/x", timeout=0.5) is False
+        assert time.monotonic() - started < 2
+        assert handshake_answered(f"ws://127.0.0.1:{talks_port}/x?a=1", timeout=5) is True
+        assert handshake_answered(f"ws://127.0.0.1:{free_port}/x", timeout=5) is True  # refused: Playwright's own error says so
+    finally:
+        for sock in (mute, talks, *held):
+            sock.close()

@@ -41,6 +41,10 @@ WEBDRIVER_PAGES = 1
 DEFAULT_MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
 #: Seconds to reach an endpoint before it counts as down.
 CONNECT_TIMEOUT = 30.0
+#: Seconds a browser server has to answer a WebSocket handshake (as a WebDriver endpoint its
+#: ``/status``): a port that takes connections and says nothing fails in this time, not in
+#: :data:`CONNECT_TIMEOUT` (the server answers the handshake at once; the browser is up already).
+ANSWER_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -268,6 +272,9 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
         if not await session.alive():
             raise EngineError(f"{engine.name}: {endpoint.url}: the WebDriver endpoint does not answer /status")
         return session
+    if not await asyncio.to_thread(handshake_answered, endpoint.url):
+        raise EngineError(f"{engine.name}: {endpoint.url}: the browser server does not answer a WebSocket handshake "
+                          f"within {ANSWER_TIMEOUT:g} s")
     from playwright.async_api import async_playwright
 
     manager = async_playwright()
@@ -280,5 +287,30 @@ async def connect(engine: Engine, endpoint: Endpoint) -> Session:
     return RemotePlaywrightSession(engine, manager, pw, browser, endpoint)
 
 
+def handshake_answered(url: str, timeout: float = ANSWER_TIMEOUT) -> bool:
+    """Whether the server of a ``ws://`` or ``wss://`` URL says anything to a WebSocket opening
+    handshake within ``timeout``. Only silence is False: a refused connection, a TLS or HTTP
+    answer of any kind is left for the Playwright client to report in its own words."""
+    import socket
+    import ssl
+
+    parts = urlsplit(url)
+    host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "wss" else 80)
+    request = (f"GET {parts.path or '/'}{'?' + parts.query if parts.query else ''} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+               "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: Zmxvd3VpLXNhbmRib3ghIQ==\r\n"
+               "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            conn = ssl.create_default_context().wrap_socket(raw, server_hostname=host) if parts.scheme == "wss" else raw
+            conn.sendall(request)
+            conn.recv(1)
+            return True
+    except TimeoutError:
+        return False
+    except (OSError, ssl.SSLError):  # refused, reset, unresolvable, a certificate: the client's error says it better
+        return True
+
+
 __all__ = ["Endpoint", "parse_remote", "by_engine", "plan", "remote_engine", "connect", "RemotePlaywrightSession",
-           "RemoteWebDriverSession", "PLAYWRIGHT_PAGES", "WEBDRIVER_PAGES", "CONNECT_TIMEOUT"]
+           "RemoteWebDriverSession", "PLAYWRIGHT_PAGES", "WEBDRIVER_PAGES", "CONNECT_TIMEOUT", "ANSWER_TIMEOUT",
+           "handshake_answered"]
