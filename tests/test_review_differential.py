@@ -112,6 +112,18 @@ def test_events_leave_out_the_host_origin_and_keep_bridge_calls():
     assert got[1].text.endswith('{"k":"v"}')
 
 
+def test_an_open_the_host_refused_for_want_of_the_activation_is_compared_as_one_it_opened():
+    """Under load one run's openUrl can be refused (the activation ended before its request reached
+    the host) and another's honoured: the same target either way, so no difference between them."""
+    refusal = {"code": "no-gesture", "message": "openUrl needs a user gesture in this block: ...",
+               "detail": {"url": "https://o.example/x"}}
+    honoured = events([], None, {"urls": [{"url": "https://o.example/x"}]}).events
+    refused = events([], None, {"log": [refusal, refusal, {"code": "csp-violation", "detail": {"url": "https://n.example/"}}]}).events
+    assert honoured == refused == [Event("openUrl", "o.example", "https://o.example/x")]
+    both = events([], None, {"urls": [{"url": "https://o.example/x"}], "log": [refusal]}).events
+    assert both == honoured
+
+
 def flood(numbers, at: float = 0.0) -> list[Event]:
     return [Event("request", "flood.example", f"GET /{i}? ", at + i / 1000) for i in numbers]
 

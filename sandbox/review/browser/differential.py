@@ -49,6 +49,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .hostpage import MAX_ITEMS
+from .observation import refused_opens
 from .proxy import HOST_ORIGIN, Seen, flooded
 
 #: Inputs tried one at a time to say which one a leak follows; the rest are tried together.
@@ -104,8 +105,8 @@ def events(seen: list[Seen], navigation: str | None, host: dict[str, Any], dropp
     out = requests[:MAX_EVENTS]
     if navigation:
         out.append(Event("navigate", urlsplit(navigation).hostname or "", navigation))
-    bridge = {"openUrl": [Event("openUrl", urlsplit(str(u.get("url", ""))).hostname or "", str(u.get("url", "")))
-                          for u in host.get("urls", [])],
+    opens = [str(u.get("url", "")) for u in host.get("urls", []) if isinstance(u, dict)] + list(refused_opens(host))
+    bridge = {"openUrl": [Event("openUrl", urlsplit(url).hostname or "", url) for url in opens],
               "send": [Event("send", str(a.get("action")), _json(a.get("payload"))) for a in host.get("actions", [])],
               "setValue": [Event("setValue", str(v.get("path")), _json(v.get("value"))) for v in host.get("values", [])]}
     for kind, listed in bridge.items():

@@ -149,12 +149,7 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         value = canaries.describe(_short(written))
         make.add("bridge.set-value", f"setValue({path!r}, {value})", at=at,
                  context=f"setValue {path}", paths=[str(path)], evidence={"value": value})
-    # An openUrl the host refused because the user's activation was not (or no longer) the block's is
-    # what the block asked for all the same: on a loaded machine the activation can end before the
-    # block's request reaches the host (WebKitGTK, the corpus's first pass), so a refusal can be the
-    # machine's pace, not the block's.
-    refused = [str(e.detail["url"]) for e in host.log if e.code == "no-gesture" and isinstance(e.detail.get("url"), str)]
-    for target in [*host.opens, *dict.fromkeys(u for u in refused if u not in host.opens)]:
+    for target in [*host.opens, *host.refused]:  # and what the host refused for want of the activation (observation.refused_opens)
         call = {"engine": engine, "type": "openUrl", "url": target}
         result.bridge.append(call if target in host.opens else {**call, "refused": "no-gesture"})
         found = canaries.find(target)

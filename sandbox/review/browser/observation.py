@@ -92,6 +92,8 @@ class HostReport:
     writes: tuple[BridgeWrite, ...] = ()
     #: ``openUrl`` targets.
     opens: tuple[str, ...] = ()
+    #: ``openUrl`` targets the host refused for want of the user's activation (:func:`refused_opens`).
+    refused: tuple[str, ...] = ()
     log: tuple[HostLogEntry, ...] = ()
     #: The block frame's heights, as the host page saw them change.
     heights: tuple[Any, ...] = ()
@@ -112,6 +114,7 @@ class HostReport:
             sends=tuple(BridgeSend(frozen_json(a.get("action")), frozen_json(a.get("payload"))) for a in _entries(raw, "actions")),
             writes=tuple(BridgeWrite(frozen_json(v.get("path")), frozen_json(v.get("value"))) for v in _entries(raw, "values")),
             opens=tuple(str(u.get("url", "")) for u in _entries(raw, "urls")),
+            refused=refused_opens(raw),
             log=tuple(HostLogEntry(e.get("code", ""), str(e.get("message", "")), e.get("detail") or {}) for e in _entries(raw, "log")),
             heights=frozen_json(raw.get("heights") or ()),
             errors=frozen_json(raw.get("errors") or ()),
@@ -120,6 +123,18 @@ class HostReport:
 
 def _entries(raw: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [e for e in raw.get(key) or () if isinstance(e, Mapping)]
+
+
+def refused_opens(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``openUrl`` targets of a host page's answer that the host refused because the user's
+    activation was not (or no longer) the block's (``no-gesture``, logged with its URL), each once
+    and none it also opened. The block asked for them all the same: on a loaded machine the
+    activation can end before the block's request reaches the host (WebKitGTK, the corpus's first
+    pass), so the judge and the differential review count them as targets."""
+    opened = {str(u.get("url", "")) for u in _entries(raw, "urls")}
+    urls = (e.get("detail", {}).get("url") for e in _entries(raw, "log")
+            if e.get("code") == "no-gesture" and isinstance(e.get("detail"), Mapping))
+    return tuple(dict.fromkeys(u for u in urls if isinstance(u, str) and u not in opened))
 
 
 # ------------------------------------------------------------------------ the differential review
