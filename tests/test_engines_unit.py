@@ -227,7 +227,8 @@ def test_a_stalled_call_says_whether_it_started_what_it_waits_on_and_what_the_br
         driver.service = type("Service", (), {"process": child})()
         report = stall_report(driver, [time.monotonic()])
         command, processes = report.split("; ")
-        assert command.startswith("navigateBrowsingContext unanswered for 3.")
+        waited = command.removeprefix("navigateBrowsingContext unanswered for ").removesuffix("s")
+        assert float(waited) >= 3, command  # no upper bound: a loaded machine may take its time between the two
         name, state, cpu = processes.split(" ")
         assert name.startswith("python") and state in {"S", "R", "D"} and cpu.endswith("s")
     finally:

@@ -107,11 +107,14 @@ class Xvfb:
 
     @classmethod
     def state(cls) -> str:
-        """Whether this process's display answers an X connection's set-up, and what its Xvfb does."""
-        display = cls._display or os.environ.get("DISPLAY", "")
-        answer = "answers" if display and x_display_answers(display) else "does not answer"
-        own = f", {process_states(cls._proc.pid)}" if cls._proc is not None and cls._display == display else ""
-        return f"display {display or '(none)'} {answer}{own}"
+        """Whether this process's Xvfb answers an X connection's set-up, and what it does (an
+        environment's display is not ours to judge)."""
+        if os.environ.get("DISPLAY"):
+            return f"display {os.environ['DISPLAY']} (the environment's)"
+        if cls._display is None or cls._proc is None:
+            return "no display started"
+        answer = "answers" if x_display_answers(cls._display) else "does not answer"
+        return f"display {cls._display} {answer}, {process_states(cls._proc.pid)}"
 
 
 #: Seconds an X server may take to answer a connection's set-up before it counts as not answering.
@@ -208,9 +211,9 @@ class WebDriverPage(Page):
         """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size),
         on a new display when its own no longer answers (then every window on that one goes)."""
         proxy, env = getattr(self.raw, "flowui_proxy", None), getattr(self.raw, "flowui_env", {})
-        display = getattr(self.raw, "flowui_display", None)
+        display, server = getattr(self.raw, "flowui_display", None), getattr(self.raw, "flowui_xvfb", None)
         await self.abandon()
-        if display and not await asyncio.to_thread(x_display_answers, display):
+        if display and server is not None and not await asyncio.to_thread(x_display_answers, display):
             await asyncio.to_thread(Xvfb.replace, display)
         self.raw = await self._session._new_window(proxy, env, self.window_size)
 
