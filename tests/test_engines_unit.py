@@ -255,8 +255,9 @@ def test_a_prepared_driver_bounds_its_http_calls_and_names_the_command_in_flight
     assert seen == ["getTitle"] and driver.flowui_command is None
 
 
-def _stalling_session(monkeypatch, stalls):
-    """A WebDriver session of scripted windows whose navigations stall as ``stalls`` says (per window name)."""
+def _stalling_session(monkeypatch, stalls, error=None):
+    """A WebDriver session of scripted windows whose navigations stall as ``stalls`` says (per window
+    name), with ``error`` (a call that never came back, by default)."""
     import sys
 
     from flowui_sandbox.sandbox.engines import webdriver
@@ -275,7 +276,7 @@ def _stalling_session(monkeypatch, stalls):
     def navigate(driver, url, timeout):
         visited.append((driver.name, url))
         if driver.name in stalls:
-            raise webdriver.CallStalled(f"webkit: WebDriver call timed out after 15s ({driver.name})")
+            raise (error or webdriver.CallStalled)(f"webkit: WebDriver call timed out after 15s ({driver.name})")
 
     monkeypatch.setattr(webdriver, "navigate", navigate)
     session = webdriver.WebDriverSession(Engine("webkit", "webdriver", sys.executable, "test"))
@@ -298,6 +299,22 @@ def test_a_pages_first_navigation_that_stalls_is_done_again_in_a_fresh_window(mo
     assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
     assert page.raw.name == "fresh1" and session._all == [page.raw] and page.raw.sizes == [(1280, 900)]
     assert started == [("http://127.0.0.1:9", {"TZ": "Asia/Tokyo"})]
+
+
+def test_a_first_navigation_whose_window_stays_on_about_blank_is_done_again_in_a_fresh_window(monkeypatch):
+    """CI saw the other face of the stall too: the navigation's call came back, and the window never
+    left about:blank within the time (a ScriptTimeout, not a stalled call)."""
+    import asyncio
+
+    from flowui_sandbox.sandbox.engines.base import ScriptTimeout
+
+    page, session, visited, started = _stalling_session(monkeypatch, {"first"}, error=ScriptTimeout)
+    asyncio.run(page.goto("http://127.0.0.1:1/editor"))
+    assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
+    assert page.raw.name == "fresh1"
+    page, *_ = _stalling_session(monkeypatch, {"first", "fresh1"}, error=ScriptTimeout)
+    with pytest.raises(ScriptTimeout, match=r"\(first\); in a fresh window: .*\(fresh1\)"):
+        asyncio.run(page.goto("http://127.0.0.1:1/editor"))
 
 
 def test_a_later_navigation_that_stalls_is_an_error_since_the_window_holds_the_callers_state(monkeypatch):

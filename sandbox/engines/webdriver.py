@@ -195,16 +195,17 @@ class WebDriverPage(Page):
     async def goto(self, url: str, timeout: float = 15) -> None:
         try:
             await self._call(navigate, self.raw, url, timeout, timeout=timeout)
-        except CallStalled as first:
+        except ScriptTimeout as first:
             if self.visited:
                 raise
-            # A page's first navigation whose WebDriver call never came back (WebKitGTK, the editor's
-            # tests, in full CI runs only): the window holds nothing of its caller's yet, so once more in a fresh one.
+            # A page's first navigation whose WebDriver call never came back, or whose window stayed
+            # on about:blank (WebKitGTK, the editor's tests, in full CI runs only): the window holds
+            # nothing of its caller's yet, so once more in a fresh one.
             try:
                 await self._fresh_window()
                 await self._call(navigate, self.raw, url, timeout, timeout=timeout)
             except EngineError as again:
-                raise CallStalled(f"{first}; in a fresh window: {again}") from None
+                raise type(first)(f"{first}; in a fresh window: {again}") from None
         self.visited = True
 
     async def _fresh_window(self) -> None:
