@@ -49,7 +49,14 @@ _URL_FUNCTIONS = frozenset(("url", "src", "image-set", "-webkit-image-set", "ima
 
 
 def urls_in(tokens, use: str, out: list[CssUrl]) -> None:
-    for token in tokens or ():
+    """The URLs in ``tokens`` at any depth, in source order (a walk with a stack of its own: a style
+    sheet can nest blocks deeper than Python's recursion goes)."""
+    stack = [iter(tokens or ())]
+    while stack:
+        token = next(stack[-1], None)
+        if token is None:
+            stack.pop()
+            continue
         kind = token.type
         if kind == "url":
             out.append(CssUrl(token.value, use, token.source_line, token.source_column, f"url({token.value})"))
@@ -59,9 +66,9 @@ def urls_in(tokens, use: str, out: list[CssUrl]) -> None:
                 for arg in token.arguments:
                     if arg.type == "string":
                         out.append(CssUrl(arg.value, use, arg.source_line, arg.source_column, f"{name}({arg.value})"))
-            urls_in(token.arguments, use, out)
+            stack.append(iter(token.arguments))
         elif kind in ("() block", "[] block", "{} block"):
-            urls_in(token.content, use, out)
+            stack.append(iter(token.content))
 
 
 def _attribute_selector(prelude) -> frozenset[str]:
@@ -164,7 +171,7 @@ def _font_face(item, found: list[CssUrl]) -> FontFace:
 def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False) -> None:
     for item in rules:
         if item.type == "qualified-rule":
-            _style_rule(list(item.prelude), item.content, item.source_line, item.source_column, urls, selectors, container)
+            _style_rule([list(item.prelude)], item.content, item.source_line, item.source_column, urls, selectors, container)
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":
@@ -188,45 +195,89 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
                     urls_in(item.content, "img", urls)
 
 
-def _style_rule(selector: list, content, line: int, column: int, urls: list[CssUrl], selectors: list[CssSelectorLoad],
-                container: bool) -> None:
+#: Style rules nested in one another that are read one by one; the content deeper than that is
+#: read as one rule of the selectors above it (CSS authors nest a few levels; a source that nests
+#: thousands must neither exhaust the recursion nor take time that grows with its square).
+MAX_NESTING = 32
+#: Characters of a nested rule's selector written out against its parents' (``&`` replaced); a
+#: longer one (a list in a list in a list... doubles at each level) is read part by part instead.
+MAX_SELECTOR = 4096
+
+
+def _style_rule(chain: list[list], content, line: int, column: int, urls: list[CssUrl], selectors: list[CssSelectorLoad],
+                container: bool, written: str | None = None) -> None:
     """A style rule: its declarations (and those of a conditional rule in it, ``@media … { background: … }``)
-    load for ``selector``; a rule nested in it (``input { &[value^=a] { … } }``) for its own selector
-    read against this one, as CSS nesting reads it (a keylogger split over two rules is one)."""
+    load for its selector; a rule nested in it (``input { &[value^=a] { … } }``) for its own selector
+    read against this one, as CSS nesting reads it (a keylogger split over two rules is one).
+    ``chain``: the selectors from the outermost rule in; ``written``: the selector written out
+    against its parents (None when past :data:`MAX_SELECTOR`)."""
+    if written is None and len(chain) == 1:
+        written = tinycss2.serialize(chain[0]).strip()
     found: list[CssUrl] = []
-    for node in tinycss2.parse_blocks_contents(content or [], skip_comments=True, skip_whitespace=True):
-        if node.type == "declaration":
-            urls_in(node.value, "img", found)
-        elif node.type == "qualified-rule":
-            _style_rule(_nested_selector(selector, node.prelude), node.content, node.source_line, node.source_column,
-                        urls, selectors, container)
-        elif node.type == "at-rule" and node.content is not None:
-            _style_rule(selector, node.content, line, column, urls, selectors, container or node.lower_at_keyword == "container")
-        elif node.type == "at-rule":  # no block: nothing CSS loads there, but a URL in it is shown
-            urls_in(node.prelude, "img", found)
+    if len(chain) > MAX_NESTING:
+        urls_in(content, "img", found)
+        deeper = [t for t in content or () if t.type == "{} block" or t.type == "[] block"]
+        chain = [*chain, [t for t in _flatten(deeper) if t.type == "[] block"]]
+        written = None
+    else:
+        for node in tinycss2.parse_blocks_contents(content or [], skip_comments=True, skip_whitespace=True):
+            if node.type == "declaration":
+                urls_in(node.value, "img", found)
+            elif node.type == "qualified-rule":
+                _style_rule([*chain, list(node.prelude)], node.content, node.source_line, node.source_column, urls, selectors,
+                            container, _nested_selector(written, node.prelude))
+            elif node.type == "at-rule" and node.content is not None:
+                _style_rule(chain, node.content, line, column, urls, selectors, container or node.lower_at_keyword == "container",
+                            written)
+            elif node.type == "at-rule":  # no block: nothing CSS loads there, but a URL in it is shown
+                urls_in(node.prelude, "img", found)
     urls.extend(found)
     if not found:
         return
-    attributes = _attribute_selector(selector)
-    state = _state_condition(selector, container)
+    attributes = frozenset().union(*(_attribute_selector(part) for part in chain))
+    state = next((c for c in (_state_condition(part, False) for part in chain) if c), "@container" if container else "")
+    shown = written if written is not None else f"{tinycss2.serialize(chain[0]).strip()[:150]} {{ … {tinycss2.serialize(chain[-1]).strip()[:150]}"
     if attributes or state:
-        selectors.append(CssSelectorLoad(tinycss2.serialize(selector).strip(), [u.url for u in found], line, column,
-                                         attributes, state, _state_subject(selector) if state else ""))
+        subject = _state_subject(tinycss2.parse_component_value_list(written)) if state and written is not None else ""
+        selectors.append(CssSelectorLoad(shown, [u.url for u in found], line, column, attributes, state, subject))
 
 
-def _nested_selector(parent: list, prelude) -> list:
-    """A nested rule's selector read against its parent's, as tokens: each ``&`` stands for the
-    parent (``:is(parent)`` when the parent is a list), and a selector without one is a descendant
-    of it (``.x`` in ``p { .x { } }`` is ``p .x``)."""
-    text = tinycss2.serialize(parent).strip()
-    whole = f":is({text})" if any(t.type == "literal" and t.value == "," for t in parent) else text
+def _flatten(tokens: list) -> list:
+    """Every token in ``tokens`` at any depth (blocks' and functions' contents too), with a stack of its own."""
+    out: list = []
+    stack = [iter(tokens)]
+    while stack:
+        token = next(stack[-1], None)
+        if token is None:
+            stack.pop()
+            continue
+        out.append(token)
+        inner = token.arguments if token.type == "function" else getattr(token, "content", None)
+        if isinstance(inner, list):
+            stack.append(iter(inner))
+    return out
+
+
+def _nested_selector(parent: str | None, prelude) -> str | None:
+    """A nested rule's selector written out against its parent's (``parent``: None when it was too
+    long to write): each ``&`` stands for the parent (``:is(parent)`` when the parent is a list),
+    and a selector without one is a descendant of it (``.x`` in ``p { .x { } }`` is ``p .x``);
+    None past :data:`MAX_SELECTOR` characters."""
+    if parent is None:
+        return None
+    whole = f":is({parent})" if "," in parent else parent
     parts: list[str] = []
+    size = 0
     for part in _split_list(list(prelude)):
-        if any(t.type == "literal" and t.value == "&" for t in part):
+        amps = sum(1 for t in part if t.type == "literal" and t.value == "&")
+        size += len(tinycss2.serialize(part)) + len(whole) * max(amps, 1)
+        if size > MAX_SELECTOR:
+            return None
+        if amps:
             parts.append("".join(whole if t.type == "literal" and t.value == "&" else tinycss2.serialize([t]) for t in part).strip())
         else:
             parts.append(f"{whole} {tinycss2.serialize(part).strip()}")
-    return tinycss2.parse_component_value_list(", ".join(parts))
+    return ", ".join(parts)
 
 
 def _split_list(tokens: list) -> list[list]:
