@@ -168,10 +168,12 @@ def _font_face(item, found: list[CssUrl]) -> FontFace:
     return FontFace(family, unicode_range, [u.url for u in found], item.source_line, item.source_column)
 
 
-def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False) -> None:
+def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False,
+           depth: int = 0) -> None:
     for item in rules:
         if item.type == "qualified-rule":
-            _style_rule([list(item.prelude)], item.content, item.source_line, item.source_column, urls, selectors, container)
+            _style_rule([list(item.prelude)], item.content, item.source_line, item.source_column, urls, selectors, container,
+                        depth=depth + 1)
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":
@@ -187,16 +189,18 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
                 urls_in(item.content, "font", found)
                 urls.extend(found)
                 fonts.append(_font_face(item, found))
+            elif item.content is not None and depth >= MAX_NESTING:
+                _style_rule([[]], item.content, item.source_line, item.source_column, urls, selectors, container, depth=depth + 1)
             elif item.content is not None:
                 nested = tinycss2.parse_rule_list(item.content, skip_comments=True, skip_whitespace=True)
                 if any(n.type == "qualified-rule" or n.type == "at-rule" for n in nested):
-                    _rules(nested, urls, selectors, fonts, container or keyword == "container")
+                    _rules(nested, urls, selectors, fonts, container or keyword == "container", depth + 1)
                 else:
                     urls_in(item.content, "img", urls)
 
 
-#: Style rules nested in one another that are read one by one; the content deeper than that is
-#: read as one rule of the selectors above it (CSS authors nest a few levels; a source that nests
+#: Rules nested in one another (style rules, @media and the like) that are read one by one; the
+#: content deeper than that is read as one rule of the selectors above it (CSS authors nest a few levels; a source that nests
 #: thousands must neither exhaust the recursion nor take time that grows with its square).
 MAX_NESTING = 32
 #: Characters of a nested rule's selector written out against its parents' (``&`` replaced); a
@@ -205,16 +209,16 @@ MAX_SELECTOR = 4096
 
 
 def _style_rule(chain: list[list], content, line: int, column: int, urls: list[CssUrl], selectors: list[CssSelectorLoad],
-                container: bool, written: str | None = None) -> None:
+                container: bool, written: str | None = None, depth: int = 1) -> None:
     """A style rule: its declarations (and those of a conditional rule in it, ``@media … { background: … }``)
     load for its selector; a rule nested in it (``input { &[value^=a] { … } }``) for its own selector
     read against this one, as CSS nesting reads it (a keylogger split over two rules is one).
     ``chain``: the selectors from the outermost rule in; ``written``: the selector written out
-    against its parents (None when past :data:`MAX_SELECTOR`)."""
+    against its parents (None when past :data:`MAX_SELECTOR`); ``depth``: the rules it is nested in, itself included."""
     if written is None and len(chain) == 1:
         written = tinycss2.serialize(chain[0]).strip()
     found: list[CssUrl] = []
-    if len(chain) > MAX_NESTING:
+    if depth > MAX_NESTING:
         urls_in(content, "img", found)
         deeper = [t for t in content or () if t.type == "{} block" or t.type == "[] block"]
         chain = [*chain, [t for t in _flatten(deeper) if t.type == "[] block"]]
@@ -225,10 +229,10 @@ def _style_rule(chain: list[list], content, line: int, column: int, urls: list[C
                 urls_in(node.value, "img", found)
             elif node.type == "qualified-rule":
                 _style_rule([*chain, list(node.prelude)], node.content, node.source_line, node.source_column, urls, selectors,
-                            container, _nested_selector(written, node.prelude))
+                            container, _nested_selector(written, node.prelude), depth + 1)
             elif node.type == "at-rule" and node.content is not None:
                 _style_rule(chain, node.content, line, column, urls, selectors, container or node.lower_at_keyword == "container",
-                            written)
+                            written, depth + 1)
             elif node.type == "at-rule":  # no block: nothing CSS loads there, but a URL in it is shown
                 urls_in(node.prelude, "img", found)
     urls.extend(found)
@@ -236,7 +240,8 @@ def _style_rule(chain: list[list], content, line: int, column: int, urls: list[C
         return
     attributes = frozenset().union(*(_attribute_selector(part) for part in chain))
     state = next((c for c in (_state_condition(part, False) for part in chain) if c), "@container" if container else "")
-    shown = written if written is not None else f"{tinycss2.serialize(chain[0]).strip()[:150]} {{ … {tinycss2.serialize(chain[-1]).strip()[:150]}"
+    outer, inner = (tinycss2.serialize(chain[i]).strip()[:150] for i in (0, -1))
+    shown = written if written is not None else f"{outer + ' { ' if outer else ''}… {inner}"
     if attributes or state:
         subject = _state_subject(tinycss2.parse_component_value_list(written)) if state and written is not None else ""
         selectors.append(CssSelectorLoad(shown, [u.url for u in found], line, column, attributes, state, subject))
