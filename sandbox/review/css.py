@@ -151,8 +151,60 @@ def stylesheet(css: str, fonts: list[FontFace] | None = None) -> tuple[list[CssU
     rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
     urls: list[CssUrl] = []
     selectors: list[CssSelectorLoad] = []
-    _rules(rules, urls, selectors, fonts if fonts is not None else [])
+    if _deepest(rules) > MAX_DEPTH:
+        _read_flat(rules, urls, selectors)
+    else:
+        _rules(rules, urls, selectors, fonts if fonts is not None else [])
     return urls, selectors
+
+
+#: Blocks and functions nested in one another (``:is(:is(…))``, ``{ { … } }``) that the reading by
+#: rule follows; a style sheet nested deeper is read flat (:func:`_read_flat`): tinycss2's own
+#: writing-out and the selector readers recurse, and thousands of levels went past Python's limit.
+MAX_DEPTH = 200
+
+
+def _children(node) -> list:
+    """What a parsed node holds: a rule's prelude and content, a block's content, a function's arguments."""
+    if node.type == "function":
+        return node.arguments
+    return [*(getattr(node, "prelude", None) or ()), *(getattr(node, "content", None) or ())]
+
+
+def _deepest(nodes: list) -> int:
+    """How deep blocks, functions and rules nest in ``nodes`` (a walk with a stack of its own)."""
+    deepest = 0
+    stack = [(node, 1) for node in nodes]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_DEPTH:  # past it the answer is known
+            stack += [(child, depth + 1) for child in _children(node) if hasattr(child, "type")]
+    return deepest
+
+
+def _read_flat(nodes: list, urls: list[CssUrl], selectors: list[CssSelectorLoad]) -> None:
+    """A style sheet nested past :data:`MAX_DEPTH`, read as one rule: every URL it holds, and,
+    when any attribute-value selector is in it too, one load on those attributes (the reading
+    that errs towards a finding)."""
+    everything: list = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        everything.append(node)
+        stack += reversed([child for child in _children(node) if hasattr(child, "type")])
+    found: list[CssUrl] = []
+    for token in everything:  # each token once: urls_in would walk into the functions' arguments again
+        if token.type == "url":
+            found.append(CssUrl(token.value, "img", token.source_line, token.source_column, f"url({token.value})"))
+        elif token.type == "function" and token.lower_name in _URL_FUNCTIONS:
+            found += [CssUrl(a.value, "img", a.source_line, a.source_column, f"{token.lower_name}({a.value})")
+                      for a in token.arguments if a.type == "string"]
+    urls.extend(found)
+    attributes = _attribute_selector([t for t in everything if t.type == "[] block"])
+    if found and attributes:
+        selectors.append(CssSelectorLoad(f"(a style sheet nested deeper than {MAX_DEPTH})", [u.url for u in found], found[0].line,
+                                         found[0].column, attributes))
 
 
 def _font_face(item, found: list[CssUrl]) -> FontFace:
