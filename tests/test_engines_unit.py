@@ -202,6 +202,33 @@ def test_a_document_read_lost_over_the_commit_is_bounded_and_asked_again():
     assert window.script_timeout == NAVIGATE_READ_TIMEOUT <= 2
 
 
+def test_with_no_reading_from_before_a_window_still_on_about_blank_is_not_the_new_document():
+    """The read before the navigation failed (a busy window), so any loaded document would do, and
+    the pooled window's about:blank did: CI ran a test's script in it, the editor not yet come."""
+    from selenium.common.exceptions import TimeoutException
+
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    window = _Window(TimeoutException("script timeout"), [1.0, "complete", "about:blank"], [1.0, "complete", "about:blank"],
+                     [2.0, "loading", "http://a/"], [2.0, "complete", "http://a/"])
+    window.execute_script = _raising_first(window)
+    navigate(window, "http://a/", 5)
+    assert window.after == [[2.0, "complete", "http://a/"]]  # it waited for the editor's page, not the blank
+
+
+def _raising_first(window):
+    """``window.execute_script`` whose first read (the one before the navigation) raises its ``before``."""
+    read = window.execute_script
+
+    def execute_script(script):
+        if not window.asked:
+            window.asked.append(script)
+            raise window.before
+        return read(script)
+
+    return execute_script
+
+
 # ---------------------------------------------------------------- a WebDriver call that does not come back
 
 

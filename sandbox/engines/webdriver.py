@@ -415,11 +415,21 @@ def navigate(driver: Any, url: str, timeout: float) -> None:
             return
         except WebDriverException:  # the old document went while the script ran: ask the new one
             now = None
-        if now is not None and now[1] == "complete" and (same_document or before is None or now[0] != before[0]):
+        if now is not None and now[1] == "complete" and (same_document or _new_document(before, now, url)):
             return
         if time.monotonic() >= deadline:
             raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r})")
         time.sleep(0.05)
+
+
+def _new_document(before: Any, now: Any, url: str) -> bool:
+    """Whether ``now`` (:data:`_DOCUMENT`) is the document a navigation to ``url`` brought. With no
+    reading from before it (``before`` None: that read failed), a window still on ``about:blank``
+    is not it: a pooled window waits there, and CI saw a test's script run in it, the editor's
+    page not yet come."""
+    if before is not None:
+        return now[0] != before[0]
+    return str(now[2]) != "about:blank" or url == "about:blank"
 
 
 def webdriver_enter_frame(driver: Any, frame: Frame) -> None:
