@@ -214,6 +214,19 @@ def test_a_style_rule_that_loads_only_with_some_state_is_reported_with_its_paths
     assert [(f.paths, f.hosts) for f in found] == [(paths, ["e.example"])], found
 
 
+#: A rule nested 300 deep elsewhere in the sheet, so that the sheet is read flat (css.MAX_DEPTH).
+DEEP = "x" + ":is(" * 300 + "a" + ")" * 300 + "{color:red} "
+
+
+@pytest.mark.parametrize("way", sorted(CSS_BITS))
+def test_a_state_rule_is_still_reported_when_the_sheet_is_padded_past_the_nesting_bound(way):
+    """Padding a sheet past the bound makes it read flat: the state's bits must not go unreported then."""
+    source, paths = CSS_BITS[way]
+    padded = source.replace("<style>", "<style>" + DEEP)
+    found = [f for f in review_static(padded, file="b.html") if f.rule == "exfil.css-state-selector"]
+    assert found and all(set(paths) <= set(f.paths) and f.hosts == ["e.example"] for f in found), found
+
+
 @pytest.mark.parametrize("source", [
     # a data: image leaves nothing behind
     "<p class=m data-bind='c.mail'></p><style>.m:empty { background: url('data:image/gif;base64,R0lGODlhAQABAAAAACw=') }</style>",

@@ -202,9 +202,23 @@ def _read_flat(nodes: list, urls: list[CssUrl], selectors: list[CssSelectorLoad]
                       for a in token.arguments if a.type == "string"]
     urls.extend(found)
     attributes = _attribute_selector([t for t in everything if t.type == "[] block"])
-    if found and attributes:
+    state = _any_state_condition(everything) if found else ""
+    if found and (attributes or state):
         selectors.append(CssSelectorLoad(f"(a style sheet nested deeper than {MAX_DEPTH})", [u.url for u in found], found[0].line,
-                                         found[0].column, attributes))
+                                         found[0].column, attributes, state))
+
+
+def _any_state_condition(nodes: list) -> str:
+    """:func:`_state_condition` over every node of a flat reading, each looked at once: the marker,
+    ``:empty``/``:blank`` anywhere, or a container query; "" for none."""
+    for node in nodes:
+        if node.type == "[] block" and _is_marker(node):
+            return "[data-flow-ui-shown]"
+        kids = _children(node)
+        for colon, name in zip(kids, kids[1:]):
+            if colon.type == "literal" and colon.value == ":" and name.type == "ident" and name.lower_value in _STATE_PSEUDOS:
+                return f":{name.lower_value}"
+    return "@container" if any(n.type == "at-rule" and n.lower_at_keyword == "container" for n in nodes) else ""
 
 
 def _font_face(item, found: list[CssUrl]) -> FontFace:
