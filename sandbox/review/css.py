@@ -286,8 +286,9 @@ def _style_rule(chain: list[list], content, line: int, column: int, urls: list[C
     found: list[CssUrl] = []
     if depth > MAX_NESTING:
         urls_in(content, "img", found)
-        deeper = [t for t in content or () if t.type == "{} block" or t.type == "[] block"]
-        chain = [*chain, [t for t in _flatten(deeper) if t.type == "[] block"]]
+        deeper = _flatten(list(content or ()))  # the selectors of every rule deeper, as one
+        chain = [*chain, deeper]
+        container = container or any(t.type == "at-keyword" and t.lower_value == "container" for t in deeper)
         written = None
     else:
         for node in tinycss2.parse_blocks_contents(content or [], skip_comments=True, skip_whitespace=True):
@@ -306,8 +307,8 @@ def _style_rule(chain: list[list], content, line: int, column: int, urls: list[C
         return
     attributes = frozenset().union(*(_attribute_selector(part) for part in chain))
     state = next((c for c in (_state_condition(part, False) for part in chain) if c), "@container" if container else "")
-    outer, inner = (tinycss2.serialize(chain[i]).strip()[:150] for i in (0, -1))
-    shown = written if written is not None else f"{outer + ' { ' if outer else ''}… {inner}"
+    outer = tinycss2.serialize(chain[0]).strip()[:150]
+    shown = written if written is not None else f"{outer} {{ … }} (rules nested deeper than {MAX_NESTING}, read as one)"
     if attributes or state:
         subject = _state_subject(tinycss2.parse_component_value_list(written)) if state and written is not None else ""
         selectors.append(CssSelectorLoad(shown, [u.url for u in found], line, column, attributes, state, subject))
