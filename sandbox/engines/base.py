@@ -387,6 +387,11 @@ class Session(ABC):
         """Open ``count`` pages ahead of a run (opening one costs seconds on a busy machine); returns them."""
         return list(await asyncio.gather(*(self.new_page() for _ in range(count))))
 
+    async def alive(self) -> bool:
+        """Whether the browser behind this session still answers (a session of windows that each
+        start their own browser always does)."""
+        return True
+
     @abstractmethod
     async def close(self) -> None: ...
 

@@ -381,6 +381,11 @@ class PlaywrightSession(Session):
         page = await context.new_page()
         return PlaywrightPage(self.engine, context, page)
 
+    async def alive(self) -> bool:
+        # False once the browser or Playwright's own driver process is gone (CI saw the driver end
+        # on an exception of its own, Firefox over WebDriver BiDi, and every later call fail).
+        return self.browser.is_connected()
+
     async def close(self) -> None:
         try:
             await self.browser.close()

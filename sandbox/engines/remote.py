@@ -186,9 +186,6 @@ class RemotePlaywrightSession(PlaywrightSession):
         super().__init__(engine, manager, playwright, browser)
         self.endpoint = endpoint
 
-    async def alive(self) -> bool:
-        return self.browser.is_connected()
-
 
 class RemoteWebDriverPage(WebDriverPage):
     async def abandon(self) -> None:

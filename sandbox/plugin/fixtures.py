@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from ..engines import ENGINE_NAMES, Engine, Session, find_engines, launch
+from ..engines import ENGINE_NAMES, Engine, Page, Session, find_engines, launch
 from ..harness.portal import Portal, SyncPage
 from ..harness.server import LocalServer
 from . import launch_args as launch_args_plugin
@@ -55,10 +55,30 @@ class Browsers:
         self.sessions: dict[str, Session] = {}
 
     def session(self, name: str) -> Session:
-        """The running browser of engine ``name`` (started now if it is not yet)."""
+        """The running browser of engine ``name`` (started now if it is not yet, or again if it is
+        gone: a browser that died costs the test it died in, not every later one)."""
+        if name in self.sessions and not self.portal.run(self.sessions[name].alive(), timeout=30):
+            self._drop(name)
         if name not in self.sessions:
             self.sessions[name] = self.portal.run(launch(self.found[name]))
         return self.sessions[name]
+
+    def new_page(self, name: str) -> Page:
+        """A new page of engine ``name``'s browser. A browser that cannot open one is started again
+        once: CI saw Playwright's driver process end on an exception of its own (Firefox over
+        WebDriver BiDi) under a browser that still looked connected, and every later test fail."""
+        try:
+            return self.portal.run(self.session(name).new_page())
+        except Exception:  # whatever the driver raised: a browser that answers opens the page below
+            self._drop(name)
+            return self.portal.run(self.session(name).new_page())
+
+    def _drop(self, name: str) -> None:
+        gone = self.sessions.pop(name)
+        try:
+            self.portal.run(gone.close(), timeout=30)
+        except Exception:  # it is gone already: closing only tidies its driver, whatever that raises
+            pass
 
     def close(self) -> None:
         for session in self.sessions.values():
@@ -176,8 +196,7 @@ def flowui_page(flowui_engine: Engine, flowui_browsers: Browsers, flowui_portal:
     and ``click(selector, frame=None)``, identical on every driver; ``script`` is a JavaScript
     function expression such as ``"(arg) => document.title"``, ``frame`` a CSS selector of an iframe.
     """
-    session = flowui_browsers.session(flowui_engine.name)
-    async_page = flowui_portal.run(session.new_page())
+    async_page = flowui_browsers.new_page(flowui_engine.name)
     yield SyncPage(flowui_portal, async_page)
     flowui_portal.run(async_page.close(), timeout=30)
 

@@ -176,3 +176,26 @@ def test_a_first_navigation_on_a_display_that_stopped_answering_is_done_again_on
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     assert seen == {"answered_before": True, "answered_stopped": False, "title": "first", "new_display": True,
                     "again": "again"}, seen
+
+
+def test_a_browser_whose_driver_is_gone_is_started_again_for_the_next_test(flowui_portal):
+    """CI saw Playwright's driver process end on an exception of its own (Firefox over WebDriver
+    BiDi, a navigation committed in a frame it had dropped), and every later test of the engine
+    fail with it. The fixtures' browser is started again when its driver is gone."""
+    import pytest
+
+    from flowui_sandbox.sandbox.plugin.fixtures import Browsers
+
+    browsers = Browsers(flowui_portal)
+    try:
+        first = browsers.session("chromium")
+        flowui_portal.run(first._manager.__aexit__(None, None, None))  # the driver process ends under the browser
+        with pytest.raises(Exception, match="closed"):  # what every later test met
+            flowui_portal.run(first.new_page())
+        page = browsers.new_page("chromium")
+        assert browsers.sessions["chromium"] is not first
+        flowui_portal.run(page.goto("data:text/html,<title>up</title>"))
+        assert flowui_portal.run(page.evaluate("() => document.title")) == "up"
+        flowui_portal.run(page.close())
+    finally:
+        browsers.close()
