@@ -74,7 +74,9 @@ class Browsers:
             return self.portal.run(self.session(name).new_page())
 
     def _drop(self, name: str) -> None:
-        gone = self.sessions.pop(name)
+        gone = self.sessions.pop(name, None)
+        if gone is None:  # it never started: its launch's error is the one to see, raised again below
+            return
         try:
             self.portal.run(gone.close(), timeout=30)
         except Exception:  # it is gone already: closing only tidies its driver, whatever that raises
