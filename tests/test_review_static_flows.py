@@ -225,7 +225,7 @@ def test_a_state_rule_is_still_reported_when_the_sheet_is_padded_past_the_nestin
     padded = source.replace("<style>", "<style>" + DEEP)
     found = [f for f in review_static(padded, file="b.html") if f.rule == "exfil.css-state-selector"]
     assert found and all(set(paths) <= set(f.paths) and f.hosts == ["e.example"] for f in found), found
-    # The rule itself nested past css.MAX_NESTING style rules.
+    # The rule itself nested 40 rules deep.
     css = source[source.index("<style>") + 7:source.index("</style>")]
     deep = source.replace(css, "div{" * 40 + "& " + css + "}" * 40) if not css.startswith("@") else None
     if deep:

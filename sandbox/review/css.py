@@ -158,10 +158,11 @@ def stylesheet(css: str, fonts: list[FontFace] | None = None) -> tuple[list[CssU
     return urls, selectors
 
 
-#: Blocks and functions nested in one another (``:is(:is(…))``, ``{ { … } }``) that the reading by
-#: rule follows; a style sheet nested deeper is read flat (:func:`_read_flat`): tinycss2's own
-#: writing-out and the selector readers recurse, and thousands of levels went past Python's limit.
-MAX_DEPTH = 200
+#: Rules, blocks and functions nested in one another (``a { b { … } }``, ``:is(:is(…))``) that the
+#: reading by rule follows; a style sheet nested deeper is read flat (:func:`_read_flat`): that
+#: reading, tinycss2's own writing-out and the selector readers recurse, and thousands of levels
+#: went past Python's limit. CSS authors nest a few levels.
+MAX_DEPTH = 100
 
 
 def _children(node) -> list:
@@ -187,20 +188,11 @@ def _read_flat(nodes: list, urls: list[CssUrl], selectors: list[CssSelectorLoad]
     """A style sheet nested past :data:`MAX_DEPTH`, read as one rule: every URL it holds, and,
     when any attribute-value selector is in it too, one load on those attributes (the reading
     that errs towards a finding)."""
-    everything: list = []
-    stack = list(reversed(nodes))
-    while stack:
-        node = stack.pop()
-        everything.append(node)
-        stack += reversed([child for child in _children(node) if hasattr(child, "type")])
     found: list[CssUrl] = []
-    for token in everything:  # each token once: urls_in would walk into the functions' arguments again
-        if token.type == "url":
-            found.append(CssUrl(token.value, "img", token.source_line, token.source_column, f"url({token.value})"))
-        elif token.type == "function" and token.lower_name in _URL_FUNCTIONS:
-            found += [CssUrl(a.value, "img", a.source_line, a.source_column, f"{token.lower_name}({a.value})")
-                      for a in token.arguments if a.type == "string"]
+    for node in nodes:
+        urls_in(_children(node), "img", found)
     urls.extend(found)
+    everything = _flatten(nodes)
     attributes = _attribute_selector([t for t in everything if t.type == "[] block"])
     state = _any_state_condition(everything) if found else ""
     if found and (attributes or state):
@@ -234,12 +226,10 @@ def _font_face(item, found: list[CssUrl]) -> FontFace:
     return FontFace(family, unicode_range, [u.url for u in found], item.source_line, item.source_column)
 
 
-def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False,
-           depth: int = 0) -> None:
+def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: list[FontFace], container: bool = False) -> None:
     for item in rules:
         if item.type == "qualified-rule":
-            _style_rule([list(item.prelude)], item.content, item.source_line, item.source_column, urls, selectors, container,
-                        depth=depth + 1)
+            _style_rule([list(item.prelude)], item.content, item.source_line, item.source_column, urls, selectors, container)
         elif item.type == "at-rule":
             keyword = item.lower_at_keyword
             if keyword == "import":
@@ -255,78 +245,60 @@ def _rules(rules, urls: list[CssUrl], selectors: list[CssSelectorLoad], fonts: l
                 urls_in(item.content, "font", found)
                 urls.extend(found)
                 fonts.append(_font_face(item, found))
-            elif item.content is not None and depth >= MAX_NESTING:
-                _style_rule([[]], item.content, item.source_line, item.source_column, urls, selectors, container, depth=depth + 1)
             elif item.content is not None:
                 nested = tinycss2.parse_rule_list(item.content, skip_comments=True, skip_whitespace=True)
                 if any(n.type == "qualified-rule" or n.type == "at-rule" for n in nested):
-                    _rules(nested, urls, selectors, fonts, container or keyword == "container", depth + 1)
+                    _rules(nested, urls, selectors, fonts, container or keyword == "container")
                 else:
                     urls_in(item.content, "img", urls)
 
 
-#: Rules nested in one another (style rules, @media and the like) that are read one by one; the
-#: content deeper than that is read as one rule of the selectors above it (CSS authors nest a few levels; a source that nests
-#: thousands must neither exhaust the recursion nor take time that grows with its square).
-MAX_NESTING = 32
 #: Characters of a nested rule's selector written out against its parents' (``&`` replaced); a
 #: longer one (a list in a list in a list... doubles at each level) is read part by part instead.
 MAX_SELECTOR = 4096
 
 
 def _style_rule(chain: list[list], content, line: int, column: int, urls: list[CssUrl], selectors: list[CssSelectorLoad],
-                container: bool, written: str | None = None, depth: int = 1) -> None:
+                container: bool, written: str | None = None) -> None:
     """A style rule: its declarations (and those of a conditional rule in it, ``@media … { background: … }``)
     load for its selector; a rule nested in it (``input { &[value^=a] { … } }``) for its own selector
     read against this one, as CSS nesting reads it (a keylogger split over two rules is one).
     ``chain``: the selectors from the outermost rule in; ``written``: the selector written out
-    against its parents (None when past :data:`MAX_SELECTOR`); ``depth``: the rules it is nested in, itself included."""
+    against its parents (None when past :data:`MAX_SELECTOR`). How deep rules nest is bounded
+    before (:data:`MAX_DEPTH`)."""
     if written is None and len(chain) == 1:
         written = tinycss2.serialize(chain[0]).strip()
     found: list[CssUrl] = []
-    if depth > MAX_NESTING:
-        urls_in(content, "img", found)
-        deeper = _flatten(list(content or ()))  # the selectors of every rule deeper, as one
-        chain = [*chain, deeper]
-        container = container or any(t.type == "at-keyword" and t.lower_value == "container" for t in deeper)
-        written = None
-    else:
-        for node in tinycss2.parse_blocks_contents(content or [], skip_comments=True, skip_whitespace=True):
-            if node.type == "declaration":
-                urls_in(node.value, "img", found)
-            elif node.type == "qualified-rule":
-                _style_rule([*chain, list(node.prelude)], node.content, node.source_line, node.source_column, urls, selectors,
-                            container, _nested_selector(written, node.prelude), depth + 1)
-            elif node.type == "at-rule" and node.content is not None:
-                _style_rule(chain, node.content, line, column, urls, selectors, container or node.lower_at_keyword == "container",
-                            written, depth + 1)
-            elif node.type == "at-rule":  # no block: nothing CSS loads there, but a URL in it is shown
-                urls_in(node.prelude, "img", found)
+    for node in tinycss2.parse_blocks_contents(content or [], skip_comments=True, skip_whitespace=True):
+        if node.type == "declaration":
+            urls_in(node.value, "img", found)
+        elif node.type == "qualified-rule":
+            _style_rule([*chain, list(node.prelude)], node.content, node.source_line, node.source_column, urls, selectors,
+                        container, _nested_selector(written, node.prelude))
+        elif node.type == "at-rule" and node.content is not None:
+            _style_rule(chain, node.content, line, column, urls, selectors, container or node.lower_at_keyword == "container",
+                        written)
+        elif node.type == "at-rule":  # no block: nothing CSS loads there, but a URL in it is shown
+            urls_in(node.prelude, "img", found)
     urls.extend(found)
     if not found:
         return
     attributes = frozenset().union(*(_attribute_selector(part) for part in chain))
     state = next((c for c in (_state_condition(part, False) for part in chain) if c), "@container" if container else "")
-    outer = tinycss2.serialize(chain[0]).strip()[:150]
-    shown = written if written is not None else f"{outer} {{ … }} (rules nested deeper than {MAX_NESTING}, read as one)"
+    shown = written if written is not None else " { ".join(tinycss2.serialize(part).strip()[:100] for part in chain[:3]) + " { …"
     if attributes or state:
         subject = _state_subject(tinycss2.parse_component_value_list(written)) if state and written is not None else ""
         selectors.append(CssSelectorLoad(shown, [u.url for u in found], line, column, attributes, state, subject))
 
 
-def _flatten(tokens: list) -> list:
-    """Every token in ``tokens`` at any depth (blocks' and functions' contents too), with a stack of its own."""
+def _flatten(nodes: list) -> list:
+    """Every node in ``nodes`` at any depth (:func:`_children`), with a stack of its own."""
     out: list = []
-    stack = [iter(tokens)]
+    stack = list(reversed(nodes))
     while stack:
-        token = next(stack[-1], None)
-        if token is None:
-            stack.pop()
-            continue
-        out.append(token)
-        inner = token.arguments if token.type == "function" else getattr(token, "content", None)
-        if isinstance(inner, list):
-            stack.append(iter(inner))
+        node = stack.pop()
+        out.append(node)
+        stack += reversed([child for child in _children(node) if hasattr(child, "type")])
     return out
 
 
