@@ -5,7 +5,9 @@ cleanly. Through the fake driver (sandbox/engines/fake.py), no browser."""
 from __future__ import annotations
 
 import asyncio
+import math
 import ssl
+import time
 
 import pytest
 
@@ -15,7 +17,9 @@ from flowui_sandbox.sandbox.engines.playwright import PlaywrightSession
 from flowui_sandbox.sandbox.engines.remote import RemotePlaywrightSession, RemoteWebDriverSession
 from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
 from flowui_sandbox.sandbox.review.browser.canaries import Canaries
+from flowui_sandbox.sandbox.review.browser.hostpage import FRAME_STATE, LOADED, READ
 from flowui_sandbox.sandbox.review.browser.persona import Persona
+from flowui_sandbox.sandbox.review.browser.proxy import Tap
 from flowui_sandbox.sandbox.review.browser.run import NARROW, Lane, Recording
 
 CHROMIUM = Engine("chromium", "playwright", None, "playwright")
@@ -97,6 +101,79 @@ def test_the_persona_emulates_in_the_context_only_where_the_driver_can():
 
 
 # ------------------------------------------------------------- the review's call sites
+
+
+class _Requests:
+    """A slot's proxy whose block keeps sending until ``until`` (monotonic seconds): the real
+    :meth:`Tap.fence` over a scripted :meth:`Tap.settled`."""
+
+    fence = Tap.fence
+
+    def __init__(self, until: float):
+        self.until = until
+
+    def settled(self, idle: float) -> bool:
+        return time.monotonic() >= self.until
+
+
+def _reviewed_page(stopped: str = ""):
+    """A page whose host answers, whose block has no frame to act in, and whose virtual time stops
+    with ``stopped`` the first time (""): the budget spent). Records when virtual time started."""
+    started: list[float] = []
+
+    def answer(call):
+        if call.action == "virtual_time":
+            started.append(time.monotonic())
+            return stopped if len(started) == 1 else ""
+        if call.action == "evaluate":
+            script = call.args[0]
+            return {LOADED: True, READ: {"status": "connected"}, FRAME_STATE: {"frame": False}}.get(script)
+        return None
+
+    return FakeSession(answer, capabilities=[Capability.VIRTUAL_TIME]), started
+
+
+@pytest.mark.parametrize("sending", [0.6, 60.0], ids=["stop", "never stop"])
+def test_the_review_waits_for_the_blocks_requests_before_its_clock_runs_ahead(sending):
+    """A block that leaks once the 900th image of a flood has loaded: its review waits until its
+    requests stop, up to the review's deadline, and only then runs the frame's virtual time (whose
+    spent budget would freeze the loads still pending)."""
+    async def go():
+        session, started = _reviewed_page()
+        page = await session.new_page()
+        obs = _recording()
+        t0 = time.monotonic()
+        tap = _Requests(t0 + sending)
+        lane = _lane()
+        lane.settle = 0.3
+        await lane.drive(_works(1)[0], page, obs, "http://127.0.0.1/", "", Canaries(), {}, shots=False,
+                         tap=tap, deadline=t0 + 1.2)
+        return obs, started[0] - t0
+
+    obs, virtual_at = run(go())
+    # The settle window (0.3 s here) ends first; the wait runs from there.
+    if sending < 1.2:
+        assert "requests stopped" in obs.steps and sending <= virtual_at < 1.2, (obs.steps, virtual_at)
+    else:  # the deadline came first: virtual time runs all the same, and the steps say the block went on
+        assert "requests went on" in obs.steps and virtual_at >= 1.2, (obs.steps, virtual_at)
+    assert "virtual time" in obs.steps
+
+
+@pytest.mark.parametrize(("settled", "requests"), [(True, [True]), (False, [True, False])], ids=["quiet", "flooding"])
+def test_virtual_time_waits_for_requests_and_runs_ahead_without_them_only_when_they_never_end(settled, requests):
+    """The frame's virtual time waits for its pending requests; when it could not spend its budget
+    (a flood in a timer keeps requests pending) while the proxy is still busy, it runs again
+    without waiting, so the flood does not hold the block's later timers back."""
+    async def go():
+        session, _ = _reviewed_page(stopped="TimeoutError: ")
+        page = await session.new_page()
+        obs = _recording()
+        await _lane()._virtual_time(page, obs, _Requests(0.0 if settled else math.inf))
+        return page, obs
+
+    page, obs = run(go())
+    assert [c.args[1] for c in page.calls if c.action == "virtual_time"] == requests
+    assert ("virtual time behind requests" in obs.steps) is (not settled)
 
 
 def _lane() -> Lane:

@@ -324,10 +324,12 @@ class Page(ABC):
         """CLOCK: set the page's date to ``seconds`` since the epoch (timers untouched)."""
         raise self._unsupported(Capability.CLOCK)
 
-    async def virtual_time(self, frame: str, budget_ms: int, *, timeout: float, wait: float) -> str:
+    async def virtual_time(self, frame: str, budget_ms: int, *, timeout: float, wait: float, requests: bool = True) -> str:
         """VIRTUAL_TIME: run the frame ``frame`` names on virtual time for ``budget_ms``, fast-forwarded
-        whenever it is idle. Returns "" when the budget was spent, else why it stopped (a frame that
-        never idles); EngineError when no session on the frame could be opened."""
+        whenever it is idle and (``requests``) none of its requests is pending. Returns "" when the
+        budget was spent, else why it stopped within ``wait`` s (a frame that never idles, requests
+        that never end); EngineError when no session on the frame could be opened. Once the budget is
+        spent the frame's virtual time stays paused, and its pending loads with it."""
         raise self._unsupported(Capability.VIRTUAL_TIME)
 
     async def resize(self, width: int, height: int, *, timeout: float = 10) -> None:

@@ -134,8 +134,8 @@ class FakePage(Page):
     async def clock_set_system_time(self, seconds: float) -> None:
         await self._capable(Capability.CLOCK, "clock_set_system_time", seconds)
 
-    async def virtual_time(self, frame: str, budget_ms: int, *, timeout: float, wait: float) -> str:
-        return await self._capable(Capability.VIRTUAL_TIME, "virtual_time", budget_ms, frame=frame) or ""
+    async def virtual_time(self, frame: str, budget_ms: int, *, timeout: float, wait: float, requests: bool = True) -> str:
+        return await self._capable(Capability.VIRTUAL_TIME, "virtual_time", budget_ms, requests, frame=frame) or ""
 
     async def resize(self, width: int, height: int, *, timeout: float = 10) -> None:
         await self._capable(Capability.RESIZE, "resize", width, height)

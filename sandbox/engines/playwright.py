@@ -316,7 +316,7 @@ class PlaywrightPage(Page):
     async def clock_set_system_time(self, seconds: float) -> None:
         await self.raw.clock.set_system_time(seconds)
 
-    async def virtual_time(self, frame: str, budget_ms: int, *, timeout: float, wait: float) -> str:
+    async def virtual_time(self, frame: str, budget_ms: int, *, timeout: float, wait: float, requests: bool = True) -> str:
         # CDP Emulation.setVirtualTimePolicy on the frame's own session (an out-of-process frame is
         # its own target): Playwright's clock, an init script, never reaches a sandboxed srcdoc frame.
         if Capability.VIRTUAL_TIME not in self.capabilities:
@@ -329,6 +329,8 @@ class PlaywrightPage(Page):
         except Exception as exc:
             raise EngineError(f"{self.engine.name}: no CDP session on {frame!r} ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
         expired = asyncio.get_running_loop().create_future()
+        # "advance" leaves a request made in virtual time unanswered once the budget is spent.
+        policy = "pauseIfNetworkFetchesPending" if requests else "advance"
 
         def spent(_: Any) -> None:
             if not expired.done():
@@ -337,7 +339,7 @@ class PlaywrightPage(Page):
         cdp.on("Emulation.virtualTimeBudgetExpired", spent)
         stopped = ""
         try:
-            await asyncio.wait_for(cdp.send("Emulation.setVirtualTimePolicy", {"policy": "advance", "budget": budget_ms}), timeout)
+            await asyncio.wait_for(cdp.send("Emulation.setVirtualTimePolicy", {"policy": policy, "budget": budget_ms}), timeout)
             await asyncio.wait_for(expired, wait)
         except Exception as exc:  # a frame that never idles (an animation loop) leaves virtual time where it got
             stopped = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"

@@ -6,7 +6,9 @@ logging proxy (:class:`.proxy.Tap`, the page's companion in the pool, which also
 slot's host page, each block mounted in it).
 A block on a slot goes: host page → light screenshot → user actions (links held back) →
 state update → dark theme → dark screenshot → links → the rest of :data:`SETTLE` seconds
-from the last action → read everything → the block's frame destroyed. The whole of it
+from the last action → until the block's requests stop (bounded by the time limit less
+:data:`TAIL`) → the block's timers run ahead (virtual time, the clock's leaps) → read everything
+→ the block's frame destroyed. The whole of it
 runs under the per-block time limit; a block that hits it (a busy loop freezes the host
 page too) loses its page, which is closed or killed, and the slot gets a fresh page
 behind a fresh proxy for the next block.
@@ -68,6 +70,10 @@ SETTLE = 1.0
 #: link clicked late, the theme); a block whose requests still arrive this close to the end
 #: (a flood's backlog) loses its page and its proxy.
 QUIET = 0.25
+#: Seconds a review keeps after waiting for the block's requests to stop (:meth:`Lane.drive`): the
+#: steps after that wait (Chromium's virtual time, at most :data:`VIRTUAL_WAIT` s; Firefox's clock
+#: leaps, about 2 s; the reads) fit in them within the time limit.
+TAIL = 6.0
 #: Seconds the proxy must be settled (no byte through any connection, no tunnel being opened, no
 #: request being logged) after the block's frame is destroyed before the slot's next block starts
 #: (:meth:`.proxy.Tap.fence`): a request the block sent as its frame went is logged by then, as its own.
@@ -604,7 +610,9 @@ class Lane:
         # heartbeat tells it the page's thread still runs; only a local browser reaches it.
         beats = not page.supports(Capability.CONCURRENT_CALLS) and not self.remote
         try:
-            drive = self.drive(work, page, obs, url, srcdoc, canaries, state, shots, tap.beat_url if beats else None)
+            deadline = started + self.time_limit - TAIL
+            drive = self.drive(work, page, obs, url, srcdoc, canaries, state, shots, tap.beat_url if beats else None,
+                               tap, deadline)
             await asyncio.wait_for(self.watched(page, obs, moved, drive, (lambda: tap.beat) if beats else None),
                                    self.time_limit)
             if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
@@ -736,7 +744,10 @@ class Lane:
                 return
 
     async def drive(self, work: Work, page: Page, obs: Recording, url: str, srcdoc: str, canaries: Canaries,
-                    state: dict[str, Any], shots: bool = True, beat: str | None = None) -> None:
+                    state: dict[str, Any], shots: bool = True, beat: str | None = None, tap: Tap | None = None,
+                    deadline: float = math.inf) -> None:
+        """The review's steps (the module's docstring has them in order). ``tap``: the slot's proxy, whose
+        requests the review waits for until ``deadline`` (monotonic seconds)."""
         t0 = time.monotonic()
 
         def step(name: str) -> None:
@@ -792,8 +803,17 @@ class Lane:
         await asyncio.sleep(max(QUIET, self.settle - (time.monotonic() - acted)))
         obs.host = await page.evaluate(READ) or obs.host
         step("settled")
+        # What a block does once its requests are answered comes in real time: a block that leaks
+        # when the 900th image of a flood has loaded. Virtual time would freeze those answers (its
+        # budget spent, the frame's loads stay paused), so the wait comes first, bounded by the limit.
+        if tap is not None:
+            waited = time.monotonic()
+            stopped = await tap.fence(QUIET, deadline - waited)
+            if time.monotonic() - waited > QUIET:
+                step("requests stopped" if stopped else "requests went on")
+                obs.host = await page.evaluate(READ) or obs.host
         if page.supports(Capability.VIRTUAL_TIME) and obs.host.get("status") == "connected":
-            await self._virtual_time(page, obs)
+            await self._virtual_time(page, obs, tap)
             step("virtual time")
         if self.engine.name in CLOCK_ENGINES and page.supports(Capability.CLOCK) and obs.host.get("status") == "connected":
             for leap in LEAPS:
@@ -804,15 +824,24 @@ class Lane:
             obs.host["maxGap"] = before.get("maxGap", 0)  # the leaps are not a stall
             step("clock leaps")
 
-    async def _virtual_time(self, page: Page, obs: Recording) -> None:
+    async def _virtual_time(self, page: Page, obs: Recording, tap: Tap | None = None) -> None:
         """Chromium: the block's frame (its own renderer target) runs on virtual time for
-        :data:`VIRTUAL_BUDGET` ms, fast-forwarded whenever it is idle (CDP ``Emulation.setVirtualTimePolicy``
-        on the frame's session: Playwright's clock, an init script, never reaches a sandboxed srcdoc
-        frame). Its timers fire in order, intervals at every period, ``Date`` and ``performance.now()``
-        move with them; afterwards the frame's virtual time stays paused (the frame is destroyed next;
-        the next block's frame runs on real time, measured). What it set off is read :data:`QUIET` s later."""
+        :data:`VIRTUAL_BUDGET` ms, fast-forwarded whenever it is idle and none of its requests is
+        pending (CDP ``Emulation.setVirtualTimePolicy`` on the frame's session: Playwright's clock, an
+        init script, never reaches a sandboxed srcdoc frame). Its timers fire in order, intervals at
+        every period, ``Date`` and ``performance.now()`` move with them; afterwards the frame's virtual
+        time stays paused, its pending loads with it (the frame is destroyed next; the next block's
+        frame runs on real time, measured): so a timer's request is answered before the budget runs
+        out, or a block that leaks once a late image has loaded would hide. A block whose requests
+        still do not stop (a flood in a timer) must not hold its later timers back: its frame then
+        runs ahead without waiting for them (``tap``: the slot's proxy, which tells). What it set
+        off is read :data:`QUIET` s later."""
         try:
             stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT)
+            if stopped and tap is not None and not tap.settled(QUIET):
+                obs.steps["virtual time behind requests"] = stopped[:120]
+                stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT,
+                                                  requests=False)
         except Exception as exc:
             obs.steps["virtual time"] = f"no session: {_first_line(exc)[:120]}"
             return
