@@ -17,11 +17,13 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from .data import PROBES_DIR
 from .engines.names import ENGINE_NAMES
-from .errors import OptionError, UsageError
+from .errors import OptionError, Recovered, UsageError
 from .files import GuardedStdout
 from .review.command import FAIL_ON, FORMATS
 from .verify.request import GENERATOR_PROTOCOLS
@@ -306,6 +308,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the subcommand's parser, so the line names the subcommand
         args._commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    with warnings.catch_warnings():  # the printer and the filter are the command's, restored after it
+        warnings.showwarning = _note(args.command, warnings.showwarning)
+        warnings.filterwarnings("always", category=Recovered)  # every recovery, not the first at each line
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     real_stdout = sys.stdout
     sys.stdout = GuardedStdout(real_stdout)  # a full disk or a closed stdout: one line, exit 2
     try:
@@ -332,6 +341,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 70
     finally:
         sys.stdout = real_stdout
+
+
+def _note(command: str, shown: Callable[..., None]) -> Callable[..., None]:
+    """Python's warning printer, with a driver's :class:`Recovered` step as one line of its own."""
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
+             line: str | None = None) -> None:
+        if issubclass(category, Recovered):
+            print(f"flowui-sandbox {command}: note: {str(message).splitlines()[0]}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+    return show
 
 
 def _print_problems(lines: list[str], command: str) -> None:

@@ -5,9 +5,10 @@
     SandboxError                 catch this one for anything of ours
     ├── UsageError (ValueError)  bad input: a file, an option, a value, a message, a theme...
     │   └── OptionError          an option or the set-up, located in no file
-    └── EngineError (RuntimeError, engines/base.py)  a browser could not be launched or driven
-        ├── PageGone (DocumentReplaced), ScriptTimeout, Unsupported     (engines/base.py)
-        └── SessionLost                              a remote browser went away (harness/remote.py)
+    ├── EngineError (RuntimeError, engines/base.py)  a browser could not be launched or driven
+    │   ├── PageGone (DocumentReplaced), ScriptTimeout, Unsupported     (engines/base.py)
+    │   └── SessionLost                              a remote browser went away (harness/remote.py)
+    └── Recovered (UserWarning)  never raised, warned: a driver step failed, was done again, and the run went on
 
 Each part defines its own kinds under these (``ExtractionError``, ``PathError``, ``ThemeError``...);
 ``tests/test_errors.py`` finds every exception class of the package and fails on one outside the tree.
@@ -33,3 +34,9 @@ class UsageError(SandboxError, ValueError):
 
 class OptionError(UsageError):
     """A bad option or set-up, not located in any file; the message names the option."""
+
+
+class Recovered(SandboxError, UserWarning):
+    """A warning, never raised: a driver step failed and was done again, and the run went on. Its
+    message says what failed and how it was redone (a remedy that leaves no trace tells nothing of
+    how often the failure comes, nor of its cause). The command line prints it as one note."""

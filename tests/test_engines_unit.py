@@ -321,8 +321,12 @@ def test_a_pages_first_navigation_that_stalls_is_done_again_in_a_fresh_window(mo
     abandoned and a window started as it was (proxy, environment, size) navigates instead."""
     import asyncio
 
+    from flowui_sandbox.sandbox.errors import Recovered
+
     page, session, visited, started = _stalling_session(monkeypatch, {"first"})
-    asyncio.run(page.goto("http://127.0.0.1:1/editor"))
+    # The remedy leaves a trace: what stalled, and where the fresh window went.
+    with pytest.warns(Recovered, match=r"timed out after 15s \(first\); done again in a fresh window, on the display"):
+        asyncio.run(page.goto("http://127.0.0.1:1/editor"))
     assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
     assert page.raw.name == "fresh1" and session._all == [page.raw] and page.raw.sizes == [(1280, 900)]
     assert started == [("http://127.0.0.1:9", {"TZ": "Asia/Tokyo"})]
@@ -334,9 +338,11 @@ def test_a_first_navigation_whose_window_stays_on_about_blank_is_done_again_in_a
     import asyncio
 
     from flowui_sandbox.sandbox.engines.base import ScriptTimeout
+    from flowui_sandbox.sandbox.errors import Recovered
 
     page, session, visited, started = _stalling_session(monkeypatch, {"first"}, error=ScriptTimeout)
-    asyncio.run(page.goto("http://127.0.0.1:1/editor"))
+    with pytest.warns(Recovered, match=r"\(first\); done again in a fresh window"):
+        asyncio.run(page.goto("http://127.0.0.1:1/editor"))
     assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
     assert page.raw.name == "fresh1"
     page, *_ = _stalling_session(monkeypatch, {"first", "fresh1"}, error=ScriptTimeout)

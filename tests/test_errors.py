@@ -12,7 +12,7 @@ import inspect
 import pytest
 
 from flowui_sandbox.sandbox.engines import DocumentReplaced, EngineError, PageGone, ScriptTimeout, Unsupported
-from flowui_sandbox.sandbox.errors import OptionError, SandboxError, UsageError
+from flowui_sandbox.sandbox.errors import OptionError, Recovered, SandboxError, UsageError
 from flowui_sandbox.sandbox.harness.remote import SessionLost
 from flowui_sandbox.theme import ThemeError
 from tests.test_import_graph import modules
@@ -58,5 +58,26 @@ def test_every_named_error_says_bad_input_or_browser():
     internal = {"flowui_sandbox.sandbox.block.cpu_limited.ChildStopped", "flowui_sandbox.sandbox.review.js.TooComplex",
                 "flowui_sandbox.sandbox.document.validate._Enough"}
     neither = sorted(name for name, cls in defined_exceptions().items()
-                     if cls is not SandboxError and not issubclass(cls, UsageError | EngineError) and name not in internal)
+                     if cls is not SandboxError and not issubclass(cls, UsageError | EngineError | Recovered) and name not in internal)
     assert not neither, neither
+
+
+def test_a_recovered_step_is_one_note_line_on_the_command_line(monkeypatch, capsys):
+    """A driver's remedy that worked (engines/webdriver.py: a first navigation done again in a fresh
+    window) is warned as :class:`Recovered`; the command prints each as one note and goes on."""
+    import warnings
+
+    from flowui_sandbox.sandbox import cli
+    from flowui_sandbox.sandbox.review import command
+
+    def review_files(*args, **kwargs) -> int:
+        for window in ("first", "second"):  # each recovery, not the first at this line only
+            warnings.warn(Recovered(f"webkit: WebDriver call timed out after 15s ({window})\nmore"), stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(command, "review_files", review_files)
+    with warnings.catch_warnings():
+        assert cli.main(["review", "x.html"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("flowui-sandbox review: note: webkit: WebDriver call timed out after 15s (first)\n"
+                   "flowui-sandbox review: note: webkit: WebDriver call timed out after 15s (second)\n"), err

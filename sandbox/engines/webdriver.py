@@ -15,9 +15,11 @@ import subprocess
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..errors import Recovered
 from .base import HOLDER_ATTRIBUTE, Capability, DocumentReplaced, Engine, EngineError, Frame, Page, ScriptTimeout, Session
 
 T = TypeVar("T")
@@ -202,21 +204,25 @@ class WebDriverPage(Page):
             # on about:blank (WebKitGTK, the editor's tests, in full CI runs only): the window holds
             # nothing of its caller's yet, so once more in a fresh one.
             try:
-                await self._fresh_window()
+                where = await self._fresh_window()
                 await self._call(navigate, self.raw, url, timeout, timeout=timeout)
             except EngineError as again:
                 raise type(first)(f"{first}; in a fresh window: {again}") from None
+            warnings.warn(Recovered(f"{first}; done again in a fresh window, {where}"), stacklevel=1)
         self.visited = True
 
-    async def _fresh_window(self) -> None:
+    async def _fresh_window(self) -> str:
         """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size),
-        on a new display when its own no longer answers (then every window on that one goes)."""
+        on a new display when its own no longer answers (then every window on that one goes).
+        Returns which display the new window is on, and why."""
         proxy, env = getattr(self.raw, "flowui_proxy", None), getattr(self.raw, "flowui_env", {})
         display, server = getattr(self.raw, "flowui_display", None), getattr(self.raw, "flowui_xvfb", None)
         await self.abandon()
+        where = f"on the same display {display} (it answers)" if display else "on the display the session was given"
         if display and server is not None and not await asyncio.to_thread(x_display_answers, display):
-            await asyncio.to_thread(Xvfb.replace, display)
+            where = f"on a new display {await asyncio.to_thread(Xvfb.replace, display)} ({display} did not answer)"
         self.raw = await self._session._new_window(proxy, env, self.window_size)
+        return where
 
     def _in_frame(self, frame: Frame | None, action):
         from selenium.common.exceptions import NoSuchElementException, NoSuchFrameException, NoSuchWindowException, WebDriverException
