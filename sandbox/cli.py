@@ -344,7 +344,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _note(command: str, shown: Callable[..., None]) -> Callable[..., None]:
-    """Python's warning printer, with a driver's :class:`Recovered` step as one line of its own."""
+    """Python's warning printer, with each :class:`Recovered` as one note line."""
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
              line: str | None = None) -> None:
         if issubclass(category, Recovered):

@@ -8,7 +8,7 @@
     ├── EngineError (RuntimeError, engines/base.py)  a browser could not be launched or driven
     │   ├── PageGone (DocumentReplaced), ScriptTimeout, Unsupported     (engines/base.py)
     │   └── SessionLost                              a remote browser went away (harness/remote.py)
-    └── Recovered (UserWarning)  never raised, warned: a driver step failed, was done again, and the run went on
+    └── Recovered (UserWarning)  never raised, warned: something failed and the run went on without it
 
 Each part defines its own kinds under these (``ExtractionError``, ``PathError``, ``ThemeError``...);
 ``tests/test_errors.py`` finds every exception class of the package and fails on one outside the tree.
@@ -37,6 +37,8 @@ class OptionError(UsageError):
 
 
 class Recovered(SandboxError, UserWarning):
-    """A warning, never raised: a driver step failed and was done again, and the run went on. Its
-    message says what failed and how it was redone (a remedy that leaves no trace tells nothing of
-    how often the failure comes, nor of its cause). The command line prints it as one note."""
+    """A warning, never raised: something failed and the run went on: a driver step done again (a
+    first navigation in a fresh window), a remote browser that did not answer or was lost while
+    another of its engine took its share. Its message says what failed and what was done instead (a
+    remedy that leaves no trace tells nothing of how often the failure comes, nor of its cause).
+    The command line prints each as one note line."""

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from flowui_sandbox.sandbox.engines import Engine
 from flowui_sandbox.sandbox.engines.remote import Endpoint, parse_remote, plan
 from flowui_sandbox.sandbox.errors import UsageError
 from flowui_sandbox.sandbox.harness.remote import SessionLost, Worker, server_names, spread
@@ -204,3 +205,45 @@ def test_a_browser_server_that_takes_the_connection_and_says_nothing_is_found_si
     finally:
         for sock in (mute, talks, *held):
             sock.close()
+
+
+def test_review_goes_on_while_one_browser_of_each_engine_answers_and_says_which_did_not(monkeypatch):
+    """verify's rule for review: a browser that does not answer while another of its engine does is
+    a note (Recovered) and its share goes to the others; an engine none of whose browsers answers is
+    refused before any block runs, naming them (one line each)."""
+    from flowui_sandbox.sandbox.engines.fake import FakeSession
+    from flowui_sandbox.sandbox.errors import OptionError, Recovered
+    from flowui_sandbox.sandbox.review import browser
+
+    chromium, webkit = Engine("chromium", "playwright", None, "t"), Engine("webkit", "webdriver", None, "t")
+    answering = {"ws://a:1/x"}
+
+    async def connect_all(engine, endpoints):
+        workers = [Worker(FakeSession(), e.pages, e.url, endpoint=e) for e in endpoints if e.url in answering]
+        errors = [{"url": e.url, "error": f"{engine.name}: {e.url}: does not answer"} for e in endpoints if e.url not in answering]
+        return workers, errors
+
+    monkeypatch.setattr(browser, "connect_all", connect_all)
+    endpoints: dict[str, list[Endpoint]] = {"chromium": [], "webkit": []}
+    for e in parse_remote(["chromium=ws://a:1/x", "chromium=ws://b:1/x", "webkit=http://c:1"]):
+        endpoints[e.engine].append(e)
+    with pytest.warns(Recovered, match=r"^--remote chromium: ws://b:1/x: does not answer; the engine's blocks go to its other browsers$"):
+        workers = asyncio.run(browser._connect([chromium], {"chromium": endpoints["chromium"]}))
+    assert [w.label for w in workers["chromium"]] == ["ws://a:1/x"]
+    with pytest.raises(OptionError, match=r"^--remote webkit: http://c:1: does not answer$"):
+        asyncio.run(browser._connect([chromium, webkit], endpoints))
+
+
+def test_a_remote_browser_lost_in_a_review_is_said_once():
+    from flowui_sandbox.sandbox.engines.fake import FakeSession
+    from flowui_sandbox.sandbox.errors import Recovered
+    from flowui_sandbox.sandbox.review.browser.run import Lane
+
+    lane = Lane(Engine("chromium", "playwright", None, "t"), None, time_limit=5,
+                remote=[Worker(FakeSession(), 1, "ws://a:1/x"), Worker(FakeSession(), 1, "ws://b:1/x")])
+    with pytest.warns(Recovered, match=r"^chromium@ws://a:1/x: lost \(ConnectionError: gone\); its blocks go to the engine's other browsers$"):
+        assert lane._retire(0, ConnectionError("gone")) is True
+    with pytest.warns(Recovered) as said:
+        assert lane._retire(0, ConnectionError("again")) is True  # the same browser: said once
+        assert lane._retire(1, ConnectionError("gone too")) is False
+    assert [str(w.message) for w in said] == ["chromium@ws://b:1/x: lost (ConnectionError: gone too); no other browser of the engine is left"]

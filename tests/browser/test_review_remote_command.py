@@ -6,6 +6,7 @@ findings through browser servers against a local run: test_review_remote.py.)
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from remote_blocks import remote_blocks
 
 from flowui_sandbox.sandbox.cli import main
 from flowui_sandbox.sandbox.engines.remote import parse_remote
+from flowui_sandbox.sandbox.errors import Recovered
 from flowui_sandbox.sandbox.review.browser import run_browser_layer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -32,9 +34,10 @@ def test_a_killed_server_s_blocks_are_reviewed_on_the_other(browser_servers):
         if len(lines) == 1:  # one block done: the doomed server's next one is in flight or about to start
             doomed.kill()
 
-    # One page per server, so the doomed one holds a block when it goes.
-    remote = run_browser_layer(blocks, ["chromium"], remote=parse_remote([f"chromium:1={s.url}" for s in two_chromium_servers]),
-                               progress=progress)
+    # One page per server, so the doomed one holds a block when it goes; the loss is said once.
+    with pytest.warns(Recovered, match=rf"^chromium@{doomed.url}: lost \(.*\); its blocks go to the engine's other browsers$"):
+        remote = run_browser_layer(blocks, ["chromium"], remote=parse_remote([f"chromium:1={s.url}" for s in two_chromium_servers]),
+                                   progress=progress)
     for block, result in zip(blocks, remote):
         assert not result.errors and not result.timed_out, (block.file, result.errors, result.timed_out)
     rules = {b.file: {f.rule for f in r.findings} for b, r in zip(blocks, remote)}
@@ -54,7 +57,12 @@ def test_review_remote_command(browser_servers, tmp_path):
     one_server_per_engine = browser_servers(["chromium", "webkit"])
     sarif, report = tmp_path / "r.sarif", tmp_path / "r.json"
     hostile = str(ROOT / "examples/hostile.html")
-    remote = [arg for s in one_server_per_engine for arg in ("--remote", s.spec)]
+    # And a Chromium browser that does not answer (a port nobody listens on): the review goes on
+    # on the one that does, and says so in one note line (verify's rule).
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        silent = f"ws://127.0.0.1:{s.getsockname()[1]}/x"
+    remote = [arg for s in one_server_per_engine for arg in ("--remote", s.spec)] + ["--remote", f"chromium={silent}"]
     # The remote browsers reach the proxies by the name given (--public-host, as for a browser
     # elsewhere); sockets stay on 127.0.0.1.
     argv = [sys.executable, "-m", "flowui_sandbox", "review", hostile, "--fields", "order.total,customer.email", *remote,
@@ -62,6 +70,8 @@ def test_review_remote_command(browser_servers, tmp_path):
     # One review, two reports (each -o's format by its ending).
     run = subprocess.run([*argv, "-o", str(report), "-o", str(sarif)], capture_output=True, text=True, timeout=400)
     assert run.returncode == 1, run.stderr[-2000:]  # the block leaks: high findings
+    notes = [line for line in run.stderr.splitlines() if line.startswith("flowui-sandbox review: note: ")]
+    assert len(notes) == 1 and f"--remote chromium: {silent}: " in notes[0] and notes[0].endswith("the engine's blocks go to its other browsers"), run.stderr[-2000:]
     data = json.loads(report.read_text())
     assert data["engines"] == ["chromium", "webkit"]
     block = data["blocks"][0]
@@ -89,8 +99,6 @@ def test_a_bad_remote_is_one_line_and_status_2(remote, says, capsys):
 
 
 def test_an_unreachable_remote_is_one_line_and_status_2(capsys):
-    import socket
-
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

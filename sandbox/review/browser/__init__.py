@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from ...block.extract import extract_paths
 from ...engines import Engine, EngineError, give_loop_threads, select_engines
 from ...engines.remote import Endpoint, plan
-from ...errors import OptionError, UsageError
+from ...errors import OptionError, Recovered, UsageError
 from ...harness.remote import ServerNames, Worker, close_all, connect_all
 from ...harness.server import tls_context
 from ..model import BlockInput, BrowserResult
@@ -43,7 +44,7 @@ def run_browser_layer(blocks: list[BlockInput], engines: list[str] | None, *, ti
     (:func:`flowui_sandbox.sandbox.engines.remote.parse_remote`); an engine named without one runs here.
 
     Raises :class:`UsageError` when a named engine is not installed or none is found, and
-    :class:`OptionError` when a remote browser does not answer. ``names``: where the slots' proxies
+    :class:`OptionError` when no remote browser of an engine answers. ``names``: where the slots' proxies
     listen and the name the remote browsers reach them by (default: 127.0.0.1). ``screenshots``: take
     each block's light and dark screenshot (``BrowserResult.screenshots``; a SARIF or text report
     does not show them, and a batch takes about a tenth longer with them: docs/REVIEW-BROWSER.md)."""
@@ -65,7 +66,8 @@ async def review_in_browsers(blocks: list[BlockInput], engines: list[Engine], *,
                              remote: dict[str, list[Endpoint]] | None = None, names: ServerNames | None = None,
                              screenshots: bool = True) -> list[BrowserResult]:
     """Review ``blocks`` in ``engines``; an engine with endpoints in ``remote`` on those browsers
-    (every one must answer: :class:`OptionError` naming those that do not, before any block runs)."""
+    (at least one of each engine's must answer: :class:`OptionError` naming them, before any block
+    runs; one that does not while another does is a :class:`Recovered` note)."""
     workers = await _connect(engines, remote or {})
     loop = asyncio.get_running_loop()
     give_loop_threads(loop, "flowui-review")
@@ -113,13 +115,19 @@ async def run_lanes(lanes: list[Lane], works: list[Work]) -> list[dict[int, Bloc
 
 
 async def _connect(engines: list[Engine], remote: dict[str, list[Endpoint]]) -> dict[str, list[Worker]]:
-    """The remote browsers of each engine, connected; all or none."""
+    """The remote browsers of each engine, connected. An engine none of whose browsers answers is
+    refused (:class:`OptionError` naming them, the others closed); a browser that does not answer
+    while another of its engine does is a note (:class:`Recovered`), and its share goes to the
+    others: verify's rule (docs/SCALE.md, "A lost browser")."""
     named = [e for e in engines if remote.get(e.name)]
     connected = await asyncio.gather(*(connect_all(e, remote[e.name]) for e in named))
-    unreachable = [u for _, errors in connected for u in errors]
-    if unreachable:
+    refused = [u for workers, errors in connected if not workers for u in errors]
+    if refused:
         await asyncio.gather(*(close_all(w) for w, _ in connected))
-        raise OptionError("\n".join(f"--remote {u['error']}" for u in unreachable))  # each names its engine and URL
+        raise OptionError("\n".join(f"--remote {u['error']}" for u in refused))  # each names its engine and URL
+    for _, errors in connected:
+        for u in errors:
+            warnings.warn(Recovered(f"--remote {u['error'].splitlines()[0]}; the engine's blocks go to its other browsers"), stacklevel=1)
     return {e.name: w for e, (w, _) in zip(named, connected)}
 
 

@@ -22,6 +22,7 @@ import math
 import secrets
 import ssl
 import time
+import warnings
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
@@ -29,6 +30,7 @@ from typing import Any, NamedTuple, cast
 from ...block.srcdoc import build_srcdoc
 from ...engines import Capability, Engine, EngineError, Page, ScriptTimeout, Session, Watch, launch, webdriver_enter_frame
 from ...engines.remote import connect
+from ...errors import Recovered
 from ...harness.pages import PagePool
 from ...harness.remote import ServerNames, Worker
 from .canaries import Canaries
@@ -404,8 +406,15 @@ class Lane:
         (another of the engine's browsers is still there to take their blocks)."""
         if not self.remote:
             return False
-        self.remote[which].lost = self.remote[which].lost or _first_line(why)
-        return any(not w.lost for w in self.remote)
+        worker = self.remote[which]
+        first = not worker.lost
+        worker.lost = worker.lost or _first_line(why)
+        others = any(not w.lost for w in self.remote)
+        if first:  # said once per browser, as verify's report lists a lost browser
+            warnings.warn(Recovered(f"{self.engine.name}@{worker.label}: lost ({worker.lost}); "
+                                    + ("its blocks go to the engine's other browsers" if others else "no other browser of the engine is left")),
+                          stacklevel=1)
+        return others
 
     def _live(self) -> int:
         """A slot whose browser is not lost (the first slot when every one is)."""
