@@ -173,7 +173,7 @@ def test_virtual_time_waits_for_requests_and_runs_ahead_without_them_when_they_h
 
     page, obs = run(go())
     assert [c.args[1] for c in page.calls if c.action == "virtual_time"] == requests
-    assert ("virtual time behind requests" in obs.steps) is bool(stopped)
+    assert ("virtual time held" in obs.steps) is bool(stopped)
 
 
 def _lane() -> Lane:

@@ -849,7 +849,7 @@ class Lane:
         try:
             stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT)
             if stopped:
-                obs.steps["virtual time behind requests"] = stopped[:120]
+                obs.steps["virtual time held"] = stopped[:120]
                 stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT,
                                                   requests=False)
         except Exception as exc:
