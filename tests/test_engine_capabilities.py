@@ -19,7 +19,7 @@ from flowui_sandbox.sandbox.review.browser.canaries import Canaries
 from flowui_sandbox.sandbox.review.browser.hostpage import FRAME_STATE, LOADED, READ
 from flowui_sandbox.sandbox.review.browser.persona import Persona
 from flowui_sandbox.sandbox.review.browser.proxy import Tap
-from flowui_sandbox.sandbox.review.browser.run import NARROW, Lane, Recording
+from flowui_sandbox.sandbox.review.browser.run import NARROW, TAIL, Lane, Recording
 
 CHROMIUM = Engine("chromium", "playwright", None, "playwright")
 FIREFOX = Engine("firefox", "playwright", "/usr/bin/firefox-esr", "debian")
@@ -146,7 +146,7 @@ def test_the_review_waits_for_the_blocks_requests_before_its_clock_runs_ahead(se
         lane = _lane()
         lane.settle = 0.3
         await lane.drive(_works(1)[0], page, obs, "http://127.0.0.1/", "", Canaries(), {}, shots=False,
-                         tap=tap, deadline=t0 + 1.2)
+                         tap=tap, end=t0 + 1.2 + TAIL)
         return obs, started[0] - t0
 
     obs, virtual_at = run(go())
@@ -158,22 +158,26 @@ def test_the_review_waits_for_the_blocks_requests_before_its_clock_runs_ahead(se
     assert "virtual time" in obs.steps
 
 
-@pytest.mark.parametrize(("stopped", "requests"), [("", [True]), ("TimeoutError: ", [True, False])], ids=["spent", "held"])
-def test_virtual_time_waits_for_requests_and_runs_ahead_without_them_when_they_hold_it(stopped, requests):
+@pytest.mark.parametrize(("stopped", "left", "requests"), [("", 60, [True]), ("TimeoutError: ", 60, [True, False]),
+                                                         ("TimeoutError: ", 1.1, [True])],
+                         ids=["spent", "held", "held at the limit"])
+def test_virtual_time_waits_for_requests_and_runs_ahead_without_them_when_they_hold_it(stopped, left, requests):
     """The frame's virtual time waits for its pending requests; when it could not spend its budget
     in time (a flood in a timer keeps requests pending, or an image from a port that never
     answers, which no proxy sees), it runs again without waiting, so they do not hold the block's
-    later timers back."""
+    later timers back; unless that would take the review past its time limit (``left`` seconds)."""
     async def go():
         session, _ = _reviewed_page(stopped=stopped)
         page = await session.new_page()
         obs = _recording()
-        await _lane()._virtual_time(page, obs)
+        await _lane()._virtual_time(page, obs, time.monotonic() + left)
         return page, obs
 
     page, obs = run(go())
-    assert [c.args[1] for c in page.calls if c.action == "virtual_time"] == requests
+    calls = [c for c in page.calls if c.action == "virtual_time"]
+    assert [c.args[1] for c in calls] == requests
     assert ("virtual time held" in obs.steps) is bool(stopped)
+    assert ("no time left" in obs.steps.get("virtual time held", "")) is (left < 2)
 
 
 def _lane() -> Lane:

@@ -76,6 +76,8 @@ QUIET = 0.25
 #: steps after that wait (Chromium's virtual time, at most :data:`VIRTUAL_WAIT` s; Firefox's clock
 #: leaps, about 2 s; the reads) fit in them within the time limit.
 TAIL = 6.0
+#: Seconds a review keeps for its last read (:data:`QUIET`, then one call), after virtual time.
+LAST_READ = 1.0
 #: Seconds the proxy must be settled (no byte through any connection, no tunnel being opened, no
 #: request being logged) after the block's frame is destroyed before the slot's next block starts
 #: (:meth:`.proxy.Tap.fence`): a request the block sent as its frame went is logged by then, as its own.
@@ -619,9 +621,8 @@ class Lane:
         # heartbeat tells it the page's thread still runs; only a local browser reaches it.
         beats = not page.supports(Capability.CONCURRENT_CALLS) and not self.remote
         try:
-            deadline = started + self.time_limit - TAIL
             drive = self.drive(work, page, obs, url, srcdoc, canaries, state, shots, tap.beat_url if beats else None,
-                               tap, deadline)
+                               tap, started + self.time_limit)
             await asyncio.wait_for(self.watched(page, obs, moved, drive, (lambda: tap.beat) if beats else None),
                                    self.time_limit)
             if not await self._alive(page, moved):  # e.g. a loop that started before the bridge connected
@@ -754,9 +755,10 @@ class Lane:
 
     async def drive(self, work: Work, page: Page, obs: Recording, url: str, srcdoc: str, canaries: Canaries,
                     state: dict[str, Any], shots: bool = True, beat: str | None = None, tap: Tap | None = None,
-                    deadline: float = math.inf) -> None:
+                    end: float = math.inf) -> None:
         """The review's steps (the module's docstring has them in order). ``tap``: the slot's proxy, whose
-        requests the review waits for until ``deadline`` (monotonic seconds)."""
+        requests the review waits for until :data:`TAIL` s before ``end``, when the time limit
+        ends the review (monotonic seconds)."""
         t0 = time.monotonic()
 
         def step(name: str) -> None:
@@ -817,12 +819,12 @@ class Lane:
         # budget spent, the frame's loads stay paused), so the wait comes first, bounded by the limit.
         if tap is not None:
             waited = time.monotonic()
-            stopped = await tap.fence(QUIET, deadline - waited)
+            stopped = await tap.fence(QUIET, end - TAIL - waited)
             if time.monotonic() - waited > QUIET:
                 step("requests stopped" if stopped else "requests went on")
                 obs.host = await page.evaluate(READ) or obs.host
         if page.supports(Capability.VIRTUAL_TIME) and obs.host.get("status") == "connected":
-            await self._virtual_time(page, obs)
+            await self._virtual_time(page, obs, end)
             step("virtual time")
         if self.engine.name in CLOCK_ENGINES and page.supports(Capability.CLOCK) and obs.host.get("status") == "connected":
             for leap in LEAPS:
@@ -833,7 +835,7 @@ class Lane:
             obs.host["maxGap"] = before.get("maxGap", 0)  # the leaps are not a stall
             step("clock leaps")
 
-    async def _virtual_time(self, page: Page, obs: Recording) -> None:
+    async def _virtual_time(self, page: Page, obs: Recording, end: float = math.inf) -> None:
         """Chromium: the block's frame (its own renderer target) runs on virtual time for
         :data:`VIRTUAL_BUDGET` ms, fast-forwarded whenever it is idle and none of its requests is
         pending (CDP ``Emulation.setVirtualTimePolicy`` on the frame's session: Playwright's clock, an
@@ -844,14 +846,15 @@ class Lane:
         out, or a block that leaks once a late image has loaded would hide. A block whose requests
         do not end within :data:`VIRTUAL_WAIT` (a flood in a timer, an image from a port of this
         machine that never answers, which no proxy sees) must not hold its later timers back: its
-        frame then runs the budget again without waiting for them. What it set off is read
-        :data:`QUIET` s later."""
+        frame then runs the budget again without waiting for them, if the time limit (``end``)
+        leaves it the time, less :data:`LAST_READ`. What it set off is read :data:`QUIET` s later."""
         try:
             stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT)
+            left = min(VIRTUAL_WAIT, end - time.monotonic() - LAST_READ)
             if stopped:
-                obs.steps["virtual time held"] = stopped[:120]
-                stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=VIRTUAL_WAIT,
-                                                  requests=False)
+                obs.steps["virtual time held"] = stopped[:120] + ("" if left > QUIET else "; no time left to run it again")
+            if stopped and left > QUIET:
+                stopped = await page.virtual_time(FRAME, VIRTUAL_BUDGET, timeout=ACTION_TIMEOUT, wait=left, requests=False)
         except Exception as exc:
             obs.steps["virtual time"] = f"no session: {_first_line(exc)[:120]}"
             return
