@@ -132,7 +132,7 @@ def _reviewed_page(stopped: str = ""):
     return FakeSession(answer, capabilities=[Capability.VIRTUAL_TIME]), started
 
 
-@pytest.mark.parametrize("sending", [0.6, 60.0], ids=["stop", "never stop"])
+@pytest.mark.parametrize("sending", [1.0, 60.0], ids=["stop", "never stop"])
 def test_the_review_waits_for_the_blocks_requests_before_its_clock_runs_ahead(sending):
     """A block that leaks once the 900th image of a flood has loaded: its review waits until its
     requests stop, up to the review's deadline, and only then runs the frame's virtual time (whose
@@ -146,15 +146,16 @@ def test_the_review_waits_for_the_blocks_requests_before_its_clock_runs_ahead(se
         lane = _lane()
         lane.settle = 0.3
         await lane.drive(_works(1)[0], page, obs, "http://127.0.0.1/", "", Canaries(), {}, shots=False,
-                         tap=tap, end=t0 + 1.2 + TAIL)
+                         tap=tap, end=t0 + 1.6 + TAIL)
         return obs, started[0] - t0
 
     obs, virtual_at = run(go())
-    # The settle window (0.3 s here) ends first; the wait runs from there.
-    if sending < 1.2:
-        assert "requests stopped" in obs.steps and sending <= virtual_at < 1.2, (obs.steps, virtual_at)
+    # The glance at the block's end (0.25 s) and the settle window (0.3 s here) end first; the
+    # wait runs from there.
+    if sending < 1.6:
+        assert "requests stopped" in obs.steps and sending <= virtual_at < 1.6, (obs.steps, virtual_at)
     else:  # the deadline came first: virtual time runs all the same, and the steps say the block went on
-        assert "requests went on" in obs.steps and virtual_at >= 1.2, (obs.steps, virtual_at)
+        assert "requests went on" in obs.steps and virtual_at >= 1.6, (obs.steps, virtual_at)
     assert "virtual time" in obs.steps
 
 
@@ -508,3 +509,22 @@ def test_a_hung_block_costs_its_slot_the_page_and_its_proxy_and_the_retry_pass_o
     assert (retry_page, retry_proxy) == opened[-1]
     assert all(page.ended and proxy.ended for page, proxy in opened)  # every page and proxy ended with the lane
     assert all(pool.companion(p) is None for pool in lane.pools for p, _ in opened) and not any(pool.all for pool in lane.pools)
+
+
+@pytest.mark.parametrize("scrolls", [True, False], ids=["the page scrolls", "it does not"])
+def test_the_review_scrolls_to_the_blocks_end_once_the_frame_is_sized_and_back_once_the_frame_saw_it(scrolls):
+    """On a loaded machine the frame's height came after the scroll (the end stayed inside the frame)
+    and the frame learnt of the scroll after the dwell: `evade_scrolled_into_view` missed its
+    sentinel. The frame is asked first whether it is sized, and after the scroll whether it saw its
+    end (where the page scrolls), before the host page scrolls back."""
+    from flowui_sandbox.sandbox.review.browser.hostpage import END_SEEN, FRAME, SCROLL_BACK, SCROLL_END, SIZED
+
+    async def go():
+        session = FakeSession(lambda call: scrolls if call.action == "evaluate" and call.args[0] == SCROLL_END else True)
+        page = await session.new_page()
+        await Lane._scroll_end(page)
+        return page
+
+    page = run(go())
+    calls = [(c.args[0], c.frame) for c in page.calls if c.action == "evaluate"]
+    assert calls == [(SIZED, FRAME), (SCROLL_END, None), *([(END_SEEN, FRAME)] if scrolls else []), (SCROLL_BACK, None)]

@@ -39,3 +39,32 @@ export const selectLast = ([sel, i]) => {
 
 // Whether the block's root has the colour scheme s (the dark theme arrived over the bridge).
 export const hasColorScheme = (s) => getComputedStyle(document.documentElement).colorScheme === s;
+
+// Resolves once the frame is as tall as its document (the host has applied the block's height
+// report) in two animation frames running, or after `ms`: whether it is. Before that, scrolling the
+// host page to the block's end does not bring the end into view (it is inside the frame, below it).
+export const sized = (ms) => new Promise((r) => {
+  const end = performance.now() + ms;
+  let fits = 0;
+  const check = () => {
+    fits = document.documentElement.scrollHeight <= innerHeight + 1 ? fits + 1 : 0;
+    if (fits >= 2 || performance.now() > end) r(fits >= 2); else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+});
+
+// Resolves once the frame sees its end in the top-level viewport (an IntersectionObserver of the
+// frame's root, whose callbacks come in the same task as, and after, those of the block's own
+// observers), or after `ms`: what a scroll of the host page brought into view has been delivered.
+// A frame in a process of its own (Chromium) learns of the host's scroll only when its process
+// gets the CPU, long after the host page on a loaded machine.
+export const endSeen = (ms) => new Promise((r) => {
+  const root = document.documentElement;
+  const done = (seen) => { clearTimeout(timer); io.disconnect(); r(seen); };
+  const io = new IntersectionObserver((entries) => {
+    const e = entries[entries.length - 1];
+    if (e.isIntersecting && e.intersectionRect.bottom >= e.boundingClientRect.bottom - 1) done(true);
+  }, { threshold: [0, 0.25, 0.5, 0.75, 1] });
+  const timer = setTimeout(() => done(false), ms);
+  io.observe(root);
+});

@@ -95,15 +95,15 @@ export const start = (mountHtmlBlock, config) => {
     return { x: 0, y: 0, width: Math.ceil(r.right + 8), height: Math.ceil(Math.min(r.bottom + 8, 2000)) };
   };
 
-  // Scroll to the end of the block's frame (as a reader does) and back, after a frame and a dwell.
-  // Where the page does scroll, the dwell is a reader's second: the block's frame renders in a
-  // process of its own (Chromium), which a loaded machine can keep from computing what came into
-  // view within 250 ms (evade_scrolled_into_view in Chromium: 1 of 5 missed under 4 busy processes).
+  // Scroll to the end of the block's frame (as a reader does); resolves, once painted, with whether
+  // the page scrolls at all. The harness then waits for the block's frame to render and for a
+  // reader's dwell (Lane._leave), and scrolls back.
   const scrollEnd = () => new Promise((r) => {
     const scrolls = document.documentElement.scrollHeight > innerHeight;
     scrollTo(0, document.body.scrollHeight);
-    requestAnimationFrame(() => setTimeout(() => { scrollTo(0, 0); r(true); }, scrolls ? 1000 : 250));
+    requestAnimationFrame(() => r(scrolls));
   });
+  const scrollBack = () => { scrollTo(0, 0); return true; };
 
   // Resolves after an animation frame and a little more (a theme painted).
   const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)));
@@ -128,7 +128,7 @@ export const start = (mountHtmlBlock, config) => {
   };
 
   window.__reviewHost = {
-    mount, ready, read, unmount, frameState, clip, scrollEnd, painted, resized, toViewport,
+    mount, ready, read, unmount, frameState, clip, scrollEnd, scrollBack, painted, resized, toViewport,
     // The state update and the theme switch, as a host sends them to the mounted block.
     setState: (s) => window.__review.handle.setState(s),
     setTheme: (t) => window.__review.handle.setTheme(t),

@@ -110,8 +110,10 @@ UNMOUNT = "() => window.__reviewHost.unmount()"
 FRAME_STATE = "() => window.__reviewHost.frameState()"
 #: The block's box, as a screenshot's clip.
 CLIP = "() => window.__reviewHost.clip()"
-#: Scroll to the end of the block's frame (as a reader does) and back.
+#: Scroll to the end of the block's frame (as a reader does): whether the page scrolls.
 SCROLL_END = "() => window.__reviewHost.scrollEnd()"
+#: And back to the top.
+SCROLL_BACK = "() => window.__reviewHost.scrollBack()"
 #: Resolves after an animation frame and a little more (a theme painted).
 PAINTED = "() => window.__reviewHost.painted()"
 #: Resolves after two animation frames and a little more (a resize delivered).
@@ -132,9 +134,11 @@ LOCATE = frame_function("locate")
 FOCUS = frame_function("focusElement")
 SELECT_LAST = frame_function("selectLast")
 HAS_COLOR_SCHEME = frame_function("hasColorScheme")
+SIZED = frame_function("sized")
+END_SEEN = frame_function("endSeen")
 
 __all__ = [
-    "host_page", "config", "frame_function", "LOADED", "MOUNT", "READY", "READ", "UNMOUNT", "FRAME_STATE", "CLIP", "SCROLL_END",
+    "host_page", "config", "frame_function", "LOADED", "MOUNT", "READY", "READ", "UNMOUNT", "FRAME_STATE", "CLIP", "SCROLL_END", "SCROLL_BACK", "SIZED", "END_SEEN",
     "PAINTED", "RESIZED", "SET_STATE", "SET_THEME", "TO_VIEWPORT", "ACTIONABLE", "LIST_ACTIONS", "LOCATE", "FOCUS",
     "SELECT_LAST", "HAS_COLOR_SCHEME", "FRAME", "MAX_ITEMS", "MAX_CHARS", "HOST_SCRIPT", "FRAME_SCRIPT",
 ]
