@@ -115,6 +115,10 @@ VIRTUAL_WAIT = 4.0
 #: the page does not scroll, :data:`GLANCE`.
 DWELL = 1.0
 GLANCE = 0.25
+#: Seconds the frame may take to be as tall as its document before the scroll, and to see its end
+#: after it (a block whose document outgrows its frame, beyond the host's height cap, never is).
+SIZED_WAIT = 1.0
+SEEN_WAIT = 2.0
 #: Clicks on the block's first button (a block that acts on the 6th click).
 REPEAT_CLICKS = 6
 #: Milliseconds after each key typed, in turn: a quick typist's uneven rhythm (a block that acts
@@ -922,7 +926,8 @@ class Lane:
         view) and back, then click the host page beside the block (the block's window loses focus:
         ``blur``)."""
         try:
-            await self._scroll_end(page)
+            if note := await self._scroll_end(page):
+                obs.steps["scroll"] = note
             if page.supports(Capability.POINTER):
                 await page.mouse_move(1000, 40, steps=4)
                 await page.mouse_click(1000, 40)
@@ -945,27 +950,31 @@ class Lane:
         await self._window(page, obs)
 
     @staticmethod
-    async def _scroll_end(page: Page) -> None:
+    async def _scroll_end(page: Page) -> str:
         """Scroll the host page to the block's end, once the block's frame is as tall as its
         document, and back once the frame has seen its end in view and a reader's :data:`DWELL`
         has passed (:data:`GLANCE` where the page does not scroll). On a loaded machine the frame's
         height came after the scroll (the end stayed inside the frame, below its edge), and a
         fixed second was not enough for the frame to see the scroll: `evade_scrolled_into_view`
         missed its sentinel in Chromium, alone, in a full CI run, and 3 of 12 reviews beside four
-        busy processes."""
+        busy processes. Returns what did not come in time ("" when everything did)."""
+        notes = []
         try:
-            await page.evaluate(SIZED, int(ACTION_TIMEOUT * 1000), frame=FRAME, timeout=ACTION_TIMEOUT + 1)
-        except Exception:  # a frame that went or hangs: scroll all the same
-            pass
+            if not await page.evaluate(SIZED, int(SIZED_WAIT * 1000), frame=FRAME, timeout=SIZED_WAIT + 2):
+                notes.append(f"the frame was shorter than its document after {SIZED_WAIT:g} s")
+        except Exception as exc:  # a frame that went or hangs: scroll all the same
+            notes.append(f"the frame did not say its size: {_first_line(exc)[:80]}")
         started = time.monotonic()
         scrolls = await page.evaluate(SCROLL_END, timeout=3)
         if scrolls:
             try:
-                await page.evaluate(END_SEEN, int(ACTION_TIMEOUT * 1000), frame=FRAME, timeout=ACTION_TIMEOUT + 1)
-            except Exception:  # a frame that went or hangs: the dwell is what is left
-                pass
+                if not await page.evaluate(END_SEEN, int(SEEN_WAIT * 1000), frame=FRAME, timeout=SEEN_WAIT + 2):
+                    notes.append(f"the frame did not see its end within {SEEN_WAIT:g} s")
+            except Exception as exc:  # a frame that went or hangs: the dwell is what is left
+                notes.append(f"the frame did not say what it saw: {_first_line(exc)[:80]}")
         await asyncio.sleep(max(0.0, (DWELL if scrolls else GLANCE) - (time.monotonic() - started)))
         await page.evaluate(SCROLL_BACK, timeout=3)
+        return "; ".join(notes)
 
     async def _window(self, page: Page, obs: Recording) -> None:
         """What a user does to the window: narrows it and widens it back (the block's width follows
