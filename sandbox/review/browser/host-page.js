@@ -97,7 +97,7 @@ export const start = (mountHtmlBlock, config) => {
 
   // Scroll to the end of the block's frame (as a reader does); resolves, once painted, with whether
   // the page scrolls at all. The harness then waits for the block's frame to render and for a
-  // reader's dwell (Lane._leave), and scrolls back.
+  // reader's dwell (Lane._scroll_end), and scrolls back.
   const scrollEnd = () => new Promise((r) => {
     const scrolls = document.documentElement.scrollHeight > innerHeight;
     scrollTo(0, document.body.scrollHeight);

@@ -956,7 +956,7 @@ class Lane:
         has passed (:data:`GLANCE` where the page does not scroll). On a loaded machine the frame's
         height came after the scroll (the end stayed inside the frame, below its edge), and a
         fixed second was not enough for the frame to see the scroll: `evade_scrolled_into_view`
-        missed its sentinel in Chromium, alone, in a full CI run, and 3 of 12 reviews beside four
+        missed its sentinel in Chromium, alone, in a full CI run, and up to 3 of 12 reviews beside four
         busy processes. Returns what did not come in time ("" when everything did)."""
         notes = []
         try:
