@@ -325,7 +325,8 @@ def test_a_pages_first_navigation_that_stalls_is_done_again_in_a_fresh_window(mo
 
     page, session, visited, started = _stalling_session(monkeypatch, {"first"})
     # The remedy leaves a trace: what stalled, and where the fresh window went.
-    with pytest.warns(Recovered, match=r"timed out after 15s \(first\); done again in a fresh window, on the display"):
+    # and whether the page's server answered (port 1: nobody listens).
+    with pytest.warns(Recovered, match=r"timed out after 15s \(first\); the page's server does not answer: .*; done again in a fresh window, on the display"):
         asyncio.run(page.goto("http://127.0.0.1:1/editor"))
     assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
     assert page.raw.name == "fresh1" and session._all == [page.raw] and page.raw.sizes == [(1280, 900)]
@@ -341,12 +342,12 @@ def test_a_first_navigation_whose_window_stays_on_about_blank_is_done_again_in_a
     from flowui_sandbox.sandbox.errors import Recovered
 
     page, session, visited, started = _stalling_session(monkeypatch, {"first"}, error=ScriptTimeout)
-    with pytest.warns(Recovered, match=r"\(first\); done again in a fresh window"):
+    with pytest.warns(Recovered, match=r"\(first\); the page's server does not answer: .*; done again in a fresh window"):
         asyncio.run(page.goto("http://127.0.0.1:1/editor"))
     assert visited == [("first", "http://127.0.0.1:1/editor"), ("fresh1", "http://127.0.0.1:1/editor")]
     assert page.raw.name == "fresh1"
     page, *_ = _stalling_session(monkeypatch, {"first", "fresh1"}, error=ScriptTimeout)
-    with pytest.raises(ScriptTimeout, match=r"\(first\); in a fresh window: .*\(fresh1\)"):
+    with pytest.raises(ScriptTimeout, match=r"\(first\); the page's server does not answer: .*; in a fresh window: .*\(fresh1\)"):
         asyncio.run(page.goto("http://127.0.0.1:1/editor"))
 
 
@@ -376,7 +377,7 @@ def test_a_first_navigation_that_stalls_in_the_fresh_window_too_says_both(monkey
     from flowui_sandbox.sandbox.engines.webdriver import CallStalled
 
     page, *_ = _stalling_session(monkeypatch, {"first", "fresh1"})
-    with pytest.raises(CallStalled, match=r"\(first\); in a fresh window: .*\(fresh1\)"):
+    with pytest.raises(CallStalled, match=r"\(first\); the page's server does not answer: .*; in a fresh window: .*\(fresh1\)"):
         asyncio.run(page.goto("http://127.0.0.1:1/editor"))
 
 
@@ -440,3 +441,27 @@ def test_the_portal_loop_has_threads_for_many_slow_calls():
         assert portal.loop._default_executor._max_workers == LOOP_THREADS >= 32
     finally:
         portal.close()
+
+
+def test_a_stall_report_asks_the_pages_server_whether_it_answers():
+    """A first navigation that stalls is reported with whether the page's server answers a GET of the
+    URL (real sockets on 127.0.0.1): a window waits on its server as much as on WebKit."""
+    import http.server
+    import socket
+    import threading
+
+    from flowui_sandbox.sandbox.engines.webdriver import url_answers
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # takes the connection, never answers
+    try:
+        assert url_answers(f"http://127.0.0.1:{server.server_port}/", timeout=2).startswith("the page's server answers (HTTP 200")
+        said = url_answers(f"http://127.0.0.1:{silent.getsockname()[1]}/", timeout=0.3)
+        assert said.startswith("the page's server does not answer: ") and "timed out" in said, said
+        assert url_answers("about:blank") == "about:blank: not an http URL"
+    finally:
+        server.shutdown()
+        silent.close()

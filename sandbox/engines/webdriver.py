@@ -144,6 +144,41 @@ def x_display_answers(display: str, timeout: float = X_ANSWER_TIMEOUT) -> bool:
         return False
 
 
+def url_answers(url: str, timeout: float = X_ANSWER_TIMEOUT) -> str:
+    """Whether the server of an http(s) ``url`` answers a GET of it within ``timeout`` s, said in
+    words for a stall report (its status, or how it failed)."""
+    import urllib.error
+    import urllib.request
+
+    if not url.startswith(("http://", "https://")):
+        return f"{url[:40]}: not an http URL"
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:
+            return f"the page's server answers (HTTP {answer.status} in {time.monotonic() - started:.1f}s)"
+    except urllib.error.HTTPError as exc:
+        return f"the page's server answers (HTTP {exc.code} in {time.monotonic() - started:.1f}s)"
+    except (OSError, ValueError) as exc:  # refused, reset, or no answer in time (a timeout is an OSError)
+        return f"the page's server does not answer: {type(exc).__name__}: {str(exc)[:80]}"
+
+
+def _in_own_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """``fn(*args)`` in a thread of its own, not the loop's executor (whose threads a stall may hold)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def run() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as exc:  # handed to the awaiting coroutine, which reports it
+            loop.call_soon_threadsafe(future.set_exception, exc)
+        else:
+            loop.call_soon_threadsafe(future.set_result, result)
+
+    threading.Thread(target=run, name="flowui-probe", daemon=True).start()
+    return future
+
+
 _WD_WRAPPER = """
 const done = arguments[arguments.length - 1];
 const arg = JSON.parse(arguments[0]);
@@ -203,12 +238,15 @@ class WebDriverPage(Page):
             # A page's first navigation whose WebDriver call never came back, or whose window stayed
             # on about:blank (WebKitGTK, the editor's tests, in full CI runs only): the window holds
             # nothing of its caller's yet, so once more in a fresh one.
+            # Whether the page's server answers, asked from a thread of its own (the loop's may all be
+            # taken): a window waits on its page's server as much as on WebKit's processes.
+            served = await _in_own_thread(url_answers, url)
             try:
                 where = await self._fresh_window()
                 await self._call(navigate, self.raw, url, timeout, timeout=timeout)
             except EngineError as again:
-                raise type(first)(f"{first}; in a fresh window: {again}") from None
-            warnings.warn(Recovered(f"{first}; done again in a fresh window, {where}"), stacklevel=1)
+                raise type(first)(f"{first}; {served}; in a fresh window: {again}") from None
+            warnings.warn(Recovered(f"{first}; {served}; done again in a fresh window, {where}"), stacklevel=1)
         self.visited = True
 
     async def _fresh_window(self) -> str:
