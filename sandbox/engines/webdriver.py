@@ -152,9 +152,15 @@ def url_answers(url: str, timeout: float = X_ANSWER_TIMEOUT) -> str:
 
     if not url.startswith(("http://", "https://")):
         return f"{url[:40]}: not an http URL"
+    import ssl
+
+    # The harness's servers have certificates of their own (verify's, the review's host): whether
+    # the server answers is the question, not whether its certificate is trusted.
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
     started = time.monotonic()
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:
+        with urllib.request.urlopen(url, timeout=timeout, context=context) as answer:
             return f"the page's server answers (HTTP {answer.status} in {time.monotonic() - started:.1f}s)"
     except urllib.error.HTTPError as exc:
         return f"the page's server answers (HTTP {exc.code} in {time.monotonic() - started:.1f}s)"
