@@ -462,6 +462,10 @@ def test_a_stall_report_asks_the_pages_server_whether_it_answers():
         said = url_answers(f"http://127.0.0.1:{silent.getsockname()[1]}/", timeout=0.3)
         assert said.startswith("the page's server does not answer: ") and "timed out" in said, said
         assert url_answers("about:blank") == "about:blank: not an http URL"
+        # Asked as the window asks: through its proxy (a silent one here, so no answer although
+        # the URL's own server answers; the review's host names resolve only through the proxy).
+        through = url_answers(f"http://127.0.0.1:{server.server_port}/", timeout=0.3, proxy=f"http://127.0.0.1:{silent.getsockname()[1]}")
+        assert through.startswith("the page's server does not answer: "), through
     finally:
         server.shutdown()
         silent.close()

@@ -144,9 +144,10 @@ def x_display_answers(display: str, timeout: float = X_ANSWER_TIMEOUT) -> bool:
         return False
 
 
-def url_answers(url: str, timeout: float = X_ANSWER_TIMEOUT) -> str:
-    """Whether the server of an http(s) ``url`` answers a GET of it within ``timeout`` s, said in
-    words for a stall report (its status, or how it failed)."""
+def url_answers(url: str, timeout: float = X_ANSWER_TIMEOUT, proxy: str | None = None) -> str:
+    """Whether the server of an http(s) ``url`` answers a GET of it within ``timeout`` s, asked as
+    the window asks: through its ``proxy`` when it has one (the review's host names resolve only
+    there). Said in words for a stall report (its status, or how it failed)."""
     import urllib.error
     import urllib.request
 
@@ -158,9 +159,11 @@ def url_answers(url: str, timeout: float = X_ANSWER_TIMEOUT) -> str:
     # the server answers is the question, not whether its certificate is trusted.
     context = ssl.create_default_context()
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    proxies = {"http": proxy, "https": proxy} if proxy else {}
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxies), urllib.request.HTTPSHandler(context=context))
     started = time.monotonic()
     try:
-        with urllib.request.urlopen(url, timeout=timeout, context=context) as answer:
+        with opener.open(url, timeout=timeout) as answer:
             return f"the page's server answers (HTTP {answer.status} in {time.monotonic() - started:.1f}s)"
     except urllib.error.HTTPError as exc:
         return f"the page's server answers (HTTP {exc.code} in {time.monotonic() - started:.1f}s)"
@@ -246,7 +249,7 @@ class WebDriverPage(Page):
             # nothing of its caller's yet, so once more in a fresh one.
             # Whether the page's server answers, asked from a thread of its own (the loop's may all be
             # taken): a window waits on its page's server as much as on WebKit's processes.
-            served = await _in_own_thread(url_answers, url)
+            served = await _in_own_thread(url_answers, url, X_ANSWER_TIMEOUT, getattr(self.raw, "flowui_proxy", None))
             try:
                 where = await self._fresh_window()
                 await self._call(navigate, self.raw, url, timeout, timeout=timeout)
