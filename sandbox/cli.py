@@ -348,7 +348,7 @@ def _note(command: str, shown: Callable[..., None]) -> Callable[..., None]:
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
              line: str | None = None) -> None:
         if issubclass(category, Recovered):
-            print(f"flowui-sandbox {command}: note: {str(message).splitlines()[0]}", file=sys.stderr)
+            print(f"flowui-sandbox {command}: note: {(str(message).strip().splitlines() or [category.__name__])[0]}", file=sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
     return show

@@ -73,6 +73,7 @@ def test_a_recovered_step_is_one_note_line_on_the_command_line(monkeypatch, caps
     def review_files(*args, **kwargs) -> int:
         for window in ("first", "second"):  # each recovery, not the first at this line only
             warnings.warn(Recovered(f"webkit: WebDriver call timed out after 15s ({window})\nmore"), stacklevel=1)
+        warnings.warn(Recovered(""), stacklevel=1)  # no words: still one line, not a crash of the printer
         return 0
 
     monkeypatch.setattr(command, "review_files", review_files)
@@ -80,4 +81,5 @@ def test_a_recovered_step_is_one_note_line_on_the_command_line(monkeypatch, caps
         assert cli.main(["review", "x.html"]) == 0
     err = capsys.readouterr().err
     assert err == ("flowui-sandbox review: note: webkit: WebDriver call timed out after 15s (first)\n"
-                   "flowui-sandbox review: note: webkit: WebDriver call timed out after 15s (second)\n"), err
+                   "flowui-sandbox review: note: webkit: WebDriver call timed out after 15s (second)\n"
+                   "flowui-sandbox review: note: Recovered\n"), err

@@ -232,6 +232,14 @@ def test_review_goes_on_while_one_browser_of_each_engine_answers_and_says_which_
     assert [w.label for w in workers["chromium"]] == ["ws://a:1/x"]
     with pytest.raises(OptionError, match=r"^--remote webkit: http://c:1: does not answer$"):
         asyncio.run(browser._connect([chromium, webkit], endpoints))
+    # An error without words (a bare TimeoutError's) is still one note, naming the URL.
+    async def wordless(engine, endpoints):
+        workers, errors = await connect_all(engine, endpoints)
+        return workers, [{**e, "error": ""} for e in errors]
+
+    monkeypatch.setattr(browser, "connect_all", wordless)
+    with pytest.warns(Recovered, match=r"^--remote ws://b:1/x: no answer; the engine's blocks go to its other browsers$"):
+        asyncio.run(browser._connect([chromium], {"chromium": endpoints["chromium"]}))
 
 
 def test_a_remote_browser_lost_in_a_review_is_said_once():

@@ -127,7 +127,8 @@ async def _connect(engines: list[Engine], remote: dict[str, list[Endpoint]]) -> 
         raise OptionError("\n".join(f"--remote {u['error']}" for u in refused))  # each names its engine and URL
     for _, errors in connected:
         for u in errors:
-            warnings.warn(Recovered(f"--remote {u['error'].splitlines()[0]}; the engine's blocks go to its other browsers"), stacklevel=1)
+            said = u["error"].strip().splitlines()[0] if u["error"].strip() else f"{u['url']}: no answer"
+            warnings.warn(Recovered(f"--remote {said}; the engine's blocks go to its other browsers"), stacklevel=1)
     return {e.name: w for e, (w, _) in zip(named, connected)}
 
 
