@@ -95,7 +95,10 @@ class _Window:
     the top document's (time origin, readyState, URL) from ``documents`` in turn."""
 
     def __init__(self, before, *after):
+        from types import SimpleNamespace
+
         self.before, self.after, self.asked = before, list(after), []
+        self.command_executor = SimpleNamespace(client_config=SimpleNamespace(timeout=120.0))
 
     def execute_script(self, script):
         if not self.asked:
@@ -161,6 +164,104 @@ def test_a_load_that_never_ends_is_a_script_timeout_at_its_deadline():
     with pytest.raises(ScriptTimeout, match=r"http://a/ did not load within 0.3s"):
         navigate(window, "http://a/", 0.3)
     assert time.monotonic() - started < 2
+
+
+class _UnansweringDriverServer:
+    """A WebDriver server on 127.0.0.1 that answers a session's calls as a browser would, except
+    the script calls numbered in ``silent``: those it takes and never answers (WebKitWebDriver
+    does that to a script call made while a new document commits)."""
+
+    def __init__(self, silent: set[int], url: str):
+        import http.server
+        import json
+        import threading
+
+        self.silent, self.scripts, self.origin = silent, 0, 1.0
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                value = None
+                if self.path == "/session":
+                    value = {"sessionId": "s", "capabilities": {"browserName": "fake"}}
+                elif self.path.endswith("/url"):
+                    server.origin += 1  # the navigation brings a new document
+                elif self.path.endswith("/execute/sync"):
+                    server.scripts += 1
+                    if server.scripts in server.silent:
+                        server.stop.wait(30)
+                        return
+                    value = [server.origin, "complete", url]
+                body = json.dumps({"value": value}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_DELETE = do_POST
+
+        self.stop = threading.Event()
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http.daemon_threads = True
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
+
+    def close(self):
+        self.stop.set()
+        self.http.shutdown()
+
+
+@pytest.mark.parametrize("silent", [{1}, {2}, {2, 3}], ids=["before", "after", "twice-after"])
+def test_a_read_the_driver_never_answers_is_asked_again_and_the_navigation_ends(monkeypatch, silent):
+    """Through a real HTTP connection: the read past NAVIGATE_READ_ANSWER is asked again, and the
+    navigation ends at the new document with the unanswered reads counted (before the bound, it
+    waited on the read for the whole HTTP limit)."""
+    import threading
+
+    from selenium import webdriver as selenium_webdriver
+
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
+    page_url = "http://127.0.0.1:1/editor"
+    server = _UnansweringDriverServer(silent, page_url)
+    try:
+        driver = webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=server.url, options=selenium_webdriver.ChromeOptions()))
+        done: list[int] = []
+        thread = threading.Thread(target=lambda: done.append(webdriver.navigate(driver, page_url, 10)), daemon=True)
+        thread.start()
+        thread.join(8)
+        assert done == [len(silent)], "the navigation still waited on a read nobody answers"
+        assert driver.command_executor.client_config.timeout == webdriver.HTTP_TIMEOUT  # the bound is the read's alone
+    finally:
+        server.close()
+
+
+def test_a_page_that_got_there_by_asking_again_says_so(monkeypatch):
+    import asyncio
+    import sys
+
+    from selenium import webdriver as selenium_webdriver
+
+    from flowui_sandbox.sandbox.engines import webdriver
+    from flowui_sandbox.sandbox.engines.base import Engine
+    from flowui_sandbox.sandbox.errors import Recovered
+
+    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
+    server = _UnansweringDriverServer({2}, "http://127.0.0.1:1/editor")
+    try:
+        driver = webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=server.url, options=selenium_webdriver.ChromeOptions()))
+        page = webdriver.WebDriverPage(Engine("webkit", "webdriver", sys.executable, "test"), driver)
+        with pytest.warns(Recovered, match=r"http://127.0.0.1:1/editor: 1 read\(s\) of the document .* unanswered for 0.5s; asked again"):
+            asyncio.run(page.goto("http://127.0.0.1:1/editor", 10))
+        assert page.visited
+    finally:
+        server.close()
 
 
 def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypatch):

@@ -240,7 +240,7 @@ class WebDriverPage(Page):
 
     async def goto(self, url: str, timeout: float = 15) -> None:
         try:
-            await self._call(navigate, self.raw, url, timeout, timeout=timeout)
+            self._asked_again(url, await self._call(navigate, self.raw, url, timeout, timeout=timeout))
         except ScriptTimeout as first:
             if self.visited:
                 raise
@@ -257,6 +257,13 @@ class WebDriverPage(Page):
                 raise type(first)(f"{first}; {served}; in a fresh window: {again}") from None
             warnings.warn(Recovered(f"{first}; {served}; done again in a fresh window, {where}"), stacklevel=1)
         self.visited = True
+
+    def _asked_again(self, url: str, unanswered: int) -> None:
+        """Say (:class:`Recovered`) that a navigation to ``url`` got there with ``unanswered`` reads asked again."""
+        if unanswered:
+            warnings.warn(Recovered(f"{self.engine.name}: {url[:200]}: {unanswered} read(s) of the document during its "
+                                    f"navigation went unanswered for {NAVIGATE_READ_ANSWER:g}s; asked again, answered"),
+                          stacklevel=3)
 
     async def _fresh_window(self) -> str:
         """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size),
@@ -357,9 +364,10 @@ class WebDriverPage(Page):
 
         driver = self.raw
 
-        def run() -> None:
+        def run() -> int:
+            unanswered = 0
             try:
-                navigate(driver, url, timeout)
+                unanswered += navigate(driver, url, timeout)
             except UnexpectedAlertPresentException:  # the page asked: answered below
                 pass
             try:
@@ -367,9 +375,10 @@ class WebDriverPage(Page):
             except NoAlertPresentException:
                 pass
             if driver.current_url != url:
-                navigate(driver, url, timeout)
+                unanswered += navigate(driver, url, timeout)
+            return unanswered
 
-        await self._call(run, timeout=timeout * 2)
+        self._asked_again(url, await self._call(run, timeout=timeout * 2))
 
     async def type_text(self, text: str) -> None:
         await self._call(lambda: self._focused().send_keys(text), timeout=10 + len(text) / 10)
@@ -439,39 +448,62 @@ class WebDriverPage(Page):
 _DOCUMENT = "return [performance.timeOrigin, document.readyState, location.href]"
 #: Seconds one read of the document may take while a navigation waits (scripts set their own after).
 NAVIGATE_READ_TIMEOUT = 2
+#: Seconds the answer to one such read may take to come back over HTTP. WebKitWebDriver sometimes
+#: never answers a script call made while a new document commits, whatever the script's own time
+#: limit: the call then held the navigation until its page's time was up (6 of 295 navigations
+#: between the editor's page and another site, under load; 0 of 300 with this bound asking again:
+#: ``bench/webkit_navigations.py``, docs/ENGINES.md). Longer than :data:`NAVIGATE_READ_TIMEOUT`,
+#: so a script that ran out of its time still comes back as an answer.
+NAVIGATE_READ_ANSWER = 4.0
 
 
-def navigate(driver: Any, url: str, timeout: float) -> None:
+def navigate(driver: Any, url: str, timeout: float) -> int:
     """``driver.get(url)``, then wait until a new top document has loaded (readyState
     ``complete``): what WebDriver's "normal" strategy waits for, read from the page itself
     (:data:`PAGE_LOAD_STRATEGY`). A fragment-only change of the URL keeps its document. A dialog
     that holds the load ends the wait (as WebDriver's own does); the next call meets the dialog.
-    Blocking: runs in a thread. Past ``timeout``: :class:`ScriptTimeout`."""
+    Blocking: runs in a thread. Past ``timeout``: :class:`ScriptTimeout`. Returns how many reads
+    went unanswered and were asked again (:data:`NAVIGATE_READ_ANSWER`), for the caller to say."""
     from selenium.common.exceptions import UnexpectedAlertPresentException, WebDriverException
 
-    # Each read bounded: one that meets the new document's commit may never be answered (it then
-    # held the whole WebDriver call past its time, in CI); past the bound it is asked again.
+    deadline = time.monotonic() + timeout
+    unanswered = 0
+
+    def read() -> Any:
+        """The document's :data:`_DOCUMENT`, or None: no document to read, or no answer in time."""
+        nonlocal unanswered
+        from urllib3.exceptions import ReadTimeoutError
+
+        config = driver.command_executor.client_config
+        bound, config.timeout = config.timeout, NAVIGATE_READ_ANSWER  # this driver's own; one call at a time (the page's lock)
+        try:
+            return driver.execute_script(_DOCUMENT)
+        except UnexpectedAlertPresentException:
+            raise
+        except WebDriverException:  # the old document went while the script ran (or none yet): ask the new one
+            return None
+        except ReadTimeoutError:
+            unanswered += 1
+            return None
+        finally:
+            config.timeout = bound
+
+    # Each read bounded by its script's time limit too: a script that meets the new document's
+    # commit may wait on it; past the bound it is asked again.
     driver.set_script_timeout(NAVIGATE_READ_TIMEOUT)
-    try:
-        before = driver.execute_script(_DOCUMENT)
-    except UnexpectedAlertPresentException:
-        raise
-    except WebDriverException:  # no document to read (a window being replaced): any loaded one will do
-        before = None
+    before = read()
     driver.get(url)
     same_document = before is not None and "#" in url and url.split("#")[0] == str(before[2]).split("#")[0]
-    deadline = time.monotonic() + timeout
     while True:
         try:
-            now = driver.execute_script(_DOCUMENT)
+            now = read()
         except UnexpectedAlertPresentException:
-            return
-        except WebDriverException:  # the old document went while the script ran: ask the new one
-            now = None
+            return unanswered
         if now is not None and now[1] == "complete" and (same_document or _new_document(before, now, url)):
-            return
+            return unanswered
         if time.monotonic() >= deadline:
-            raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r})")
+            unanswered_note = f"; {unanswered} reads unanswered" if unanswered else ""
+            raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r}{unanswered_note})")
         time.sleep(0.05)
 
 
