@@ -263,7 +263,7 @@ class WebDriverPage(Page):
         if unanswered:
             warnings.warn(Recovered(f"{self.engine.name}: {url[:200]}: {unanswered} read(s) of the document during its "
                                     f"navigation went unanswered for {NAVIGATE_READ_ANSWER:g}s; asked again, answered"),
-                          stacklevel=3)
+                          stacklevel=2)
 
     async def _fresh_window(self) -> str:
         """Replace this page's MiniBrowser by a new one started as it was (proxy, environment, size),
