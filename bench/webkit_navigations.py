@@ -28,13 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from aiohttp import web
-
 from flowui_sandbox.sandbox.editor.server import EditorServer, EditorSession
 from flowui_sandbox.sandbox.engines import select_engines
 from flowui_sandbox.sandbox.engines import webdriver as driver_module
 from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
 from flowui_sandbox.sandbox.errors import Recovered, SandboxError
+from flowui_sandbox.sandbox.harness.server import LocalServer
 
 BLOCK = '<p id="name" data-bind="customer.name"></p>'
 OTHER_SITE = """<!DOCTYPE html><meta charset="utf-8"><title>another site</title>
@@ -48,19 +47,6 @@ for (const target of ["a", "b"]) {
   form.submit();
 }
 </script>"""
-
-
-async def other_site(editor_url: str) -> tuple[web.AppRunner, int]:
-    async def page(request: web.Request) -> web.Response:
-        return web.Response(text=OTHER_SITE.replace("SAVE", repr(editor_url + "api/save")), content_type="text/html")
-
-    app = web.Application()
-    app.router.add_get("/", page)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
 
 async def rounds(session: WebDriverSession, urls: list[str], count: int) -> tuple[int, int, int, list[float]]:
@@ -92,8 +78,9 @@ async def main(args: argparse.Namespace) -> None:
     (folder / "block.html").write_text(BLOCK, encoding="utf-8")
     editor = EditorServer(EditorSession(file=folder / "block.html", state={"customer": {"name": "Anna"}}, fields=[]))
     await editor.start()
-    runner, port = await other_site(editor.url)
-    urls = [editor.url, f"http://localhost:{port}/", editor.url]
+    # Served as localhost: another site than the editor's 127.0.0.1.
+    other = await LocalServer(public_host="localhost").start()
+    urls = [editor.url, other.add_page(OTHER_SITE.replace("SAVE", repr(editor.url + "api/save"))), editor.url]
     load = [await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass") for _ in range(args.load)]
     try:
         for bound in args.bounds:
@@ -110,7 +97,7 @@ async def main(args: argparse.Namespace) -> None:
         for process in load:
             process.kill()
             await process.wait()
-        await runner.cleanup()
+        await other.stop()
         await editor.stop()
 
 
