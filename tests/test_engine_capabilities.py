@@ -115,9 +115,10 @@ class _Requests:
         return time.monotonic() >= self.until
 
 
-def _reviewed_page(stopped: str = ""):
-    """A page whose host answers, whose block has no frame to act in, and whose virtual time stops
-    with ``stopped`` the first time (""): the budget spent). Records when virtual time started."""
+def _reviewed_page(stopped: str = "", status: str = "connected"):
+    """A page whose host answers (the block's ``status``), whose block has no frame to act in, and
+    whose virtual time stops with ``stopped`` the first time (""): the budget spent). Records when
+    virtual time started."""
     started: list[float] = []
 
     def answer(call):
@@ -126,7 +127,7 @@ def _reviewed_page(stopped: str = ""):
             return stopped if len(started) == 1 else ""
         if call.action == "evaluate":
             script = call.args[0]
-            return {LOADED: True, READ: {"status": "connected"}, FRAME_STATE: {"frame": False}}.get(script)
+            return {LOADED: True, READ: {"status": status}, FRAME_STATE: {"frame": False}}.get(script)
         return None
 
     return FakeSession(answer, capabilities=[Capability.VIRTUAL_TIME]), started
@@ -157,6 +158,26 @@ def test_the_review_waits_for_the_blocks_requests_before_its_clock_runs_ahead(se
     else:  # the deadline came first: virtual time runs all the same, and the steps say the block went on
         assert "requests went on" in obs.steps and virtual_at >= 1.6, (obs.steps, virtual_at)
     assert "virtual time" in obs.steps
+
+
+@pytest.mark.parametrize(("status", "driven"), [("loading", True), ("navigated", False), ("unmounted", False)])
+def test_a_block_not_connected_within_5_s_is_reviewed_all_the_same(status, driven):
+    """A block with no hello within 5 s whose document still runs ("loading": the host takes a late
+    hello) gets the whole review, virtual time included: a block that spun 6.5 s at its start and
+    then sent its state hid from Chromium's review when it stopped there. Another document in the
+    frame, or no block, ends the review at once."""
+    async def go():
+        session, started = _reviewed_page(status=status)
+        page = await session.new_page()
+        obs = _recording()
+        lane = _lane()
+        lane.settle = 0.1
+        await lane.drive(_works(1)[0], page, obs, "http://127.0.0.1/", "", Canaries(), {}, shots=False)
+        return obs, started
+
+    obs, started = run(go())
+    assert ("virtual time" in obs.steps and len(started) == 1) is driven, obs.steps
+    assert ("not connected within 5 s; the review goes on" in obs.steps) is (status == "loading"), obs.steps
 
 
 @pytest.mark.parametrize(("stopped", "left", "requests"), [("", 60, [True]), ("TimeoutError: ", 60, [True, False]),

@@ -241,7 +241,8 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         make.add("browser.main-thread-stall", f"the host page's main thread stalled for {host.max_gap} ms",
                  context="stall", evidence={"max_gap_ms": host.max_gap})
     if host.answered and host.status not in (None, "connected", "navigated") and not obs.timed_out:
-        make.add("browser.not-connected", f"the block never connected to the bridge ({host.connected or host.status})",
+        why = "no hello while it was reviewed" if host.status == "loading" else host.connected or host.status
+        make.add("browser.not-connected", f"the block never connected to the bridge ({why})",
                  context="not-connected", evidence={"errors": plain_json(host.errors)})
     return make.out
 
