@@ -799,8 +799,8 @@ class Lane:
         if obs.host.get("status") != "connected":
             # No hello within 5 s: a long synchronous start, or a block that never says it. Its
             # document runs all the same (the host takes a late hello), and what it does later is
-            # what the review is for: a block that spun 6.5 s at its start, then sent its state,
-            # hid from Chromium's review when it stopped here.
+            # what the review is for: a block that spins 6.5 s at its start, then sends its state,
+            # would hide from Chromium's review if it ended here (evade_slow_hello).
             step("not connected within 5 s; the review goes on")
         if shots:
             obs.screenshots["light"] = await self.screenshot(page)
