@@ -17,6 +17,7 @@ from flowui_sandbox.sandbox.harness.remote import SessionLost
 from flowui_sandbox.sandbox.verify import attempt
 from flowui_sandbox.sandbox.verify.attempt import KEPT_HISTORY, KEPT_RUNS, MOUNT, READY, Run, attempt_probe
 from flowui_sandbox.sandbox.verify.generators import Generator
+from flowui_sandbox.sandbox.verify.host_page import NOT_KEPT
 from flowui_sandbox.sandbox.verify.probes import Expect, load_catalogue
 from flowui_sandbox.sandbox.verify.servers import Servers
 
@@ -312,6 +313,43 @@ def _mount_runs(servers, histories: list[int]) -> tuple[list[Run], list[Call]]:
             runs.append(r)
         return runs, page.calls
     return loop.run_until_complete(go())
+
+
+@pytest.mark.parametrize("misses", [1, 2])
+def test_a_kept_page_that_shows_another_document_is_loaded_again(servers, misses):
+    """A window that no longer shows its kept host page (WebKitGTK: three runs in a row found no
+    ``__hostMount``, each a harness error) is loaded again, once; a second miss is the run's error."""
+    loop, srv = servers
+    left = {"misses": misses}
+
+    def answer(call: Call):
+        if call.action == "evaluate" and call.args[0] == MOUNT:
+            if left["misses"]:
+                left["misses"] -= 1
+                return NOT_KEPT
+            return 3
+        return None
+
+    async def go():
+        pages = PagePool(FakeSession(answer), 1)
+        await pages.warm()
+        page = pages.idle[0]
+        pages.kept[page] = 2  # a page kept from earlier runs, whose document went meanwhile
+        run = Run(MOUNTABLE, pages, srv, Generator())
+        run.mount = {"url": "https://127.0.0.1/host/x", "init": {}}
+        try:
+            await run.mount_blocks(page)
+        except EngineError as exc:
+            return run, page, exc
+        return run, page, None
+
+    run, page, error = loop.run_until_complete(go())
+    gotos = [c for c in page.calls if c.action == "goto"]
+    assert len(gotos) == 1 and gotos[0].args[0].endswith("/p/kept")  # the page was kept: loaded once, after the first miss
+    if misses == 1:
+        assert error is None and run.observed["kept_host_page_run"] == 1 and run.observed["kept_host_page_missing"] == 1
+    else:
+        assert error is not None and "shows another document" in str(error)
 
 
 def test_the_kept_host_page_is_loaded_once_and_reloaded_after_its_run_budget(servers):

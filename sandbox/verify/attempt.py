@@ -23,7 +23,7 @@ from ..errors import UsageError
 from ..harness.pages import PagePool
 from ..harness.remote import SessionLost
 from .generators import Generator, GeneratorOutputError, iframe_srcdoc
-from .host_page import FRAME, MOUNT, host_page, kept_host_page, make_values, mount_run
+from .host_page import FRAME, MOUNT, NOT_KEPT, host_page, kept_host_page, make_values, mount_run
 from .judge import outcome_of
 from .observation import ALWAYS, LIVE_KINDS, fired, host_checks, read_frames, read_host, request_line, take
 from .probes import Probe, render, render_json
@@ -207,14 +207,23 @@ class Run:
 
     async def mount_blocks(self, page: Page) -> None:
         """This run's blocks in the page's kept host page, loaded first if the page shows another."""
+        host = self.servers.host
+        url = f"{host.base_url}/p/{KEPT}" if KEPT in host.pages else host.add_page(kept_host_page(), name=KEPT)
         runs = self.pages.kept.get(page)
-        if runs is None:
-            host = self.servers.host
-            url = f"{host.base_url}/p/{KEPT}" if KEPT in host.pages else host.add_page(kept_host_page(), name=KEPT)
-            await page.goto(url)
-            page.watch()  # the harness's own load is no event of this run
-            runs = 0
-        history = await page.evaluate(MOUNT, self.mount, timeout=10)
+        for load in (runs is None, True):
+            if load:
+                await page.goto(url)
+                page.watch()  # the harness's own load is no event of this run
+                runs = 0
+            history = await page.evaluate(MOUNT, self.mount, timeout=10)
+            if history != NOT_KEPT:
+                break
+            # The window shows another document than the kept host page it was given: loaded
+            # (again) once; a second miss is the run's error.
+            self.observed["kept_host_page_missing"] = self.observed.get("kept_host_page_missing", 0) + 1
+        else:
+            raise EngineError(f"{page.engine.name}: {url} loaded, and the window shows another document")
+        runs = runs or 0  # set when the page was loaded above
         self.pages.kept[page] = runs + 1
         self.observed["kept_host_page_run"] = runs + 1
         if runs == 0 and isinstance(history, int):
