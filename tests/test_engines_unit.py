@@ -171,12 +171,13 @@ class _UnansweringDriverServer:
     the script calls numbered in ``silent``: those it takes and never answers (WebKitWebDriver
     does that to a script call made while a new document commits)."""
 
-    def __init__(self, silent: set[int], url: str):
+    def __init__(self, silent: set[int], url: str, lag: int = 0):
         import http.server
         import json
         import threading
 
-        self.silent, self.scripts, self.origin = silent, 0, 1.0
+        #: ``lag``: script calls after the navigation that still read the old document.
+        self.silent, self.scripts, self.origin, self.lag, self.answered = silent, 0, 1.0, 0, 0.0
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -189,13 +190,17 @@ class _UnansweringDriverServer:
                 if self.path == "/session":
                     value = {"sessionId": "s", "capabilities": {"browserName": "fake"}}
                 elif self.path.endswith("/url"):
+                    server.lag = lag
                     server.origin += 1  # the navigation brings a new document
                 elif self.path.endswith("/execute/sync"):
                     server.scripts += 1
                     if server.scripts in server.silent:
                         server.stop.wait(30)
                         return
-                    value = [server.origin, "complete", url]
+                    shown = server.origin - 1 if server.lag else server.origin
+                    server.lag = max(0, server.lag - 1)
+                    server.answered = shown
+                    value = [shown, "complete", url]
                 body = json.dumps({"value": value}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -238,6 +243,29 @@ def test_a_read_the_driver_never_answers_is_asked_again_and_the_navigation_ends(
         thread.join(8)
         assert done == [len(silent)], "the navigation still waited on a read nobody answers"
         assert driver.command_executor.client_config.timeout == webdriver.HTTP_TIMEOUT  # the bound is the read's alone
+    finally:
+        server.close()
+
+
+def test_an_unanswered_read_before_the_navigation_is_asked_again_so_the_old_document_never_passes(monkeypatch):
+    """Without a reading from before, the old document (loaded, not about:blank) would pass for the
+    new one: the first read is asked until answered, and the navigation ends on the new document."""
+    import threading
+
+    from selenium import webdriver as selenium_webdriver
+
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
+    page_url = "http://127.0.0.1:1/kept"
+    server = _UnansweringDriverServer({1}, page_url, lag=2)  # the same URL again: a kept page loaded anew
+    try:
+        driver = webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=server.url, options=selenium_webdriver.ChromeOptions()))
+        done: list[int] = []
+        thread = threading.Thread(target=lambda: done.append(webdriver.navigate(driver, page_url, 10)), daemon=True)
+        thread.start()
+        thread.join(8)
+        assert done == [1] and server.answered == 2.0, f"the navigation ended on document {server.answered}"
     finally:
         server.close()
 

@@ -448,6 +448,8 @@ class WebDriverPage(Page):
 _DOCUMENT = "return [performance.timeOrigin, document.readyState, location.href]"
 #: Seconds one read of the document may take while a navigation waits (scripts set their own after).
 NAVIGATE_READ_TIMEOUT = 2
+#: A read of the document that got no answer (:data:`NAVIGATE_READ_ANSWER`).
+_UNANSWERED = object()
 #: Seconds the answer to one such read may take to come back over HTTP. WebKitWebDriver sometimes
 #: never answers a script call made while a new document commits, whatever the script's own time
 #: limit: the call then held the navigation until its page's time was up (6 of 295 navigations
@@ -470,7 +472,8 @@ def navigate(driver: Any, url: str, timeout: float) -> int:
     unanswered = 0
 
     def read() -> Any:
-        """The document's :data:`_DOCUMENT`, or None: no document to read, or no answer in time."""
+        """The document's :data:`_DOCUMENT`; None: no document to read; :data:`_UNANSWERED`: no
+        answer in time."""
         nonlocal unanswered
         from urllib3.exceptions import ReadTimeoutError
 
@@ -484,14 +487,20 @@ def navigate(driver: Any, url: str, timeout: float) -> int:
             return None
         except ReadTimeoutError:
             unanswered += 1
-            return None
+            return _UNANSWERED
         finally:
             config.timeout = bound
 
     # Each read bounded by its script's time limit too: a script that meets the new document's
     # commit may wait on it; past the bound it is asked again.
     driver.set_script_timeout(NAVIGATE_READ_TIMEOUT)
+    # Asked until answered: without a reading from before, any loaded document but about:blank
+    # would pass for the new one, the old one included.
     before = read()
+    while before is _UNANSWERED and time.monotonic() < deadline:
+        before = read()
+    if before is _UNANSWERED:
+        raise ScriptTimeout(f"webkit: {url[:200]}: the window's document was not read within {timeout:g}s ({unanswered} reads unanswered)")
     driver.get(url)
     same_document = before is not None and "#" in url and url.split("#")[0] == str(before[2]).split("#")[0]
     while True:
@@ -499,6 +508,8 @@ def navigate(driver: Any, url: str, timeout: float) -> int:
             now = read()
         except UnexpectedAlertPresentException:
             return unanswered
+        if now is _UNANSWERED:
+            now = None
         if now is not None and now[1] == "complete" and (same_document or _new_document(before, now, url)):
             return unanswered
         if time.monotonic() >= deadline:
