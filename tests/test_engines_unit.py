@@ -221,75 +221,76 @@ class _UnansweringDriverServer:
         self.http.shutdown()
 
 
+@pytest.fixture
+def unanswering(monkeypatch):
+    """``start(silent, url, lag=0)``: an :class:`_UnansweringDriverServer` and a Selenium session on
+    it, with NAVIGATE_READ_ANSWER at 0.5 s; the servers are closed after the test."""
+    from selenium import webdriver as selenium_webdriver
+
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
+    servers: list[_UnansweringDriverServer] = []
+
+    def start(silent: set[int], url: str, lag: int = 0):
+        servers.append(_UnansweringDriverServer(silent, url, lag))
+        options = selenium_webdriver.ChromeOptions()
+        return servers[-1], webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=servers[-1].url, options=options))
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def _navigated(driver, url: str) -> list[int]:
+    """``[navigate's result]`` if it ends within 8 s, else ``[]`` (it still waits, in a thread of its own)."""
+    import threading
+
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    done: list[int] = []
+    thread = threading.Thread(target=lambda: done.append(webdriver.navigate(driver, url, 10)), daemon=True)
+    thread.start()
+    thread.join(8)
+    return done
+
+
 @pytest.mark.parametrize("silent", [{1}, {2}, {2, 3}], ids=["before", "after", "twice-after"])
-def test_a_read_the_driver_never_answers_is_asked_again_and_the_navigation_ends(monkeypatch, silent):
+def test_a_read_the_driver_never_answers_is_asked_again_and_the_navigation_ends(unanswering, silent):
     """Through a real HTTP connection: the read past NAVIGATE_READ_ANSWER is asked again, and the
     navigation ends at the new document with the unanswered reads counted (before the bound, it
     waited on the read for the whole HTTP limit)."""
-    import threading
-
-    from selenium import webdriver as selenium_webdriver
-
     from flowui_sandbox.sandbox.engines import webdriver
 
-    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
     page_url = "http://127.0.0.1:1/editor"
-    server = _UnansweringDriverServer(silent, page_url)
-    try:
-        driver = webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=server.url, options=selenium_webdriver.ChromeOptions()))
-        done: list[int] = []
-        thread = threading.Thread(target=lambda: done.append(webdriver.navigate(driver, page_url, 10)), daemon=True)
-        thread.start()
-        thread.join(8)
-        assert done == [len(silent)], "the navigation still waited on a read nobody answers"
-        assert driver.command_executor.client_config.timeout == webdriver.HTTP_TIMEOUT  # the bound is the read's alone
-    finally:
-        server.close()
+    _, driver = unanswering(silent, page_url)
+    done = _navigated(driver, page_url)
+    assert done == [len(silent)], "the navigation still waited on a read nobody answers"
+    assert driver.command_executor.client_config.timeout == webdriver.HTTP_TIMEOUT  # the bound is the read's alone
 
 
-def test_an_unanswered_read_before_the_navigation_is_asked_again_so_the_old_document_never_passes(monkeypatch):
+def test_an_unanswered_read_before_the_navigation_is_asked_again_so_the_old_document_never_passes(unanswering):
     """Without a reading from before, the old document (loaded, not about:blank) would pass for the
     new one: the first read is asked until answered, and the navigation ends on the new document."""
-    import threading
-
-    from selenium import webdriver as selenium_webdriver
-
-    from flowui_sandbox.sandbox.engines import webdriver
-
-    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
     page_url = "http://127.0.0.1:1/kept"
-    server = _UnansweringDriverServer({1}, page_url, lag=2)  # the same URL again: a kept page loaded anew
-    try:
-        driver = webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=server.url, options=selenium_webdriver.ChromeOptions()))
-        done: list[int] = []
-        thread = threading.Thread(target=lambda: done.append(webdriver.navigate(driver, page_url, 10)), daemon=True)
-        thread.start()
-        thread.join(8)
-        assert done == [1] and server.answered == 2.0, f"the navigation ended on document {server.answered}"
-    finally:
-        server.close()
+    server, driver = unanswering({1}, page_url, lag=2)  # the same URL again: a kept page loaded anew
+    done = _navigated(driver, page_url)
+    assert done == [1] and server.answered == 2.0, f"the navigation ended on document {server.answered}"
 
 
-def test_a_page_that_got_there_by_asking_again_says_so(monkeypatch):
+def test_a_page_that_got_there_by_asking_again_says_so(unanswering):
     import asyncio
     import sys
-
-    from selenium import webdriver as selenium_webdriver
 
     from flowui_sandbox.sandbox.engines import webdriver
     from flowui_sandbox.sandbox.engines.base import Engine
     from flowui_sandbox.sandbox.errors import Recovered
 
-    monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
-    server = _UnansweringDriverServer({2}, "http://127.0.0.1:1/editor")
-    try:
-        driver = webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=server.url, options=selenium_webdriver.ChromeOptions()))
-        page = webdriver.WebDriverPage(Engine("webkit", "webdriver", sys.executable, "test"), driver)
-        with pytest.warns(Recovered, match=r"http://127.0.0.1:1/editor: 1 read\(s\) of the document .* unanswered for 0.5s; asked again"):
-            asyncio.run(page.goto("http://127.0.0.1:1/editor", 10))
-        assert page.visited
-    finally:
-        server.close()
+    _, driver = unanswering({2}, "http://127.0.0.1:1/editor")
+    page = webdriver.WebDriverPage(Engine("webkit", "webdriver", sys.executable, "test"), driver)
+    with pytest.warns(Recovered, match=r"http://127.0.0.1:1/editor: 1 read\(s\) of the document .* unanswered for 0.5s; asked again"):
+        asyncio.run(page.goto("http://127.0.0.1:1/editor", 10))
+    assert page.visited
 
 
 def test_every_minibrowser_session_asks_for_the_page_load_strategy_none(monkeypatch):
