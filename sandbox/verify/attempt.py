@@ -207,29 +207,31 @@ class Run:
 
     async def mount_blocks(self, page: Page) -> None:
         """This run's blocks in the page's kept host page, loaded first if the page shows another."""
-        host = self.servers.host
-        url = f"{host.base_url}/p/{KEPT}" if KEPT in host.pages else host.add_page(kept_host_page(), name=KEPT)
         runs = self.pages.kept.get(page)
-        for load in (runs is None, True):
-            if load:
-                await page.goto(url)
-                page.watch()  # the harness's own load is no event of this run
-                runs = 0
-            history = await page.evaluate(MOUNT, self.mount, timeout=10)
-            if history != NOT_KEPT:
-                break
+        if runs is None:
+            runs = await self._load_kept(page)
+        history = await page.evaluate(MOUNT, self.mount, timeout=10)
+        if history == NOT_KEPT:
             # The window shows another document than the kept host page it was given: loaded
-            # (again) once; a second miss is the run's error.
-            self.observed["kept_host_page_missing"] = self.observed.get("kept_host_page_missing", 0) + 1
-        else:
-            raise EngineError(f"{page.engine.name}: {url} loaded, and the window shows another document")
-        runs = runs or 0  # set when the page was loaded above
+            # again, once; a second miss is the run's error.
+            self.observed["kept_host_page_missing"] = 1
+            runs = await self._load_kept(page)
+            history = await page.evaluate(MOUNT, self.mount, timeout=10)
+            if history == NOT_KEPT:
+                raise EngineError(f"{page.engine.name}: the kept host page loaded, and the window shows another document")
         self.pages.kept[page] = runs + 1
         self.observed["kept_host_page_run"] = runs + 1
         if runs == 0 and isinstance(history, int):
             self.pages.kept_history[page] = history
         added = history - self.pages.kept_history.get(page, history) if isinstance(history, int) else KEPT_HISTORY
         self.reload_kept = runs + 1 >= KEPT_RUNS or added >= KEPT_HISTORY
+
+    async def _load_kept(self, page: Page) -> int:
+        """Load the kept host page in ``page``; the runs mounted in it so far (none)."""
+        host = self.servers.host
+        await page.goto(f"{host.base_url}/p/{KEPT}" if KEPT in host.pages else host.add_page(kept_host_page(), name=KEPT))
+        page.watch()  # the harness's own load is no event of this run
+        return 0
 
     async def ready(self, page: Page, timeout: float = 10) -> None:
         """Until the host page says it is ready (loaded; bridge blocks connected): the page itself
