@@ -171,13 +171,15 @@ class _UnansweringDriverServer:
     the script calls numbered in ``silent``: those it takes and never answers (WebKitWebDriver
     does that to a script call made while a new document commits)."""
 
-    def __init__(self, silent: set[int], url: str, lag: int = 0):
+    def __init__(self, silent: set[int], url: str, lag: int = 0, dropped: int = 0):
         import http.server
         import json
         import threading
 
         #: ``lag``: script calls after the navigation that still read the old document.
+        #: ``dropped``: navigations it takes and drops (the window keeps the old document, as WebKitGTK's now and then).
         self.silent, self.scripts, self.origin, self.lag, self.answered = silent, 0, 1.0, 0, 0.0
+        self.dropped, self.gets = dropped, 0
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -190,8 +192,10 @@ class _UnansweringDriverServer:
                 if self.path == "/session":
                     value = {"sessionId": "s", "capabilities": {"browserName": "fake"}}
                 elif self.path.endswith("/url"):
-                    server.lag = lag
-                    server.origin += 1  # the navigation brings a new document
+                    server.gets += 1
+                    if server.gets > server.dropped:
+                        server.lag = lag
+                        server.origin += 1  # the navigation brings a new document
                 elif self.path.endswith("/execute/sync"):
                     server.scripts += 1
                     if server.scripts in server.silent:
@@ -223,17 +227,19 @@ class _UnansweringDriverServer:
 
 @pytest.fixture
 def unanswering(monkeypatch):
-    """``start(silent, url, lag=0)``: an :class:`_UnansweringDriverServer` and a Selenium session on
-    it, with NAVIGATE_READ_ANSWER at 0.5 s; the servers are closed after the test."""
+    """``start(silent, url, lag=0, dropped=0)``: an :class:`_UnansweringDriverServer` and a Selenium
+    session on it, with NAVIGATE_READ_ANSWER at 0.5 s and NAVIGATE_ASK_AGAIN at 1 s; the servers are
+    closed after the test."""
     from selenium import webdriver as selenium_webdriver
 
     from flowui_sandbox.sandbox.engines import webdriver
 
     monkeypatch.setattr(webdriver, "NAVIGATE_READ_ANSWER", 0.5)
+    monkeypatch.setattr(webdriver, "NAVIGATE_ASK_AGAIN", 1.0)
     servers: list[_UnansweringDriverServer] = []
 
-    def start(silent: set[int], url: str, lag: int = 0):
-        servers.append(_UnansweringDriverServer(silent, url, lag))
+    def start(silent: set[int], url: str, lag: int = 0, dropped: int = 0):
+        servers.append(_UnansweringDriverServer(silent, url, lag, dropped))
         options = selenium_webdriver.ChromeOptions()
         return servers[-1], webdriver.prepare_driver(selenium_webdriver.Remote(command_executor=servers[-1].url, options=options))
 
@@ -242,7 +248,7 @@ def unanswering(monkeypatch):
         server.close()
 
 
-def _navigated(driver, url: str) -> list[int]:
+def _navigated(driver, url: str) -> list:
     """``[navigate's result]`` if it ends within 8 s, else ``[]`` (it still waits, in a thread of its own)."""
     import threading
 
@@ -265,7 +271,7 @@ def test_a_read_the_driver_never_answers_is_asked_again_and_the_navigation_ends(
     page_url = "http://127.0.0.1:1/editor"
     _, driver = unanswering(silent, page_url)
     done = _navigated(driver, page_url)
-    assert done == [len(silent)], "the navigation still waited on a read nobody answers"
+    assert done == [webdriver.Asked(reads=len(silent))], "the navigation still waited on a read nobody answers"
     assert driver.command_executor.client_config.timeout == webdriver.HTTP_TIMEOUT  # the bound is the read's alone
 
 
@@ -275,7 +281,27 @@ def test_an_unanswered_read_before_the_navigation_is_asked_again_so_the_old_docu
     page_url = "http://127.0.0.1:1/kept"
     server, driver = unanswering({1}, page_url, lag=2)  # the same URL again: a kept page loaded anew
     done = _navigated(driver, page_url)
-    assert done == [1] and server.answered == 2.0, f"the navigation ended on document {server.answered}"
+    assert done and done[0].reads == 1 and server.answered == 2.0, f"the navigation ended on document {server.answered}"
+
+
+@pytest.mark.parametrize("dropped", [1, 2], ids=["once", "twice"])
+def test_a_navigation_the_window_dropped_is_asked_for_once_more(unanswering, dropped):
+    """WebKitGTK now and then drops a navigation: the window keeps the old document, loaded, its reads
+    answered. Past NAVIGATE_ASK_AGAIN the navigation is asked for again, once (a slow server keeps
+    the old document too); dropped twice, the navigation ends at its deadline, saying it asked again
+    (before: it waited out its deadline with the old document)."""
+    from flowui_sandbox.sandbox.engines import webdriver
+    from flowui_sandbox.sandbox.engines.base import ScriptTimeout
+
+    page_url = "http://127.0.0.1:1/editor"
+    server, driver = unanswering(set(), page_url, dropped=dropped)
+    if dropped == 1:
+        done = _navigated(driver, page_url)
+        assert done == [webdriver.Asked(navigations=1)] and server.answered == 2.0, done
+    else:
+        with pytest.raises(ScriptTimeout, match=r"did not load within 3s .*asked for again"):
+            webdriver.navigate(driver, page_url, 3)
+    assert server.gets == 2
 
 
 def test_a_page_that_got_there_by_asking_again_says_so(unanswering):
@@ -434,6 +460,7 @@ def _stalling_session(monkeypatch, stalls, error=None):
         visited.append((driver.name, url))
         if driver.name in stalls:
             raise (error or webdriver.CallStalled)(f"webkit: WebDriver call timed out after 15s ({driver.name})")
+        return webdriver.Asked()
 
     monkeypatch.setattr(webdriver, "navigate", navigate)
     session = webdriver.WebDriverSession(Engine("webkit", "webdriver", sys.executable, "test"))
@@ -545,7 +572,7 @@ def test_a_window_goes_back_to_the_pool_with_every_webdriver_call_off_the_loop(m
             self._call("close")
 
     loop_thread = []
-    monkeypatch.setattr(webdriver, "navigate", lambda driver, url, timeout: driver._call(f"navigate {url}"))
+    monkeypatch.setattr(webdriver, "navigate", lambda driver, url, timeout: driver._call(f"navigate {url}") or webdriver.Asked())
     session = webdriver.WebDriverSession(Engine("webkit", "webdriver", sys.executable, "test"))
     window = Window()
     session._all.append(window)
