@@ -78,11 +78,24 @@ class Xvfb:
         with os.fdopen(read) as pipe:
             number = pipe.readline().strip()
         if not number:
+            cls._stop(proc)
             raise EngineError("webkit: Xvfb did not start")
         import atexit
 
-        atexit.register(proc.terminate)
+        atexit.register(cls._stop, proc)
         cls._proc, cls._display = proc, f":{number}"
+
+    @staticmethod
+    def _stop(proc: subprocess.Popen) -> None:
+        """End an Xvfb and reap it (at exit: the display goes with the process that started it,
+        and no process is left running under it, which Python warns of)."""
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
     @classmethod
     def replace(cls, stale: str) -> str:

@@ -178,6 +178,31 @@ def test_a_first_navigation_on_a_display_that_stopped_answering_is_done_again_on
                     "again": "again"}, seen
 
 
+def test_the_display_of_our_own_ends_with_the_process_and_is_reaped():
+    """The Xvfb a process starts for WebKitGTK goes when the process exits, reaped: no display left
+    running, and no ResourceWarning (it was only signalled, so Python warned of a process still
+    running at every exit of a run that used WebKitGTK)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    from flowui_sandbox.sandbox.plugin.fixtures import in_ci
+
+    if not shutil.which("Xvfb"):
+        (pytest.fail if in_ci() else pytest.skip)("Xvfb is not installed (WebKitGTK's display)")
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    script = ("from flowui_sandbox.sandbox.engines.webdriver import Xvfb; Xvfb.display(); "
+              "print(Xvfb.server().pid, flush=True)")
+    run = subprocess.run([sys.executable, "-X", "dev", "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "ResourceWarning" not in run.stderr, run.stderr[-2000:]
+    pid = int(run.stdout.split()[-1])
+    assert not os.path.exists(f"/proc/{pid}"), f"Xvfb {pid} outlived its process"
+
+
 def test_a_browser_whose_driver_is_gone_is_started_again_for_the_next_test(flowui_portal):
     """CI saw Playwright's driver process end on an exception of its own (Firefox over WebDriver
     BiDi, a navigation committed in a frame it had dropped), and every later test of the engine
