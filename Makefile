@@ -54,18 +54,20 @@ demo: setup
 	@echo "next, edit the block live: $(VENV)/bin/flowui-sandbox edit examples/starter.html"
 
 # The tiers in order of cost (tests/conftest.py): a broken unit fails in seconds, before a browser starts.
+# The unit tier on two workers per core too: a third of its time is waiting (forked commands, sockets,
+# timers), which a second worker per core fills (README, "Tests").
 # The browser tiers in two runs: the files other than the two heavy modules on two workers per core
 # (a file stays on one worker, the longest files first: tests/conftest.py SLOWEST_FIRST; they wait on
 # pages and timers more than they compute: one worker per core kept 2 cores half busy), then the two
 # heavy modules alone (each keeps both cores busy: every engine at once, pages in parallel).
 # docs/SCALE.md has the profile.
 HEAVY := tests/browser/test_review_browser.py tests/browser/test_probes.py
-LIGHT_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
+WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
 test: setup
 	$(MAKE) --no-print-directory lint
-	$(PY) -m pytest -m unit -q -n auto
+	$(PY) -m pytest -m unit -q -n $(WORKERS)
 	node --test tests/js/
-	$(PY) -m pytest -m "browser or e2e" $(HEAVY:%=--ignore=%) -n $(LIGHT_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(PY) -m pytest -m "browser or e2e" $(HEAVY:%=--ignore=%) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 	$(PY) -m pytest -m "browser or e2e" $(HEAVY) --durations=10
 
 # ruff (rules and why: pyproject.toml [tool.ruff]) and mypy over flowui_sandbox (sandbox, bridge, theme).
@@ -81,7 +83,7 @@ generate: python
 	$(VENV)/bin/flowui-sandbox generate
 
 test-fast: python
-	$(PY) -m pytest -m unit -n auto
+	$(PY) -m pytest -m unit -n $(WORKERS)
 
 bench: setup
 	$(PY) bench/extraction.py

@@ -555,8 +555,8 @@ def navigate(driver: Any, url: str, timeout: float) -> Asked:
             driver.get(url)
             navigations += 1
         if time.monotonic() >= deadline:
-            unanswered_note = (f"; {unanswered} reads unanswered" if unanswered else "") + ("; asked for again" if navigations else "")
-            raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r}{unanswered_note})")
+            notes = (f"; {unanswered} reads unanswered" if unanswered else "") + ("; asked for again" if navigations else "")
+            raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r}{notes})")
         time.sleep(0.05)
 
 
