@@ -153,6 +153,28 @@ def test_a_dialog_that_holds_the_load_ends_the_wait():
     navigate(window, "http://a/", 5)
 
 
+def test_a_dialog_the_old_document_opens_before_the_navigation_is_asked_for_again_ends_the_wait(monkeypatch):
+    """The window kept the old document past NAVIGATE_ASK_AGAIN and that document opened a dialog
+    meanwhile: asking for the navigation again meets the dialog, which ends the wait as a read that
+    meets one does (the next call meets the dialog), instead of escaping navigate."""
+    from selenium.common.exceptions import UnexpectedAlertPresentException
+
+    from flowui_sandbox.sandbox.engines import webdriver
+
+    monkeypatch.setattr(webdriver, "NAVIGATE_ASK_AGAIN", 0.1)
+    window = _Window([1.0, "complete", "http://a/"], [1.0, "complete", "http://a/"])
+    gets = []
+
+    def get(url):
+        gets.append(url)
+        if len(gets) > 1:
+            raise UnexpectedAlertPresentException("alert")
+
+    window.get = get
+    assert webdriver.navigate(window, "http://b/", 5) == webdriver.Asked(navigations=1)
+    assert gets == ["http://b/", "http://b/"]
+
+
 def test_a_load_that_never_ends_is_a_script_timeout_at_its_deadline():
     import time
 

@@ -552,8 +552,11 @@ def navigate(driver: Any, url: str, timeout: float) -> Asked:
                 and time.monotonic() - asked_at >= NAVIGATE_ASK_AGAIN and deadline - time.monotonic() > 1):
             # The window still shows the old document, loaded and answering: the navigation was dropped.
             # Once: a page whose server is slow to answer also keeps the old document meanwhile.
-            driver.get(url)
             navigations += 1
+            try:
+                driver.get(url)
+            except UnexpectedAlertPresentException:  # the old document opened a dialog since: as a read that meets one
+                return Asked(unanswered, navigations)
         if time.monotonic() >= deadline:
             notes = (f"; {unanswered} reads unanswered" if unanswered else "") + ("; asked for again" if navigations else "")
             raise ScriptTimeout(f"webkit: {url[:200]} did not load within {timeout:g}s (last seen {now!r}{notes})")
