@@ -380,6 +380,22 @@ def test_a_document_read_lost_over_the_commit_is_bounded_and_asked_again():
     assert window.script_timeout == NAVIGATE_READ_TIMEOUT <= 2
 
 
+def test_a_new_about_blank_document_is_not_the_page_a_navigation_asked_for():
+    """WebKitGTK can show a new, complete about:blank (another time origin) before the page asked
+    for commits: CI ran the editor's test script in it ("null is not an object"), the reading from
+    before notwithstanding. The navigation waits for the page it asked for; one to about:blank
+    itself still ends on a new about:blank."""
+    from flowui_sandbox.sandbox.engines.webdriver import navigate
+
+    window = _Window([1.0, "complete", "about:blank"], [2.0, "complete", "about:blank"], [3.0, "complete", "http://a/"],
+                     [4.0, "loading", "http://a/"])
+    navigate(window, "http://a/", 5)
+    assert window.after[0] == [4.0, "loading", "http://a/"]  # returned at the page asked for, not at the new about:blank
+    window = _Window([1.0, "complete", "http://a/"], [2.0, "complete", "about:blank"], [3.0, "loading", "about:blank"])
+    navigate(window, "about:blank", 5)
+    assert window.after[0] == [3.0, "loading", "about:blank"]
+
+
 def test_with_no_reading_from_before_a_window_still_on_about_blank_is_not_the_new_document():
     """The read before the navigation failed (a busy window), so any loaded document would do, and
     the pooled window's about:blank did: CI ran a test's script in it, the editor not yet come."""

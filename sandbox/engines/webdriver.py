@@ -564,13 +564,15 @@ def navigate(driver: Any, url: str, timeout: float) -> Asked:
 
 
 def _new_document(before: Any, now: Any, url: str) -> bool:
-    """Whether ``now`` (:data:`_DOCUMENT`) is the document a navigation to ``url`` brought. With no
-    reading from before it (``before`` None: that read failed), a window still on ``about:blank``
-    is not it: a pooled window waits there, and CI saw a test's script run in it, the editor's
-    page not yet come."""
-    if before is not None:
-        return now[0] != before[0]
-    return str(now[2]) != "about:blank" or url == "about:blank"
+    """Whether ``now`` (:data:`_DOCUMENT`) is the document a navigation to ``url`` brought: another
+    document than ``before`` (None: that read failed), and not an ``about:blank`` unless that was
+    asked for. A pooled window waits on ``about:blank``, and WebKitGTK can show a new, complete
+    ``about:blank`` (another time origin) before the page asked for commits: CI saw a test's
+    script run in such a document, the editor's page not yet come, with and without a reading
+    from before."""
+    if str(now[2]) == "about:blank" and url != "about:blank":
+        return False
+    return before is None or now[0] != before[0]
 
 
 def webdriver_enter_frame(driver: Any, frame: Frame) -> None:
