@@ -3,7 +3,8 @@
 // JSON for the state and theme panes, lint markers for the review findings, and a dark theme.
 export { basicSetup } from 'codemirror';
 export { EditorView, keymap } from '@codemirror/view';
-export { EditorState, Compartment } from '@codemirror/state';
+export { EditorState, EditorSelection, Compartment } from '@codemirror/state';
+export { ensureSyntaxTree } from '@codemirror/language';
 export { html } from '@codemirror/lang-html';
 export { json } from '@codemirror/lang-json';
 export { linter, lintGutter, setDiagnostics, forEachDiagnostic } from '@codemirror/lint';
