@@ -241,3 +241,31 @@ def test_the_comparison_takes_any_runs_and_finds_nothing_in_a_repeat():
         assert not deviation(baseline(a, a), a)
 
     check()
+
+
+def test_an_unstable_block_s_review_keeps_what_the_user_did_in_both_same_data_runs(monkeypatch):
+    """``A`` opened a URL on a click and ``A2``, with the same data, did not: the outcome keeps both
+    runs' actions, failures included (a click that went otherwise explains it; the same actions in
+    both say the block itself behaved differently). The finding's evidence: test_review_judge.py."""
+    import asyncio
+    import ssl
+
+    from flowui_sandbox.sandbox.engines import Engine
+    from flowui_sandbox.sandbox.review.browser.run import Lane, Recording
+
+    opened = {"status": "connected", "urls": [{"url": "https://example.com/terms"}]}
+    first = Recording("webkit", Canaries("a" * 16), host=opened, actions=["type <input> #0", "click <a> #2"])
+    then = iter([Recording("webkit", Canaries("b" * 16), host=opened, actions=["type <input> #0", "click <a> #2"]),  # B
+                 Recording("webkit", Canaries("a" * 16), host={"status": "connected"},  # A2
+                           actions=["type <input> #0", "click <a> #2 failed: the element is gone or has no box"])])
+    lane = Lane(Engine("webkit", "fake", None, "test"), ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), time_limit=5)
+
+    async def review(work, page, tap, canaries, shots=True):
+        return next(then), True
+
+    monkeypatch.setattr(lane, "review", review)
+    outcome, keep = asyncio.run(lane.differ(None, None, None, first))
+    assert keep and [(u.kind, u.host) for u in outcome.unstable] == [("openUrl", "example.com")]
+    assert outcome.as_dict()["unstable_actions"] == {
+        "first": ["type <input> #0", "click <a> #2"],
+        "again": ["type <input> #0", "click <a> #2 failed: the element is gone or has no box"]}

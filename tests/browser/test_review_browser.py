@@ -120,6 +120,9 @@ def test_corpus_block(flowui_engine, run, case):
     result = score(case.name, by_engine(run[case.name], engine), expected, tolerate=LOAD_DEPENDENT)
     if result.misses or result.extras:
         batch = "; ".join(result.misses + result.extras)
+        acted = [f.evidence["actions"] for f in by_engine(run[case.name], engine) if f.rule == "browser.inconsistent" and "actions" in f.evidence]
+        if acted:  # whether the simulated user did the same in both same-data runs
+            batch += f"; the user's actions in the two runs with the same data: {acted[0]}"
         block = BlockInput(file=case.name, source=case.source, fields=case.fields, state=case.state)
         alone = run_browser_layer([block], [engine], time_limit=15, screenshots=False)[0]
         result = score(case.name, by_engine(alone, engine), expected, tolerate=LOAD_DEPENDENT)

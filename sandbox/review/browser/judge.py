@@ -230,7 +230,8 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
     if diff.unstable:
         make.add("browser.inconsistent", "the block behaved differently in two runs with the same data: "
                  + "; ".join(f"{u.what}{' (' + u.kind + ' ' + u.host + ')' if u.kind else ''}" for u in diff.unstable[:3]),
-                 context="inconsistent", evidence={"unstable": [u.as_dict() for u in diff.unstable[:5]], "runs": diff.runs})
+                 context="inconsistent", evidence={"unstable": [u.as_dict() for u in diff.unstable[:5]], "runs": diff.runs,
+                                                   **({"actions": diff.unstable_actions.as_dict()} if diff.unstable_actions else {})})
 
     # ---- CPU, hangs, height
     if obs.timed_out:

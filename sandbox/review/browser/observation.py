@@ -181,6 +181,19 @@ class ActionsDiffered:
 
 
 @dataclass(frozen=True, slots=True)
+class SameDataActions:
+    """What the simulated user did in the two runs with the same data (``A`` and ``A2``) when they
+    differed, every action with its failure if it failed: what a reader of ``browser.inconsistent``
+    needs to tell the block's behaviour from a click that went otherwise."""
+
+    first: tuple[str, ...]
+    again: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"first": list(self.first), "again": list(self.again)}
+
+
+@dataclass(frozen=True, slots=True)
 class DifferentialOutcome:
     """The differential review of one block in one engine: runs made, confirmed leaks, instability."""
 
@@ -195,6 +208,8 @@ class DifferentialOutcome:
     #: Why the review stopped early ("timed out", "page lost", an error), "" when it did not.
     stopped: str = ""
     seconds: float = 0.0
+    #: The user's actions in ``A`` and ``A2`` when :attr:`unstable` is not empty.
+    unstable_actions: SameDataActions | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The report's form (``BrowserResult.differential`` without the engine)."""
@@ -208,6 +223,8 @@ class DifferentialOutcome:
             out["confirmed"] = list(self.confirmed)
         if self.stopped:
             out["stopped"] = self.stopped
+        if self.unstable_actions is not None:
+            out["unstable_actions"] = self.unstable_actions.as_dict()
         out["seconds"] = self.seconds
         return out
 

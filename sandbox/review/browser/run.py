@@ -61,7 +61,16 @@ from .hostpage import (
     UNMOUNT,
     host_page,
 )
-from .observation import ActionsDiffered, BlockObservation, DifferentialLeak, DifferentialOutcome, HostReport, Instability, navigation_target
+from .observation import (
+    ActionsDiffered,
+    BlockObservation,
+    DifferentialLeak,
+    DifferentialOutcome,
+    HostReport,
+    Instability,
+    SameDataActions,
+    navigation_target,
+)
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
 from .proxy import Seen, Tap, flooded
 
@@ -221,11 +230,13 @@ class _Differing:
     confirmed: list[str] | None = None
     unsure: ActionsDiffered | None = None
     stopped: str = ""
+    unstable_actions: SameDataActions | None = None
 
     def freeze(self, seconds: float) -> DifferentialOutcome:
         return DifferentialOutcome(self.runs, tuple(self.leaks), tuple(self.unstable),
                                    None if self.deviation is None else tuple(self.deviation),
-                                   None if self.confirmed is None else tuple(self.confirmed), self.unsure, self.stopped, seconds)
+                                   None if self.confirmed is None else tuple(self.confirmed), self.unsure, self.stopped, seconds,
+                                   self.unstable_actions)
 
 
 async def watch_webdriver(page: Page, watch: Watch, host_url: str) -> None:
@@ -560,6 +571,8 @@ class Lane:
         # services: Chromium's autofill): one in one run only is no instability.
         diff.unstable += [Instability("sent in one of two runs with the same data", e.kind, e.host, e.text[:200])
                           for e in base.unstable if e.kind != "connect"][:5]
+        if diff.unstable:
+            diff.unstable_actions = SameDataActions(tuple(first.actions), tuple(a2.actions))
         dev = deviation(base, b.events())
         diff.deviation = sorted(":".join(k) for k in dev.keys)
         if not dev:
