@@ -7,9 +7,11 @@ import { LIMITS } from '../contract.js';
 // * shrinking by at most `jitter` px is ignored (1 px jitter settles);
 // * content that grows exactly as its frame grows (height: 100vh and the like) is detected
 //   after `loopLimit` such steps and the height is frozen;
-// * three changes of direction within a second (content that is tall in a short frame and
-//   short in a tall one) freeze the height at the larger value. A user toggling an accordion
-//   changes direction far more slowly, and keeps working.
+// * three changes of direction within a second at one frame width (content that is tall in a
+//   short frame and short in a tall one) freeze the height at the larger value. A user toggling
+//   an accordion changes direction far more slowly, and keeps working; a frame made narrower and
+//   wider (a window dragged to and fro) changes its content's height by the host's doing: a
+//   report at another width than the last starts the count again.
 export function heightController({
   min = LIMITS.heightMin, max = LIMITS.heightMax, jitter = LIMITS.heightJitter, loopLimit = LIMITS.heightLoopLimit,
   now = () => performance.now(),
@@ -20,15 +22,19 @@ export function heightController({
   let frozen = null;
   let direction = 0;
   let reversals = [];
+  let lastWidth;
   return {
     get frozen() { return frozen; },
     get height() { return applied; },
     // Returns the new height to apply, or null to leave it; `frozen` tells why it stopped.
-    report(height, viewport) {
+    // `width`: the frame's width as the host sees it now (undefined: not known).
+    report(height, viewport, width) {
       if (frozen) return null;
       // A frame with no viewport has not been sized yet (Chromium sizes a sandboxed frame in its
       // own process, later): what it measures is not the block's height.
       if (viewport === 0) return null;
+      if (width !== undefined && lastWidth !== undefined && width !== lastWidth) { reversals = []; direction = 0; }
+      if (width !== undefined) lastWidth = width;
       const target = Math.min(max, Math.max(min, Math.ceil(height)));
       const prev = last;
       last = { height, viewport };

@@ -329,7 +329,7 @@ export function mountHtmlBlock(container, options = {}) {
 
   function handleHeight(m) {
     if (!autoHeight) return;
-    const h = height.report(m.height, m.viewport);
+    const h = height.report(m.height, m.viewport, frame.clientWidth);
     if (h !== null) frame.style.height = `${h}px`;
     if (height.frozen && !heightLoopReported) {
       heightLoopReported = true;

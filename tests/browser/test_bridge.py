@@ -692,6 +692,35 @@ def test_auto_height_is_bounded_and_never_oscillates(flowui_page, flowui_server)
     host.no_host_errors()
 
 
+#: The host page makes the block's frame narrower and wider every 80 ms, 16 times (a window dragged
+#: to and fro), and ends wide.
+DRAG = """() => new Promise((done) => {
+  const frame = T.handles.wrap.frame;
+  let n = 0;
+  const step = setInterval(() => {
+    frame.style.width = (n % 2 ? 800 : 300) + 'px';
+    if (++n === 16) { clearInterval(step); done(true); }
+  }, 80);
+})"""
+
+
+def test_a_frame_made_narrower_and_wider_keeps_following_its_block(flowui_page, flowui_server):
+    """The block's text wraps onto more lines in a narrow frame: its height goes up and down with
+    each step of the drag, the host's doing, not the block's. The frame keeps following it (no
+    height-loop, no frozen height)."""
+    host = Host(flowui_page, flowui_server)
+    host.mount("wrap", "<p style='margin:0'>" + "words that wrap " * 40 + "</p>")
+    host.js("() => { T.handles.wrap.frame.style.width = '800px'; return true; }")
+    wide = _settled(host, ["wrap"])["wrap"]
+    host.js(DRAG)
+    assert _settled(host, ["wrap"])["wrap"] == wide
+    host.js("() => { T.handles.wrap.frame.style.width = '300px'; return true; }")
+    narrow = _settled(host, ["wrap"])["wrap"]
+    assert narrow > wide + 50, (narrow, wide)
+    assert "height-loop" not in host.codes("wrap"), host.codes("wrap")
+    host.no_host_errors()
+
+
 def test_a_block_mounted_in_a_hidden_tab_gets_its_height_when_the_tab_is_shown(flowui_page, flowui_server):
     """A hidden frame has no viewport: the block reports {height, viewport: 0}, which the host
     ignores (Chromium's first report from a frame not sized yet looks the same). Shown, the block

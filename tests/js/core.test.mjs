@@ -261,7 +261,7 @@ test('auto-height: bounds, 1px jitter, content that follows its frame, fast osci
   const seen = [];
   for (let i = 0; i < 20; i++) {
     clock += 60; // each report follows the resize by a frame or so
-    const next = flip.report(frame > 200 ? 150 : 250, frame); // small in a big frame, big in a small one
+    const next = flip.report(frame > 200 ? 150 : 250, frame, 600); // small in a big frame, big in a small one, at one width
     if (next === null) break;
     frame = next;
     seen.push(next);
@@ -269,6 +269,24 @@ test('auto-height: bounds, 1px jitter, content that follows its frame, fast osci
   assert.ok(seen.length <= 5, `stops oscillating (${seen})`);
   assert.equal(flip.frozen, 'oscillates');
   assert.equal(frame, 250, 'settles on the larger height');
+  // A user dragging the window's edge to and fro: the frame narrows and widens, the block's text
+  // wraps onto more lines and fewer, its height goes up and down several times a second. The
+  // host's doing, not the block's: it keeps following.
+  const dragged = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
+  for (let i = 0; i < 20; i++) {
+    clock += 60;
+    const narrow = i % 2 === 1;
+    assert.equal(dragged.report(narrow ? 500 : 300, narrow ? 500 : 300, narrow ? 400 : 800), narrow ? 500 : 300, `report ${i}`);
+  }
+  assert.equal(dragged.frozen, null);
+  // ... and a block that oscillates at one width after such a drag is still caught.
+  frame = 300;
+  for (let i = 0; i < 20 && !dragged.frozen; i++) {
+    clock += 60;
+    const next = dragged.report(frame > 200 ? 150 : 250, frame, 800);
+    if (next !== null) frame = next;
+  }
+  assert.equal(dragged.frozen, 'oscillates');
   const accordion = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
   for (let i = 0; i < 10; i++) {
     clock += 1500; // a user opening and closing a section
