@@ -9,9 +9,12 @@ import { LIMITS } from '../contract.js';
 //   after `loopLimit` such steps and the height is frozen;
 // * three changes of direction within a second at one frame width (content that is tall in a
 //   short frame and short in a tall one) freeze the height at the larger value. A user toggling
-//   an accordion changes direction far more slowly, and keeps working; a frame made narrower and
-//   wider (a window dragged to and fro) changes its content's height by the host's doing: a
-//   report at another width than the last starts the count again.
+//   an accordion changes direction far more slowly, and keeps working; a frame the host page
+//   made narrower or wider (a window dragged to and fro) changes its content's height by the
+//   host's doing: a report at another width than the host last saw starts the count again. A
+//   width the page took in answer to a height applied here (a scrollbar that came or went:
+//   `laidOut`) is no such change, so a block tall in a wide frame and short in a narrow one
+//   still cannot keep the page's scrollbar coming and going.
 export function heightController({
   min = LIMITS.heightMin, max = LIMITS.heightMax, jitter = LIMITS.heightJitter, loopLimit = LIMITS.heightLoopLimit,
   now = () => performance.now(),
@@ -22,7 +25,7 @@ export function heightController({
   let frozen = null;
   let direction = 0;
   let reversals = [];
-  let lastWidth;
+  let knownWidth; // as of the last report, or as the page laid the frame out after the last height applied
   return {
     get frozen() { return frozen; },
     get height() { return applied; },
@@ -33,8 +36,8 @@ export function heightController({
       // A frame with no viewport has not been sized yet (Chromium sizes a sandboxed frame in its
       // own process, later): what it measures is not the block's height.
       if (viewport === 0) return null;
-      if (width !== undefined && lastWidth !== undefined && width !== lastWidth) { reversals = []; direction = 0; }
-      if (width !== undefined) lastWidth = width;
+      if (width !== undefined && knownWidth !== undefined && width !== knownWidth) { reversals = []; direction = 0; }
+      if (width !== undefined) knownWidth = width;
       const target = Math.min(max, Math.max(min, Math.ceil(height)));
       const prev = last;
       last = { height, viewport };
@@ -64,5 +67,7 @@ export function heightController({
       applied = target;
       return target;
     },
+    // The frame's width once the height `report` returned is applied and laid out.
+    laidOut(width) { knownWidth = width; },
   };
 }

@@ -330,7 +330,10 @@ export function mountHtmlBlock(container, options = {}) {
   function handleHeight(m) {
     if (!autoHeight) return;
     const h = height.report(m.height, m.viewport, frame.clientWidth);
-    if (h !== null) frame.style.height = `${h}px`;
+    if (h !== null) {
+      frame.style.height = `${h}px`;
+      height.laidOut(frame.clientWidth); // read after the change: the page's layout answering it
+    }
     if (height.frozen && !heightLoopReported) {
       heightLoopReported = true;
       log('warn', 'height-loop', height.frozen === 'grows-with-frame'

@@ -721,6 +721,29 @@ def test_a_frame_made_narrower_and_wider_keeps_following_its_block(flowui_page, 
     host.no_host_errors()
 
 
+#: A host page whose frame is as wide as it is tall (aspect-ratio, between 100 and 600 px), and a
+#: block tall in a narrow frame and short in a wide one: each height the host applies changes the
+#: frame's width, which changes the block's height (as a page scrollbar that comes with a tall
+#: frame would, where scrollbars take room).
+SQUARE_FRAME = "() => { T.handles.square.frame.style.cssText += ';width:auto;aspect-ratio:1/1;min-width:100px;max-width:600px'; return true; }"
+NARROW_TALL = ("<div id='d'></div><script>function fit() { document.getElementById('d').style.height = "
+               "(innerWidth < 300 ? 1000 : 50) + 'px'; } addEventListener('resize', fit); fit();</script>")
+
+
+def test_a_block_cannot_keep_the_page_s_layout_swinging_through_its_width(flowui_page, flowui_server):
+    """The widths come from the page's layout answering the heights applied: the reversals count,
+    and the height freezes (a width changed by the host page itself starts the count again: the
+    test above)."""
+    host = Host(flowui_page, flowui_server)
+    host.mount("square", NARROW_TALL)
+    host.js(SQUARE_FRAME)
+    host.wait("() => T.codes('square').includes('height-loop')")
+    heights = _settled(host, ["square"])
+    assert heights["square"] == 1016, heights  # frozen at the larger height: 1000 px and the body's margins
+    assert len(host.js("() => T.resized.square")) <= 8, host.js("() => T.resized.square")
+    host.no_host_errors()
+
+
 def test_a_block_mounted_in_a_hidden_tab_gets_its_height_when_the_tab_is_shown(flowui_page, flowui_server):
     """A hidden frame has no viewport: the block reports {height, viewport: 0}, which the host
     ignores (Chromium's first report from a frame not sized yet looks the same). Shown, the block

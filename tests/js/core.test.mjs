@@ -287,6 +287,22 @@ test('auto-height: bounds, 1px jitter, content that follows its frame, fast osci
     if (next !== null) frame = next;
   }
   assert.equal(dragged.frozen, 'oscillates');
+  // A block tall in a wide frame and short in a narrow one, on a page whose scrollbar comes with a
+  // tall frame and takes 15 px of its width: the width changes in answer to the heights applied
+  // here (laidOut), so the reversals count and the loop stops.
+  const scrollbar = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
+  let width = 715;
+  const applied = [];
+  for (let i = 0; i < 20 && !scrollbar.frozen; i++) {
+    clock += 60;
+    const next = scrollbar.report(width > 700 ? 2000 : 100, 150, width);
+    if (next === null) continue;
+    applied.push(next);
+    width = next > 600 ? 700 : 715;
+    scrollbar.laidOut(width);
+  }
+  assert.equal(scrollbar.frozen, 'oscillates');
+  assert.ok(applied.length <= 5, `stops the scrollbar's coming and going (${applied})`);
   const accordion = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
   for (let i = 0; i < 10; i++) {
     clock += 1500; // a user opening and closing a section
