@@ -737,7 +737,7 @@ def test_a_block_cannot_keep_the_page_s_layout_swinging_through_its_width(flowui
     host = Host(flowui_page, flowui_server)
     host.mount("square", NARROW_TALL)
     host.js(SQUARE_FRAME)
-    host.wait("() => T.codes('square').includes('height-loop')")
+    host.wait("() => T.codes('square').includes('height-loop')", timeout=20)
     heights = _settled(host, ["square"])
     assert heights["square"] == 1016, heights  # frozen at the larger height: 1000 px and the body's margins
     assert len(host.js("() => T.resized.square")) <= 8, host.js("() => T.resized.square")
