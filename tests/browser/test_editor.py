@@ -108,6 +108,18 @@ def test_tags_close_as_typed_when_the_parser_runs_out_of_time(flowui_page, edito
     assert source == '<section>\n<p>one</p>\n</section>\n<br><i id="x">t</i>', source
 
 
+def test_a_tag_typed_at_the_top_of_a_long_block_is_closed(flowui_page, editor):
+    """A block longer than the editor parses at once (FULL_PARSE_MAX, 200,000 characters; a block
+    may have 4 MiB): the tree up to the cursor tells the tag, as CodeMirror's own handler reads it."""
+    # 420,000 characters of empty elements: long to parse, quick for the preview and the static review.
+    editor.session.file.write_text("<i></i>" * 60_000, encoding="utf-8")
+    open_editor_on(flowui_page, editor)
+    focus_editor(flowui_page, "source", at_end=False)
+    flowui_page.press("Control+Home")
+    flowui_page.type_text("<b>")
+    assert flowui_page.evaluate("() => window.flowuiEditor.source().slice(0, 14)") == "<b></b><i></i>"
+
+
 def test_a_bad_state_shows_its_error_and_keeps_the_preview(flowui_page, editor):
     open_editor(flowui_page, editor)
     generation = ready_generation(flowui_page)

@@ -79,7 +79,8 @@ const plainSpaces = EditorView.inputHandler.of((view, from, to, text) => {
 // busy machine a slice runs out before the parse reaches the cursor, and that handler then closes
 // nothing (CI saw it once in WebKitGTK). This one asks for the whole tree for
 // CLOSE_TAG_PARSE_MS more, and when the clock runs out again parses the whole block at once, up to
-// FULL_PARSE_MAX characters (about 0.8 ms per 1,000 in Node on the 2-core machine).
+// FULL_PARSE_MAX characters (about 0.8 ms per 1,000 in Node on the 2-core machine; blocks may
+// have 4 MiB).
 const CLOSE_TAG_PARSE_MS = 50;
 const FULL_PARSE_MAX = 200_000;
 const VOID_ELEMENTS = new Set('area base br col embed hr img input link meta source track wbr'.split(' '));
@@ -105,8 +106,11 @@ const closeTagsAsTyped = EditorView.inputHandler.of((view, from, to, text, typed
   const base = typed();
   const { state } = base;
   // The whole text's tree: whether an element is closed already is told by what follows the cursor.
+  // A text too long to parse at once gets the tree up to the cursor at least, as CodeMirror's
+  // handler reads it.
   const tree = ensureSyntaxTree(state, state.doc.length, CLOSE_TAG_PARSE_MS)
-    ?? (state.doc.length <= FULL_PARSE_MAX ? htmlSupport.language.parser.parse(state.doc.toString()) : null);
+    ?? (state.doc.length <= FULL_PARSE_MAX ? htmlSupport.language.parser.parse(state.doc.toString())
+      : ensureSyntaxTree(state, state.selection.main.head, CLOSE_TAG_PARSE_MS));
   if (!tree) return false;
   const closing = state.changeByRange((range) => {
     const { head } = range;
