@@ -268,4 +268,4 @@ def test_an_unstable_block_s_review_keeps_what_the_user_did_in_both_same_data_ru
     assert keep and [(u.kind, u.host) for u in outcome.unstable] == [("openUrl", "example.com")]
     assert outcome.as_dict()["unstable_actions"] == {
         "first": ["type <input> #0", "click <a> #2"],
-        "again": ["type <input> #0", "click <a> #2 failed: the element is gone or has no box"]}
+        "then": ["type <input> #0", "click <a> #2 failed: the element is gone or has no box"]}

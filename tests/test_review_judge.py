@@ -21,7 +21,7 @@ from flowui_sandbox.sandbox.review.browser.observation import (
     DifferentialOutcome,
     HostReport,
     Instability,
-    SameDataActions,
+    RunActions,
 )
 from flowui_sandbox.sandbox.review.browser.proxy import Seen
 from flowui_sandbox.sandbox.review.browser.run import Work
@@ -126,11 +126,11 @@ def test_a_leak_no_single_input_explains_and_an_unstable_block():
                                          "text": "GET /r"}]
     assert "actions" not in odd.evidence
     # With what the user did in both same-data runs (the lane keeps them when they behaved differently).
-    acted = SameDataActions(("click <button> #0",), ("click <button> #0 failed: the element is gone or has no box",))
+    acted = RunActions(("click <button> #0",), ("click <button> #0 failed: the element is gone or has no box",))
     result = judge(work(), {"chromium": observe(differential=dataclasses.replace(diff, unstable_actions=acted))})
     odd = next(f for f in result.findings if f.rule == "browser.inconsistent")
     assert odd.evidence["actions"] == {"first": ["click <button> #0"],
-                                       "again": ["click <button> #0 failed: the element is gone or has no box"]}
+                                       "then": ["click <button> #0 failed: the element is gone or has no box"]}
 
 
 def test_bridge_calls_are_reported_as_plain_json_with_the_paths_they_carry():

@@ -170,27 +170,15 @@ class Instability:
 
 
 @dataclass(frozen=True, slots=True)
-class ActionsDiffered:
-    """The user's actions went differently in a later run than in the first (the first ten of each)."""
+class RunActions:
+    """What the simulated user did in two runs of one block, the first and a later one, each action
+    with its failure if it failed."""
 
     first: tuple[str, ...]
     then: tuple[str, ...]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"what": "the user's actions went differently", "first": list(self.first), "then": list(self.then)}
-
-
-@dataclass(frozen=True, slots=True)
-class SameDataActions:
-    """What the simulated user did in the two runs with the same data (``A`` and ``A2``) when they
-    differed, every action with its failure if it failed: what a reader of ``browser.inconsistent``
-    needs to tell the block's behaviour from a click that went otherwise."""
-
-    first: tuple[str, ...]
-    again: tuple[str, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"first": list(self.first), "again": list(self.again)}
+        return {"first": list(self.first), "then": list(self.then)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,19 +192,21 @@ class DifferentialOutcome:
     deviation: tuple[str, ...] | None = None
     #: The keys ``B2`` confirmed; None when there was nothing to confirm.
     confirmed: tuple[str, ...] | None = None
-    unsure: ActionsDiffered | None = None
+    #: The user's actions when a later run's went differently than the first's (the first ten of each).
+    unsure: RunActions | None = None
     #: Why the review stopped early ("timed out", "page lost", an error), "" when it did not.
     stopped: str = ""
     seconds: float = 0.0
-    #: The user's actions in ``A`` and ``A2`` when :attr:`unstable` is not empty.
-    unstable_actions: SameDataActions | None = None
+    #: The user's actions in ``A`` and ``A2`` (the runs with the same data) when :attr:`unstable` is
+    #: not empty: what tells the block's behaviour from a click that went otherwise.
+    unstable_actions: RunActions | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The report's form (``BrowserResult.differential`` without the engine)."""
         out: dict[str, Any] = {"runs": self.runs, "leaks": [leak.as_dict() for leak in self.leaks],
                                "unstable": [u.as_dict() for u in self.unstable]}
         if self.unsure is not None:
-            out["unsure"] = self.unsure.as_dict()
+            out["unsure"] = {"what": "the user's actions went differently", **self.unsure.as_dict()}
         if self.deviation is not None:
             out["deviation"] = list(self.deviation)
         if self.confirmed is not None:
@@ -288,5 +278,5 @@ def navigation_target(seen: Sequence[Seen], navigations: Sequence[str]) -> str |
 
 __all__ = [
     "BlockObservation", "HostReport", "BridgeSend", "BridgeWrite", "HostLogEntry", "DifferentialOutcome",
-    "DifferentialLeak", "Instability", "ActionsDiffered", "navigation_target", "frozen_json", "plain_json",
+    "DifferentialLeak", "Instability", "RunActions", "navigation_target", "frozen_json", "plain_json",
 ]

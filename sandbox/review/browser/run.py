@@ -61,16 +61,7 @@ from .hostpage import (
     UNMOUNT,
     host_page,
 )
-from .observation import (
-    ActionsDiffered,
-    BlockObservation,
-    DifferentialLeak,
-    DifferentialOutcome,
-    HostReport,
-    Instability,
-    SameDataActions,
-    navigation_target,
-)
+from .observation import BlockObservation, DifferentialLeak, DifferentialOutcome, HostReport, Instability, RunActions, navigation_target
 from .persona import PAGE_NAMES, Persona, browser_version, host_name
 from .proxy import Seen, Tap, flooded
 
@@ -228,9 +219,9 @@ class _Differing:
     unstable: list[Instability] = field(default_factory=list)
     deviation: list[str] | None = None
     confirmed: list[str] | None = None
-    unsure: ActionsDiffered | None = None
+    unsure: RunActions | None = None
     stopped: str = ""
-    unstable_actions: SameDataActions | None = None
+    unstable_actions: RunActions | None = None
 
     def freeze(self, seconds: float) -> DifferentialOutcome:
         return DifferentialOutcome(self.runs, tuple(self.leaks), tuple(self.unstable),
@@ -559,7 +550,7 @@ class Lane:
                 diff.stopped = obs.error or ("timed out" if obs.timed_out else PAGE_LOST)
                 return None
             if [a.split(" failed")[0] for a in obs.actions] != [a.split(" failed")[0] for a in first.actions]:
-                diff.unsure = ActionsDiffered(tuple(first.actions[:10]), tuple(obs.actions[:10]))
+                diff.unsure = RunActions(tuple(first.actions[:10]), tuple(obs.actions[:10]))
             return obs
 
         b = await again(Canaries(alt))
@@ -572,7 +563,7 @@ class Lane:
         diff.unstable += [Instability("sent in one of two runs with the same data", e.kind, e.host, e.text[:200])
                           for e in base.unstable if e.kind != "connect"][:5]
         if diff.unstable:
-            diff.unstable_actions = SameDataActions(tuple(first.actions), tuple(a2.actions))
+            diff.unstable_actions = RunActions(tuple(first.actions), tuple(a2.actions))
         dev = deviation(base, b.events())
         diff.deviation = sorted(":".join(k) for k in dev.keys)
         if not dev:
