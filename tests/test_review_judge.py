@@ -14,6 +14,7 @@ from types import MappingProxyType
 import pytest
 
 from flowui_sandbox.sandbox.review.browser.canaries import Canaries, CanaryTable
+from flowui_sandbox.sandbox.review.browser.differential import events
 from flowui_sandbox.sandbox.review.browser.judge import judge
 from flowui_sandbox.sandbox.review.browser.observation import (
     BlockObservation,
@@ -73,6 +74,20 @@ def test_a_request_with_no_canary_is_a_host_contacted_only():
     (found,) = result.findings
     assert found.hosts == ["cdn.example.com"] and found.message == "host cdn.example.com contacted (1 request(s))"
     assert found.evidence["urls"] == ["https://cdn.example.com/logo.png"]
+
+
+def test_a_request_to_an_ipv6_address_is_named_by_its_address():
+    """An IPv6 literal's Host header (``[::1]:9443``: a request to this machine, which the proxy now
+    sees) names the host ``[::1]``, not ``[``; the differential review's leak on it made the URL
+    ``https://[/`` from that, which did not parse: the judge raised."""
+    quiet, carrying = request("[::1]:9443", "/d"), request("[::1]:9443", "/c", "t=9f2c")
+    result = judge(work(), {"chromium": observe(requests=(quiet,))})
+    assert [(f.rule, f.hosts, f.message) for f in result.findings] == [("url.external", ["[::1]"], "host [::1] contacted (1 request(s))")]
+    (event,) = events([carrying], None, {}).events
+    assert event.host == "[::1]"
+    diff = DifferentialOutcome(runs=3, leaks=(DifferentialLeak("request", event.host, ("order.total",), event.text),))
+    result = judge(work(), {"chromium": observe(differential=diff)})
+    assert [(f.rule, f.hosts, f.paths) for f in result.findings] == [("exfil.state-to-url", ["[::1]"], ["order.total"])]
 
 
 def test_a_finding_belongs_to_the_engines_that_saw_it():

@@ -121,3 +121,39 @@ def test_the_host_pages_heartbeat_is_heard_and_never_logged_as_the_blocks():
             await tap.stop()
 
     asyncio.run(run())
+
+
+def test_the_heartbeat_through_the_proxy_under_the_host_name_keeps_no_fence_waiting():
+    """With a host name (every review: the host page is served under one), the heartbeat goes through
+    the proxy like the host page (every request does, loopback included): it reaches the host
+    server, moves ``beat``, is never the block's, and a fence settles while it goes on every 20 ms;
+    a request of the block's to this machine (``https://127.0.0.1:1/``) is logged as any other."""
+
+    async def run() -> None:
+        _, context = tls_context("127.0.0.1", "localhost")
+        tap = await Tap(context, "orders.example.test").start()
+        assert tap.beat_url.startswith("https://orders.example.test/beat/")
+        try:
+            mark = tap.mark()
+            async with aiohttp.ClientSession() as session:
+
+                async def beat() -> None:
+                    while True:
+                        async with session.get(tap.beat_url, proxy=tap.proxy_url, ssl=False) as response:
+                            assert response.status == 204
+                        await asyncio.sleep(0.02)
+
+                beating = asyncio.ensure_future(beat())
+                try:
+                    await asyncio.sleep(0.2)
+                    assert tap.beat > 0 and await tap.fence(0.1, 2)
+                    async with session.get("https://127.0.0.1:1/c?t=canary", proxy=tap.proxy_url, ssl=False) as response:
+                        await response.read()
+                    assert await tap.fence(0.1, 2)
+                finally:
+                    beating.cancel()
+            assert [(s.host, s.path, s.query) for s in tap.since(mark)[0]] == [("127.0.0.1:1", "/c", "t=canary")]
+        finally:
+            await tap.stop()
+
+    asyncio.run(run())

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .discovery import DEBIAN_CHROMIUM, DEBIAN_FIREFOX, engines_report, find_engines, launch, select_engines
     from .names import ENGINE_NAMES
-    from .playwright import CHROMIUM_ARGS, playwright_launch_options
+    from .playwright import CHROMIUM_ARGS, FIREFOX_PREFS, playwright_launch_options
     from .webdriver import kill_tree, webdriver_enter_frame
 
 # Each name and the module that defines it, imported on first use: the command line reads
@@ -42,13 +42,13 @@ _LAZY = {
                      "give_loop_threads"], "base"),
     "ENGINE_NAMES": "names",
     **dict.fromkeys(["DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch", "select_engines"], "discovery"),
-    **dict.fromkeys(["CHROMIUM_ARGS", "playwright_launch_options"], "playwright"),
+    **dict.fromkeys(["CHROMIUM_ARGS", "FIREFOX_PREFS", "playwright_launch_options"], "playwright"),
     **dict.fromkeys(["kill_tree", "webdriver_enter_frame"], "webdriver"),
 }
 __all__ = [
     "ENGINE_NAMES", "HOLDER_ATTRIBUTE", "Capability", "DocumentReplaced", "Engine", "EngineError", "Frame", "FrameHandle", "Page", "PageGone", "ScriptTimeout",
     "Session", "Unsupported", "Watch", "give_loop_threads", "DEBIAN_CHROMIUM", "DEBIAN_FIREFOX", "engines_report", "find_engines", "launch",
-    "select_engines", "CHROMIUM_ARGS", "playwright_launch_options", "kill_tree", "webdriver_enter_frame",
+    "select_engines", "CHROMIUM_ARGS", "FIREFOX_PREFS", "playwright_launch_options", "kill_tree", "webdriver_enter_frame",
 ]
 
 

@@ -380,7 +380,7 @@ class Session(ABC):
 
     @abstractmethod
     async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
-        """A fresh page; ``proxy`` (``http://127.0.0.1:PORT``) carries every request but loopback ones.
+        """A fresh page; ``proxy`` (``http://127.0.0.1:PORT``) carries every request, loopback ones too.
         ``options``: with CONTEXT_EMULATION, Playwright's ``new_context`` keywords (``user_agent``,
         ``timezone_id``, ``viewport``, ``screen``); WebDriver's ``env`` (the browser's environment,
         e.g. ``TZ``) and ``window`` (width, height)."""

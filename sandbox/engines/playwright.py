@@ -37,6 +37,14 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: A page's proxy carries loopback requests too (Session.new_page): Chromium bypasses 127.0.0.0/8,
+#: [::1] and localhost unless its bypass list says ``<-loopback>``; Firefox unless it was launched
+#: with :data:`FIREFOX_PREFS` (measured: without either, a block's image to ``https://127.0.0.1:8443/``
+#: never reached the proxy).
+PROXY_BYPASS = {"chromium": "<-loopback>", "firefox": "", "webkit": ""}
+#: Preferences every Firefox is launched with (here, and by the browser server: harness/browser_server.py).
+FIREFOX_PREFS: dict[str, object] = {"network.proxy.allow_hijacking_localhost": True}
+
 #: Fire-and-forget tasks (dialog dismissals), referenced until they finish.
 _PENDING: set[asyncio.Future] = set()
 
@@ -377,7 +385,7 @@ class PlaywrightSession(Session):
         self.browser = browser
 
     async def new_page(self, *, proxy: str | None = None, options: dict[str, Any] | None = None) -> Page:
-        extra: dict[str, Any] = {"proxy": {"server": proxy, "bypass": "127.0.0.1,localhost"}} if proxy else {}
+        extra: dict[str, Any] = {"proxy": {"server": proxy, "bypass": PROXY_BYPASS[self.engine.name]}} if proxy else {}
         extra.update(options or {})
         context = await self.browser.new_context(accept_downloads=True, ignore_https_errors=True, **extra)
         page = await context.new_page()
@@ -423,8 +431,8 @@ async def launch_playwright(engine: Engine, args: list[str] | None = None, env: 
         options["args"] = [*options.get("args", []), *args]
     if env:
         options["env"] = {**os.environ, **env}
-    if prefs and engine.name == "firefox":
-        options["firefox_user_prefs"] = dict(prefs)
+    if engine.name == "firefox":
+        options["firefox_user_prefs"] = {**FIREFOX_PREFS, **(prefs or {})}
     try:
         browser = await getattr(pw, engine.name).launch(**options)
     except Exception as exc:

@@ -218,8 +218,7 @@ class RemoteWebDriverSession(WebDriverSession):
             # MiniBrowser's own flags: WebKitGTK's browser takes no proxy from WebDriver's proxy
             # capability (measured: nothing reached the proxy), nor can the environment of a
             # WebKitWebDriver someone else started be set from here.
-            options.add_argument(f"--proxy={proxy}")
-            options.add_argument("--ignore-host=127.0.0.1,localhost")
+            options.add_argument(f"--proxy={proxy}")  # loopback too: nothing is spared
         options.accept_insecure_certs = True
         try:
             return prepare_driver(webdriver.Remote(command_executor=self.endpoint.url, options=options))

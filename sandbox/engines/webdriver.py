@@ -803,8 +803,10 @@ def start_webkit_driver(engine: Engine, proxy: str | None = None, environment: d
     # MiniBrowser keeps its profile in $HOME; a fresh one per page keeps pages apart.
     env = {**os.environ, "DISPLAY": display, "HOME": tempfile.mkdtemp(prefix="flowui-webkit-")}
     if proxy:
-        # WebKitGTK ignores WebDriver's https proxy capability; GLib's resolver (libproxy) reads these.
-        env.update(http_proxy=proxy, https_proxy=proxy, no_proxy="127.0.0.1,localhost")
+        # MiniBrowser's own flag (WebKitGTK takes no proxy from WebDriver's capability): it proxies
+        # loopback too. The environment's http_proxy would also reach WebKitWebDriver's own
+        # connection to the browser, and no_proxy cannot spare that one alone.
+        options.add_argument(f"--proxy={proxy}")
     env.update(environment or {})
     service = Service(executable_path=WEBKIT_DRIVER, env=env)
     # The session's start, bounded: past START_TIMEOUT the driver and whatever it started are

@@ -30,7 +30,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from ..editor.command import MAX_PORT
-from ..engines import CHROMIUM_ARGS, ENGINE_NAMES, EngineError, find_engines, kill_tree
+from ..engines import CHROMIUM_ARGS, ENGINE_NAMES, FIREFOX_PREFS, EngineError, find_engines, kill_tree
 from ..engines.webdriver import WEBKIT_DRIVER, Xvfb
 from ..errors import OptionError
 
@@ -123,9 +123,8 @@ def start(engine: str, host: str = "127.0.0.1", port: int = 0, timeout: float = 
     executable = next((e.executable for e in find_engines() if e.name == engine), None)
     version = browser_version(executable) if engine == "chromium" else ""
     config = _playwright_config(engine, host, port, persona.launch_args(engine, version))
-    prefs = persona.launch_prefs(engine)
-    if prefs:
-        config["firefoxUserPrefs"] = prefs
+    if engine == "firefox":
+        config["firefoxUserPrefs"] = {**FIREFOX_PREFS, **persona.launch_prefs(engine)}
     folder = tempfile.mkdtemp(prefix="flowui-browser-server-")
     path = os.path.join(folder, "config.json")
     with open(path, "w") as f:

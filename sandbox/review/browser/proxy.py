@@ -1,8 +1,9 @@
 """Every request of a reviewed page, to any host, ends on 127.0.0.1 and is logged.
 
-The browsers are told to use an HTTP proxy (:class:`Tap`) for everything but the
-loopback host (Chromium and Firefox bypass loopback by themselves; WebKitGTK is given
-the same bypass list). The proxy never connects out:
+The browsers are told to use an HTTP proxy (:class:`Tap`) for everything, loopback addresses
+included (a block's request to ``https://127.0.0.1:8443/`` is logged like any other): the drivers
+switch off each engine's own loopback bypass (:meth:`flowui_sandbox.sandbox.engines.Session.new_page`).
+The proxy never connects out:
 
 * ``CONNECT host:port`` (every https URL) is answered ``200`` and the tunnel is spliced
   to a local HTTPS catch-all server; the browser's TLS handshake meets that server's
@@ -212,9 +213,8 @@ class Tap:
 
     @property
     def beat_url(self) -> str:
-        """The heartbeat's URL on the host server itself (127.0.0.1, which the browsers reach
-        without the proxy): so a local page only."""
-        return f"{self.host.base_url}/beat/{self.beat_key}"
+        """The heartbeat's URL on the host server, as the host page reaches it (its own origin, through the proxy)."""
+        return self.page_url(f"{self.host.base_url}/beat/{self.beat_key}")
 
     def page_url(self, url: str) -> str:
         """``url`` (one of the host server's, ``https://127.0.0.1:P/...``) under :attr:`name`."""
@@ -304,27 +304,35 @@ class Tap:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.active = time.monotonic()
         self._clients.add(writer)
+        hosts = False
         try:
-            await self._open(reader, writer)
+            hosts = await self._open(reader, writer)
         finally:
             self._clients.discard(writer)
             self.opening.discard(writer)
-            self.active = time.monotonic()
+            if not hosts:
+                self.active = time.monotonic()
 
-    async def _open(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Read the connection's first request and splice it to its server (:attr:`opening` in between)."""
+    async def _open(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Read the connection's first request and splice it to its server (:attr:`opening` in between);
+        whether it was a tunnel to the host server.
+
+        A tunnel to the host server (the host page, its heartbeat every 0.5 s) is no activity of the
+        block's: its bytes do not keep the proxy from settling (:meth:`fence`). What the block asks of
+        the host's origin through it is, once the host server handles it (:meth:`handling`)."""
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
         except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             writer.close()
-            return
+            return False
         self.opening.add(writer)
         self.active = time.monotonic()
         line = head.split(b"\r\n", 1)[0].decode("latin-1")
         parts = line.split(" ")
         if len(parts) == 3 and parts[0].upper() == "CONNECT" and self.name and parts[1].lower() == f"{self.name}:443":
             writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-            await self._splice(reader, writer, self.host.port, b"")
+            await self._splice(reader, writer, self.host.port, b"", counts=False)
+            return True
         elif len(parts) == 3 and parts[0].upper() == "CONNECT":
             self.last = time.monotonic()
             if len(self.tunnels) < MAX_KEPT:
@@ -333,8 +341,10 @@ class Tap:
             await self._splice(reader, writer, self.https.port, b"")
         else:
             await self._splice(reader, writer, self.http.port, head)
+        return False
 
-    async def _splice(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int | None, first: bytes) -> None:
+    async def _splice(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int | None, first: bytes, *,
+                      counts: bool = True) -> None:
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
         except OSError:
@@ -348,7 +358,8 @@ class Tap:
         async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
                 while data := await src.read(65536):
-                    self.active = time.monotonic()
+                    if counts:
+                        self.active = time.monotonic()
                     dst.write(data)
                     await dst.drain()
             except (ConnectionError, asyncio.CancelledError):

@@ -636,8 +636,8 @@ class Lane:
             return navigation_target(tap.since(mark)[0], obs.watch.navigations) is not None
 
         # Where the watchdog cannot ask the page while a call runs (WebDriver), the host page's
-        # heartbeat tells it the page's thread still runs; only a local browser reaches it.
-        beats = not page.supports(Capability.CONCURRENT_CALLS) and not self.remote
+        # heartbeat tells it the page's thread still runs (through the slot's proxy: remote browsers too).
+        beats = not page.supports(Capability.CONCURRENT_CALLS)
         try:
             drive = self.drive(work, page, obs, url, srcdoc, canaries, state, shots, tap.beat_url if beats else None,
                                tap, started + self.time_limit)
