@@ -82,7 +82,9 @@ def test_a_request_to_an_ipv6_address_is_named_by_its_address():
     ``https://[/`` from that, which did not parse: the judge raised."""
     quiet, carrying = request("[::1]:9443", "/d"), request("[::1]:9443", "/c", "t=9f2c")
     result = judge(work(), {"chromium": observe(requests=(quiet,))})
-    assert [(f.rule, f.hosts, f.message) for f in result.findings] == [("url.external", ["[::1]"], "host [::1] contacted (1 request(s))")]
+    assert [(f.rule, f.hosts, f.message) for f in result.findings] == [
+        ("url.external", ["[::1]"], "host [::1] contacted (1 request(s))"),
+        ("url.private-network", ["[::1]"], "host [::1] requested: this machine (1 request(s))")]
     (event,) = events([carrying], None, {}).events
     assert event.host == "[::1]"
     diff = DifferentialOutcome(runs=3, leaks=(DifferentialLeak("request", event.host, ("order.total",), event.text),))

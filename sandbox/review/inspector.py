@@ -32,7 +32,7 @@ from .js import (
 )
 from .pieces import urls as fold_urls
 from .source import SVG_ANIMATION_VALUES
-from .urls import UrlVerdict, absolute_url, allowed_schemes, classify, host_of
+from .urls import UrlVerdict, absolute_url, allowed_schemes, classify, host_of, private_network
 
 #: Properties whose assignment loads (or navigates to) a URL, by element use.
 URL_PROPS = {"src": "img", "srcset": "img", "href": "navigation", "poster": "img", "data": "object",
@@ -771,6 +771,9 @@ class Inspector:
         if verdict.status == "external":
             self.emit("url.external", script, node, f"{host} in {where} ({_shorten(url)})",
                       hosts=[host], evidence={"url": url, "use": "script"})
+            if network := private_network(host):
+                self.emit("url.private-network", script, node, f"{host} in {where} is {network} ({_shorten(url)})",
+                          hosts=[host], evidence={"url": url, "use": "script", "network": network})
         else:
             self.emit("url.blocked-scheme", script, node,
                       f"{verdict.scheme}: URL in {where} ({_shorten(url)}): blocked by the policy; only https leaves",

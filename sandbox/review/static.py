@@ -20,7 +20,7 @@ from .inspector import Inspector
 from .js import Script, TooComplex, _css_ident, parse
 from .model import Finding, Projection
 from .source import SVG_ANIMATION_VALUES, Document, Element, Mapper
-from .urls import classify
+from .urls import classify, private_network
 
 #: Words that make a path look sensitive (a whole snake_case word of a segment).
 SENSITIVE_WORDS = ("token", "secret", "password", "passwd", "passcode", "pin", "otp", "email", "phone", "mobile",
@@ -251,6 +251,9 @@ class _Analysis:
         if verdict.status == "external":
             self.add("url.external", f"{verdict.host} contacted by {where} ({shown})", offset_or_pos,
                      context=context, hosts=[verdict.host], evidence={"url": url, "use": use})
+            if network := private_network(verdict.host):
+                self.add("url.private-network", f"{where} requests {verdict.host}: {network} ({shown})", offset_or_pos,
+                         context=context, hosts=[verdict.host], evidence={"url": url, "use": use, "network": network})
         elif verdict.status == "blocked":
             self.add("url.blocked-scheme", f"{where} uses {shown}: the policy blocks {verdict.scheme or 'this'}: URLs for "
                      f"{use}; it never loads", offset_or_pos, context=context,

@@ -6,6 +6,7 @@ The policy is read, not restated: :data:`DIRECTIVES` is parsed from ``policy.CSP
 from __future__ import annotations
 
 import functools
+import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -93,3 +94,70 @@ def host_of(url: str) -> str:
         return (urlsplit("https:" + url if url.startswith("//") else url).hostname or "").lower()
     except ValueError:
         return ""
+
+
+#: Names that never leave the viewer's network: this machine (RFC 6761 ``localhost``), mDNS
+#: (``.local``), the home network (RFC 8375 ``home.arpa``) and the names ICANN keeps for private use.
+_PRIVATE_SUFFIXES = {"localhost": "this machine", "local": "the local network (mDNS)", "home.arpa": "the home network",
+                     "internal": "a private network", "lan": "a private network", "intranet": "a private network"}
+
+
+def _ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """``host`` as the URL standard reads an IPv4 host: up to four dot-separated numbers, each
+    decimal, ``0x`` hex or ``0``-led octal, the last filling the bytes left (``2130706433``,
+    ``0x7f.1``, ``127.1`` are all 127.0.0.1 to a browser); None when it is a name."""
+    parts = host.split(".")
+    if parts and parts[-1] == "":
+        parts.pop()
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        base, digits = (16, part[2:]) if part[:2].lower() == "0x" else (8, part[1:]) if len(part) > 1 and part[0] == "0" else (10, part)
+        try:
+            numbers.append(int(digits, base) if digits else 0)
+        except ValueError:
+            return None
+    last = numbers.pop()
+    if any(n > 255 for n in numbers) or last >= 256 ** (4 - len(numbers)):
+        return None
+    value = last
+    for i, n in enumerate(numbers):
+        value += n << (8 * (3 - i))
+    return ipaddress.IPv4Address(value)
+
+
+def private_network(host: str) -> str | None:
+    """Where a request to ``host`` (a URL's host, a Host header with or without its port) goes when
+    it is not the public internet: "this machine", "a private network", "the link-local network",
+    ... ; None for a public host. A block that reaches these reaches services that trust their
+    network (a router, a printer, a development server) from inside the viewer's."""
+    name = host.strip().lower()
+    if name.startswith("[") or name.count(":") < 2:  # a bare IPv6 address (a URL's hostname) has no port
+        name = without_port(name)
+    name = name.rstrip(".")
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address | None
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        address = _ipv4(name) if name and all(c in "0123456789abcdefx." for c in name) else None
+    if address is None:
+        labels = name.split(".")
+        for n in (2, 1):
+            if len(labels) >= n and ".".join(labels[-n:]) in _PRIVATE_SUFFIXES:
+                return _PRIVATE_SUFFIXES[".".join(labels[-n:])]
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    if address.is_loopback or address.is_unspecified:  # 0.0.0.0 reaches this machine on Linux and macOS
+        return "this machine"
+    if address.is_link_local:
+        return "the link-local network"
+    if address.is_private or (isinstance(address, ipaddress.IPv4Address) and address in _SHARED):
+        return "a private network"
+    return None
+
+
+_SHARED = ipaddress.IPv4Network("100.64.0.0/10")  # carrier-grade NAT: private to the provider's network

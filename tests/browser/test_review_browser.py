@@ -190,6 +190,9 @@ def test_requests_to_this_machine_are_seen(flowui_engine, run):
     found = {(tuple(f.hosts), tuple(f.paths)) for f in by_engine(run["to_this_machine.html"], flowui_engine.name)
              if f.rule == "exfil.state-to-url"}
     assert found == {((h,), ("order.total",)) for h in ("127.0.0.1:8443", "localhost:8444", "[::1]:9443", "127.7.7.7")}, found
+    private = {(tuple(f.hosts), f.evidence["network"]) for f in by_engine(run["to_this_machine.html"], flowui_engine.name)
+               if f.rule == "url.private-network"}
+    assert private == {((h,), "this machine") for h in ("127.0.0.1", "localhost", "[::1]", "127.7.7.7")}, private
 
 
 def test_a_busy_loop_hits_the_time_limit_and_the_run_goes_on(flowui_engine, run):

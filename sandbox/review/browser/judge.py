@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..model import BrowserResult, Finding
-from ..urls import host_of, without_port
+from ..urls import host_of, private_network, without_port
 from .observation import BlockObservation, DifferentialOutcome, plain_json
 from .proxy import FLOOD, HOST_ORIGIN, Seen, flooded
 
@@ -133,6 +133,10 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         else:
             make.add("url.external", f"host {clean} contacted ({len(requests)} request(s))", at=at,
                      context=f"host {clean}", hosts=[clean], evidence={"urls": [r.url[:300] for r in requests[:5]]})
+            if network := private_network(clean):
+                make.add("url.private-network", f"host {clean} requested: {network} ({len(requests)} request(s))", at=at,
+                         context=f"private {clean}", hosts=[clean],
+                         evidence={"network": network, "urls": [r.url[:300] for r in requests[:5]]})
     if flooded(len(seen), obs.dropped):
         count = len(seen) + obs.dropped
         make.add("browser.request-flood", f"{count} requests in one review (more than {FLOOD})", context="flood",
