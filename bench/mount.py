@@ -56,7 +56,7 @@ BLOCK = """<style>.card{font:14px/1.4 sans-serif;padding:10px 14px;border:1px so
 <ul>{items}</ul><button type="button">Details</button></div>
 <script>
 document.querySelector('button').addEventListener('click', function () { if (window.flowUi) flowUi.send('details', {}); });
-addEventListener('load', function () { parent.postMessage({bench: 'ready', i: {i}}, '*'); });
+addEventListener('load', function () { top.postMessage({bench: 'ready', i: {i}}, '*'); });
 </script>"""
 
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>mount bench</title>
@@ -81,13 +81,15 @@ window.run = async () => {
   addEventListener('message', (e) => {
     if (e.data && e.data.bench === 'ready' && ready[e.data.i] === null) { ready[e.data.i] = performance.now() - t0; changed(); }
   });
-  const watchHeight = (iframe, i) => new MutationObserver((_, obs) => {
-    if (iframe.style.height) { height[i] = performance.now() - t0; obs.disconnect(); changed(); }
-  }).observe(iframe, { attributes: true, attributeFilter: ['style'] });
+  // The height is set on the element the host module mounts (its holder frame), the ready beacon
+  // goes to the top page (a block's parent is that holder).
+  const watchHeight = (frame, i) => new MutationObserver((_, obs) => {
+    if (frame.style.height) { height[i] = performance.now() - t0; obs.disconnect(); changed(); }
+  }).observe(frame, { attributes: true, attributeFilter: ['style'] });
   let expected = n;
   if (C.variant === 'lazy') {
     const feedHandle = mountFeed(feed, C.sources.map((source, i) => ({ source, blockId: 'b' + i, state: C.states[i] })), {
-      onMount: (i, handle) => watchHeight(handle.iframe, i),
+      onMount: (i, handle) => watchHeight(handle.frame, i),
     });
     window.feedHandle = feedHandle;
     await feedHandle.settled;
@@ -98,10 +100,10 @@ window.run = async () => {
       feed.appendChild(slot);
       if (C.variant === 'sandboxed') {
         const handle = mountHtmlBlock(slot, { source: C.sources[i], blockId: 'b' + i, state: C.states[i] });
-        watchHeight(handle.iframe, i);
+        watchHeight(handle.frame, i);
       } else if (C.variant === 'srcdoc') {
         const handle = mountHtmlBlock(slot, { srcdoc: C.srcdocs[i] });
-        watchHeight(handle.iframe, i);
+        watchHeight(handle.frame, i);
       } else if (C.variant === 'plain') {
         const f = document.createElement('iframe');
         f.style.cssText = 'width:100%%;border:0;display:block';
