@@ -25,6 +25,11 @@ ROWS = [
     ("db.internal", "a private network"),
     ("169.254.169.254", "the link-local network"), ("[fe80::1]", "the link-local network"),
     ("printer.local", "the local network (mDNS)"), ("router.home.arpa", "the home network"),
+    # Public names that resolve to the address they carry, or to 127.0.0.1 whatever the subdomain.
+    ("127.0.0.1.nip.io", "this machine"), ("app.10.0.0.1.nip.io", "a private network"),
+    ("magic-192-168-1-1.sslip.io", "a private network"), ("7f000001.nip.io", "this machine"),
+    ("--1.sslip.io", "this machine"), ("api.lvh.me:3000", "this machine"), ("localtest.me", "this machine"),
+    ("8.8.8.8.nip.io", None), ("www.nip.io", None), ("lvh.me.evil.example", None),
     ("172.32.0.1", None), ("8.8.8.8", None), ("0xdeadbeef", None), ("evil.example", None), ("cdn.example.com:443", None),
     ("deadbeef", None), ("localhost.evil.example", None), ("local.example", None), ("[2606:4700::1]", None),
 ]

@@ -100,6 +100,43 @@ def host_of(url: str) -> str:
 #: (``.local``), the home network (RFC 8375 ``home.arpa``) and the names ICANN keeps for private use.
 _PRIVATE_SUFFIXES = {"localhost": "this machine", "local": "the local network (mDNS)", "home.arpa": "the home network",
                      "internal": "a private network", "lan": "a private network", "intranet": "a private network"}
+#: Public names whose every subdomain resolves to 127.0.0.1 (development conveniences): a block
+#: reaches this machine through them without writing an address.
+_LOOPBACK_DOMAINS = frozenset({"localtest.me", "lvh.me", "localhost.direct", "vcap.me"})
+#: Public DNS services that answer a name with the address written in it (``10.0.0.1.nip.io``,
+#: ``app-192-168-1-1.sslip.io``, ``0a000001.nip.io``, ``--1.sslip.io`` for ``::1``).
+_ADDRESS_DOMAINS = frozenset({"nip.io", "sslip.io", "xip.io", "traefik.me", "local.gd"})
+
+
+def _address_in_name(labels: list[str]) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a wildcard-DNS name carries in its labels (before the service's domain), as
+    those services read it: the last four labels as a dotted quad, else the last label's dashed
+    quad (after any prefix), IPv6 with dashes for colons, or eight hex digits."""
+    if len(labels) >= 4:
+        try:
+            return ipaddress.IPv4Address(".".join(labels[-4:]))
+        except ValueError:
+            pass
+    if not labels:
+        return None
+    last = labels[-1]
+    parts = last.split("-")
+    if len(parts) >= 4:
+        try:
+            return ipaddress.IPv4Address(".".join(parts[-4:]))
+        except ValueError:
+            pass
+    if "--" in last:
+        try:
+            return ipaddress.IPv6Address(last.replace("-", ":"))
+        except ValueError:
+            pass
+    if len(last) == 8:
+        try:
+            return ipaddress.IPv4Address(int(last, 16))
+        except ValueError:
+            pass
+    return None
 
 
 def _ipv4(host: str) -> ipaddress.IPv4Address | None:
@@ -145,10 +182,17 @@ def private_network(host: str) -> str | None:
         address = _ipv4(name) if name and all(c in "0123456789abcdefx." for c in name) else None
     if address is None:
         labels = name.split(".")
-        for n in (2, 1):
-            if len(labels) >= n and ".".join(labels[-n:]) in _PRIVATE_SUFFIXES:
-                return _PRIVATE_SUFFIXES[".".join(labels[-n:])]
-        return None
+        suffix = ".".join(labels[-2:])
+        if suffix in _LOOPBACK_DOMAINS:
+            return "this machine"
+        if suffix in _ADDRESS_DOMAINS:
+            address = _address_in_name(labels[:-2])
+        else:
+            for n in (2, 1):
+                if len(labels) >= n and ".".join(labels[-n:]) in _PRIVATE_SUFFIXES:
+                    return _PRIVATE_SUFFIXES[".".join(labels[-n:])]
+        if address is None:
+            return None
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
     if address.is_loopback or address.is_unspecified:  # 0.0.0.0 reaches this machine on Linux and macOS
