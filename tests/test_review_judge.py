@@ -77,9 +77,9 @@ def test_a_request_with_no_canary_is_a_host_contacted_only():
 
 
 def test_a_request_to_an_ipv6_address_is_named_by_its_address():
-    """An IPv6 literal's Host header (``[::1]:9443``: a request to this machine, which the proxy now
-    sees) names the host ``[::1]``, not ``[``; the differential review's leak on it made the URL
-    ``https://[/`` from that, which did not parse: the judge raised."""
+    """An IPv6 literal's Host header (``[::1]:9443``, a request to this machine) names the host
+    ``[::1]`` in every finding, and the differential review's leak on it makes a URL that parses
+    (a host cut at the first colon, ``[``, made ``https://[/``, on which the judge raised)."""
     quiet, carrying = request("[::1]:9443", "/d"), request("[::1]:9443", "/c", "t=9f2c")
     result = judge(work(), {"chromium": observe(requests=(quiet,))})
     assert [(f.rule, f.hosts, f.message) for f in result.findings] == [

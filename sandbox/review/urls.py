@@ -105,7 +105,7 @@ _PRIVATE_SUFFIXES = {"localhost": "this machine", "local": "the local network (m
 _LOOPBACK_DOMAINS = frozenset({"localtest.me", "lvh.me", "localhost.direct", "vcap.me"})
 #: Public DNS services that answer a name with the address written in it (``10.0.0.1.nip.io``,
 #: ``app-192-168-1-1.sslip.io``, ``0a000001.nip.io``, ``--1.sslip.io`` for ``::1``).
-_ADDRESS_DOMAINS = frozenset({"nip.io", "sslip.io", "xip.io", "traefik.me", "local.gd"})
+_ADDRESS_DOMAINS = frozenset({"nip.io", "sslip.io", "xip.io", "traefik.me"})
 
 
 def _address_in_name(labels: list[str]) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -185,8 +185,8 @@ def test_a_block_that_navigates_away_is_a_navigation_not_a_hang(flowui_engine, r
 
 
 def test_requests_to_this_machine_are_seen(flowui_engine, run):
-    """Loopback addresses and ``localhost`` go through the review's proxy too (engines bypass a
-    proxy for them unless told not to: before, no engine saw the first two, Chromium and Firefox none)."""
+    """Loopback addresses and ``localhost`` go through the review's proxy too (each engine bypasses a
+    proxy for them unless its driver says otherwise), and are named the viewer's own machine."""
     found = {(tuple(f.hosts), tuple(f.paths)) for f in by_engine(run["to_this_machine.html"], flowui_engine.name)
              if f.rule == "exfil.state-to-url"}
     assert found == {((h,), ("order.total",)) for h in ("127.0.0.1:8443", "localhost:8444", "[::1]:9443", "127.7.7.7")}, found
