@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import unicodedata
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ..block.policy import CSP
 
@@ -169,7 +170,10 @@ def private_network(host: str) -> str | None:
     it is not the public internet: "this machine", "a private network", "the link-local network",
     ... ; None for a public host. A block that reaches these reaches services that trust their
     network (a router, a printer, a development server) from inside the viewer's."""
-    name = host.strip().lower()
+    # As the URL standard reads a host before anything else: percent-decoded, then mapped to
+    # ASCII (full-width digits and dots, the ideographic full stop): %31%32%37.0.0.1 and
+    # １２７。０。０。１ are 127.0.0.1 to a browser.
+    name = unicodedata.normalize("NFKC", unquote(host.strip())).replace("\u3002", ".").lower()
     if name.startswith("[") or name.count(":") < 2:  # a bare IPv6 address (a URL's hostname) has no port
         name = without_port(name)
     name = name.rstrip(".")
