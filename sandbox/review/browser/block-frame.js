@@ -9,6 +9,7 @@
 export const listActions = (sel) => [...document.querySelectorAll(sel)].slice(0, 60).map((e, i) => ({
   i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
   link: e.matches('a[href]'), name: e.id || e.getAttribute('name') || e.getAttribute('aria-label') || e.getAttribute('placeholder') || '',
+  min: e.getAttribute('min') || '', max: e.getAttribute('max') || '', step: e.getAttribute('step') || '',
   visible: e.getClientRects().length > 0 && !e.disabled }));
 
 // Bring element i into view and say where a user would click it (frame coordinates), or null when

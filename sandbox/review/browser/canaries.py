@@ -2,32 +2,39 @@
 value that names its path (or the field typed into) and looks like real data.
 
 A canary has the shape of the value it stands for (an email for an email, a name for words, digits
-for digits, a number of similar size for a number) and changes every run: no fixed marker, no fixed
-range, so a block cannot tell the review's data from production data by its look. Values come from a
-seed (:class:`Canaries` ``seed``): two reviews with the same seed get the same values (the
-differential review's "same data" run, :mod:`.differential`), and ``vary`` gives a few labels the
-values of another seed (which input a leak follows). Booleans and null are kept (one bit cannot name
-a path).
+for digits; a number keeps its sign and its count of digits before and after the point, so an age of
+41 stays a two-digit age and a total of 125.5 a three-digit total with one decimal) and changes every
+run: no fixed marker, no range a block can tell from its real data's, so a block cannot tell the
+review's data from production data by its look (a block that sends a total only when it is under
+100,000 sends it in the review too). A number the user types is one to three digits, or one the field
+finds valid for its ``min``, ``max`` and ``step``. Values come from a seed (:class:`Canaries` ``seed``): two reviews with
+the same seed get the same values (the differential review's "same data" run, :mod:`.differential`);
+``base`` names the seed whose values every value must differ from (the differential review's "other
+data" run: a one-digit number could otherwise repeat), and ``vary`` gives a few labels the values of
+another seed, differing from this one's (which input a leak follows). Booleans and null are kept (one
+bit cannot name a path).
 
 :meth:`Canaries.find` is the fast path: it looks for every canary in a request's text as sent,
 percent-decoded (up to three times), and in every base64 (standard or URL-safe) and hex token of
-those forms, decoded, case-insensitively. A number is recognised as a whole run of its digits
-(six or more). What this misses (arithmetic, a value split or transformed) is the differential
-review's.
+those forms, decoded, case-insensitively. A number is recognised as a whole run of the digits before
+its point, when there are :data:`FINDABLE_DIGITS` or more (fewer match too much else by chance). What
+this misses (a short number, arithmetic, a value split or transformed) is the differential review's.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import decimal
 import hashlib
+import math
 import random
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote_plus
 
 from ...block.projection import project
@@ -35,7 +42,16 @@ from ...block.projection import project
 # Data, not code: tokens of a URL or body that may hold an encoded canary.
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
 _HEX_TOKEN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
-_DIGITS = re.compile(r"\d{6,}")
+#: Digits before the point from which a number canary is found by its digits alone (:meth:`Canaries.find`).
+FINDABLE_DIGITS = 6
+_DIGITS = re.compile(rf"\d{{{FINDABLE_DIGITS},}}")
+#: Digits a number canary keeps at most (JavaScript's numbers hold 15 exactly).
+_MAX_DIGITS = 15
+#: Draws a value that must differ from another seed's gets (a range of one value never can).
+_TRIES = 64
+#: Significant digits from which a number a bridge call hands the host, equal to a canary, is taken
+#: as that canary (:meth:`Canaries.in_values`): a constant 3 in a payload is no state's by that.
+NAMED_LEAF_DIGITS = 3
 
 _FIRST = ("anna", "marta", "lukas", "sofia", "jonas", "elena", "david", "clara", "tomas", "nina", "oskar", "julia",
           "felix", "irene", "pavel", "laura", "simon", "hanna", "milan", "vera", "adrian", "greta", "karim", "lena")
@@ -70,71 +86,178 @@ def _like(original: Any, rng: random.Random) -> str:
         return "".join(rng.choice("123456789") if c.isdigit() else c for c in text)
     if " " in text.strip():
         return _name(rng)
-    # One word (or nothing known): a user name, URL-safe as most one-word values are.
+    if text.isascii() and text.isalpha():
+        # One word of letters (a city, a status, a plan): a word of letters in the same case.
+        word = _word(rng, 3)
+        return word.upper() if text.isupper() and len(text) > 1 else word.capitalize() if text[0].isupper() else word
+    # Nothing known, or one word of other characters: a user name, URL-safe as most one-word values are.
     return f"{rng.choice(_FIRST)}{_word(rng, 2)}{rng.randint(10, 99)}"
 
 
-def _number(original: Any, rng: random.Random) -> int:
-    """An integer of about the original's size: six to nine digits, at most two more than the original's
-    (never one fixed range)."""
-    size = len(str(abs(int(original)))) if isinstance(original, (int, float)) and not isinstance(original, bool) else 0
-    low = max(6, min(size, 9))
-    digits = rng.randint(low, min(9, low + 2))
-    return rng.randint(10 ** (digits - 1) + 1, 10 ** digits - 1)
+def _number(original: Any, rng: random.Random) -> int | float:
+    """A number of ``original``'s kind: its sign and its count of digits before and after the point
+    (zero: one digit; a float with nothing after its point: an integer); without an original, one to
+    three digits, as a user types a quantity."""
+    if not isinstance(original, (int, float)) or isinstance(original, bool) or not math.isfinite(original):
+        return rng.randint(1, 999)
+    text = format(decimal.Decimal(repr(original) if isinstance(original, float) else original), "f")
+    whole, _, fraction = text.lstrip("-").partition(".")
+    fraction = fraction.rstrip("0")
+    before = 1 if whole.strip("0") == "" and not fraction else len(whole.lstrip("0"))
+    before = min(before, _MAX_DIGITS)
+    after = min(len(fraction), 6, _MAX_DIGITS - before)
+    if before == 1 and original == 0:
+        value: int | float = rng.randint(0, 9)
+    else:
+        value = rng.randint(10 ** (before - 1), 10 ** before - 1) if before else 0
+    if after:
+        value = round(value + (rng.randint(0, 10 ** (after - 1) - 1) * 10 + rng.randint(1, 9)) / 10 ** after, after)
+    return -value if original < 0 else value
+
+
+def _typed_text(kind: str, rng: random.Random) -> str:
+    """What a user types into a text field of ``kind`` (its ``type``): one the field finds valid."""
+    if kind == "email":
+        return _like("@", rng)
+    if kind == "url":
+        return f"https://{_word(rng, 2)}.{rng.choice(('com', 'net', 'org', 'io', 'de'))}/{_word(rng, 1)}"
+    if kind == "tel":
+        return f"+{rng.randint(1, 49)} {rng.randint(20, 999)} {rng.randint(1000000, 9999999)}"
+    return f"{_word(rng, 2)} {_word(rng, 2)}"  # words, as a name or a message is: no digits a block could tell
+
+
+def _typed_number(low: float | None, high: float | None, step: float | None, rng: random.Random) -> str:
+    """A number a user types into a field whose ``min``, ``max`` and ``step`` are ``low``, ``high`` and
+    ``step`` (absent: None): one the field finds valid (``checkValidity()``), as a customer's is."""
+    lo = low if low is not None and math.isfinite(low) else None
+    hi = high if high is not None and math.isfinite(high) else None
+    if lo is None and hi is None and not step:
+        return str(rng.randint(1, 999))
+    start = lo if lo is not None else min(1.0, hi) if hi is not None else 1.0
+    if hi is None or hi < start:
+        hi = start + 998
+    unit = step if step is not None and math.isfinite(step) and step > 0 else 1.0
+    base = lo if lo is not None else 0.0  # the step counts from min (the standard's step base)
+    first, last = math.ceil((start - base) / unit - 1e-9), math.floor((hi - base) / unit + 1e-9)
+    if last < first:
+        last = first
+    value = base + rng.randint(first, min(last, first + 10 ** 9)) * unit
+    places = max(_places(unit), _places(base))
+    return f"{value:.{places}f}" if places else str(int(round(value)))
+
+
+def _places(x: float) -> int:
+    """Digits after the point in ``x`` as written (at most 6)."""
+    fraction = format(decimal.Decimal(repr(float(x))), "f").partition(".")[2].rstrip("0")
+    return min(len(fraction), 6)
+
+
+_V = TypeVar("_V")
 
 
 class Canaries:
     """The canaries of one block run: value -> the path (or input) it stands for.
 
-    ``seed``: where the values come from (a fresh random seed by default); ``vary``: labels whose
-    values come from ``alt_seed`` instead (the differential review varies one input at a time)."""
+    ``seed``: where the values come from (a fresh random seed by default); ``base``: a seed whose
+    values none of these may equal; ``vary``: labels whose values come from ``alt_seed`` instead,
+    differing from ``seed``'s (the differential review varies one input at a time)."""
 
-    def __init__(self, seed: str | None = None, *, vary: frozenset[str] = frozenset(), alt_seed: str | None = None) -> None:
+    def __init__(self, seed: str | None = None, *, vary: frozenset[str] = frozenset(), alt_seed: str | None = None,
+                 base: str | None = None) -> None:
         self.seed = seed or secrets.token_hex(8)
         self.vary = vary
         self.alt_seed = alt_seed or self.seed
+        self.base = base
         self.strings: dict[str, str] = {}
         self.numbers: dict[str, str] = {}
+        self.leaves: dict[str, str] = {}  # a number canary of NAMED_LEAF_DIGITS or more, as JSON -> label
         self.labels: list[str] = []  # every label given a value, in order (state leaves and typed fields)
         self._uses: dict[str, int] = {}
 
-    def _rng(self, label: str) -> random.Random:
+    def _draw(self, label: str, make: Callable[[random.Random], _V]) -> _V:
+        """``make``'s value for ``label``'s next use, from this run's seed for it; never the value the
+        seed it must differ from gives that use (while another value can be drawn)."""
         n = self._uses.get(label, 0)
         self._uses[label] = n + 1
         if label not in self.labels:
             self.labels.append(label)
-        seed = self.alt_seed if label in self.vary else self.seed
-        return random.Random(hashlib.sha256(f"{seed}\0{label}\0{n}".encode()).digest())
+        seed, other = (self.alt_seed, self.seed) if label in self.vary else (self.seed, self.base)
+
+        def rng(s: str) -> random.Random:
+            return random.Random(hashlib.sha256(f"{s}\0{label}\0{n}".encode()).digest())
+
+        ours = rng(seed)
+        value = make(ours)
+        if other is not None and other != seed:
+            theirs = make(rng(other))
+            for _ in range(_TRIES):
+                if value != theirs:
+                    break
+                value = make(ours)
+        return value
 
     def string(self, label: str, original: Any = "") -> str:
-        rng = self._rng(label)
-        while True:
-            value = _like(original, rng)
-            if value not in self.strings and not any(value.lower() in v.lower() or v.lower() in value.lower() for v in self.strings):
-                self.strings[value] = label
-                return value
+        def make(rng: random.Random) -> str:
+            while True:
+                value = _like(original, rng)
+                if value not in self.strings and not any(value.lower() in v.lower() or v.lower() in value.lower() for v in self.strings):
+                    return value
 
-    def typed(self, label: str, kind: str = "text") -> str:
-        """Text a user types into a field: words, an email, a number."""
+        value = self._draw(label, make)
+        self.strings[value] = label
+        return value
+
+    def typed(self, label: str, kind: str = "text", low: float | None = None, high: float | None = None,
+              step: float | None = None) -> str:
+        """Text a user types into a field of type ``kind``: words, an email, a URL, a telephone number, a
+        number (valid for the field's ``min``, ``max`` and ``step``: ``low``, ``high`` and ``step``)."""
         if kind == "number":
-            return str(self.number(label))
-        rng = self._rng(label)
-        while True:
-            if kind == "email":
-                value = _like("@", rng)
-            else:
-                value = f"{_word(rng, 2)} {_word(rng, 1)}{rng.randint(2, 99)}"
-            if value not in self.strings:
-                self.strings[value] = label
-                return value
+            number = self._draw(label, lambda rng: _typed_number(low, high, step, rng))
+            self._register(float(number), label)
+            return number
 
-    def number(self, label: str, original: Any = None) -> int:
-        rng = self._rng(label)
-        while True:
-            value = _number(original, rng)
-            if str(value) not in self.numbers:
-                self.numbers[str(value)] = label
-                return value
+        def make(rng: random.Random) -> str:
+            while True:
+                value = _typed_text(kind, rng)
+                if value not in self.strings:
+                    return value
+
+        value = self._draw(label, make)
+        self.strings[value] = label
+        return value
+
+    def number(self, label: str, original: Any = None) -> int | float:
+        """A number like ``original`` (see :func:`_number`); one long enough to be found by its digits
+        is no other label's."""
+        def make(rng: random.Random) -> int | float:
+            for _ in range(_TRIES):
+                value = _number(original, rng)
+                if self._whole(value) not in self.numbers:
+                    break
+            return value
+
+        value = self._draw(label, make)
+        self._register(value, label, leaf=True)
+        return value
+
+    def findable(self, label: str) -> bool:
+        """Whether :meth:`find` can name ``label`` (a number of fewer than :data:`FINDABLE_DIGITS` digits
+        it cannot: the differential review's attribution runs must)."""
+        return label in self.strings.values() or label in self.numbers.values()
+
+    @staticmethod
+    def _whole(value: int | float) -> str:
+        return str(abs(int(value)))
+
+    def _register(self, value: int | float, label: str, *, leaf: bool = False) -> None:
+        """Make ``value`` findable as ``label``: by its digits when long enough; with ``leaf``, as a
+        bridge payload's value when its shape has NAMED_LEAF_DIGITS digits (the shape is the
+        original's, so whether it is named does not change from run to run)."""
+        if len(self._whole(value)) >= FINDABLE_DIGITS:
+            self.numbers.setdefault(self._whole(value), label)
+        whole, _, fraction = format(decimal.Decimal(repr(abs(value))), "f").partition(".")
+        if leaf and len(whole.lstrip("0")) + len(fraction) >= NAMED_LEAF_DIGITS:
+            self.leaves.setdefault(_leaf(value), label)
 
     def state(self, state: dict[str, Any], paths: list[str]) -> dict[str, Any]:
         """The block's projection of ``state`` over ``paths``, every leaf a canary; a path the state lacks gets a string."""
@@ -154,11 +277,8 @@ class Canaries:
             return [self._replace(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(value)]
         if isinstance(value, bool) or value is None:
             return value
-        if isinstance(value, int):
+        if isinstance(value, (int, float)):
             return self.number(path, value)
-        if isinstance(value, float):
-            rng = self._rng(path + "\0cents")
-            return self.number(path, value) + rng.randint(1, 99) / 100
         # A canary of an earlier run (again()) is a string of this run's making: its label's shape.
         return self.string(path, value)
 
@@ -170,9 +290,14 @@ class Canaries:
         """The labels whose canary appears in any of ``texts`` (after decoding): label -> how it was encoded."""
         return _find(self.strings, self.numbers, texts)
 
+    def in_values(self, value: Any) -> dict[str, str]:
+        """See :meth:`CanaryTable.in_values`."""
+        return self.table().in_values(value)
+
     def table(self) -> CanaryTable:
         """The canaries given so far, frozen."""
-        return CanaryTable(MappingProxyType(dict(self.strings)), MappingProxyType(dict(self.numbers)))
+        return CanaryTable(MappingProxyType(dict(self.strings)), MappingProxyType(dict(self.numbers)),
+                           MappingProxyType(dict(self.leaves)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +306,10 @@ class CanaryTable:
 
     strings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     numbers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    leaves: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        for name in ("strings", "numbers"):
+        for name in ("strings", "numbers", "leaves"):
             value = getattr(self, name)
             if not isinstance(value, MappingProxyType):
                 object.__setattr__(self, name, MappingProxyType(dict(value)))
@@ -195,6 +321,29 @@ class CanaryTable:
     def find(self, *texts: str) -> dict[str, str]:
         """See :meth:`Canaries.find`."""
         return _find(self.strings, self.numbers, texts)
+
+    def in_values(self, value: Any) -> dict[str, str]:
+        """The labels whose number canary is a leaf of ``value`` (a bridge call's payload, as the host
+        got it) exactly, as a number or as its text: a number too short for :meth:`find` to name in
+        a request is named where the block hands it over as a value of its own."""
+        found: dict[str, str] = {}
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, (int, float, str)) and not isinstance(item, bool):
+                label = self.leaves.get(_leaf(item)) if not isinstance(item, str) else self.leaves.get(item.strip())
+                if label is not None:
+                    found.setdefault(label, "as a value")
+        return found
+
+
+def _leaf(value: int | float) -> str:
+    """A number as JavaScript writes it (1.0 -> "1")."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else repr(value)
 
 
 def _describe(strings: Mapping[str, str], text: str) -> str:
@@ -271,4 +420,4 @@ def decoded_forms(text: str) -> list[tuple[str, str]]:
     return forms
 
 
-__all__ = ["Canaries", "CanaryTable", "decoded_forms"]
+__all__ = ["FINDABLE_DIGITS", "NAMED_LEAF_DIGITS", "Canaries", "CanaryTable", "decoded_forms"]

@@ -149,7 +149,8 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
         at = locate(src, f"'{action}'", f'"{action}"', f"`{action}`")
         make.add("bridge.send", f"send({action!r}) with payload {_shape(payload)}", at=at,
                  context=f"send {action} {_shape(payload)}",
-                 paths=sorted(canaries.find(_json(payload))), evidence={"payload_shape": _shape(payload)})
+                 paths=sorted(canaries.find(_json(payload)).keys() | canaries.in_values(payload).keys()),
+                 evidence={"payload_shape": _shape(payload)})
     for write in host.writes:
         path, written = plain_json(write.path), plain_json(write.value)
         result.bridge.append({"engine": engine, "type": "setValue", "path": path, "value": written})

@@ -197,9 +197,14 @@ class Recording:
         return events(self.seen, navigation_target(self.seen, self.watch.navigations), self.host, self.dropped)
 
     def unexplained(self) -> list[Event]:
-        """What went out of the frame to another host with no canary found in it: what the
-        differential review is for (bridge calls go to the host: compared, never a reason to run)."""
-        return [e for e in self.events().events if e.kind in OUTSIDE and not self.canaries.find(e.host, e.text)]
+        """What went out of the frame to another host with no canary found in it, or all of it when an
+        input has a value the fast path cannot name (a number of few digits may ride beside a canary
+        it named): what the differential review is for (bridge calls go to the host: compared, never
+        a reason to run)."""
+        outside = [e for e in self.events().events if e.kind in OUTSIDE]
+        if not all(self.canaries.findable(label) for label in self.canaries.labels):
+            return outside
+        return [e for e in outside if not self.canaries.find(e.host, e.text)]
 
     def freeze(self) -> BlockObservation:
         """The record as it stands, frozen (copies: the recording may go on changing)."""
@@ -241,6 +246,14 @@ def _incomplete(obs: Recording) -> bool:
     stopped on a run that hung or failed (not on a page given up by design: a popup, a navigation)."""
     stopped = obs.differential.stopped if obs.differential is not None else ""
     return obs.timed_out or bool(obs.error) or stopped not in ("", PAGE_LOST)
+
+
+def _bound(attribute: Any) -> float | None:
+    """A number field's ``min``, ``max`` or ``step`` attribute as a number (None: absent, ``any`` or not a number)."""
+    try:
+        return float(attribute) if attribute else None
+    except (TypeError, ValueError):
+        return None
 
 
 def _hung(obs: Recording) -> bool:
@@ -553,7 +566,7 @@ class Lane:
                 diff.unsure = RunActions(tuple(first.actions[:10]), tuple(obs.actions[:10]))
             return obs
 
-        b = await again(Canaries(alt))
+        b = await again(Canaries(alt, base=seed))
         a2 = await again(Canaries(seed)) if b else None
         if b is None or a2 is None:
             return False
@@ -568,7 +581,7 @@ class Lane:
         diff.deviation = sorted(":".join(k) for k in dev.keys)
         if not dev:
             return True
-        b2 = await again(Canaries(alt))
+        b2 = await again(Canaries(alt, base=seed))
         if b2 is None:
             return False
         keys = confirmed(dev, deviation(base, b2.events()))
@@ -578,27 +591,31 @@ class Lane:
         examples = {e.key: e for e in dev.new}
         examples.update({t.key: t.example for t in dev.missing if t.key not in examples})
         follows: dict[tuple[str, str], list[str]] = {k: [] for k in keys}
-        todo = []
+        todo, named_keys = [], []
         keys = {k for k in keys if k[0] in OUTSIDE or k[0] == "order"}  # what the host is handed is no leak
-        for key in keys:  # a leak the fast path names in B's run needs no attribution runs
+        # Inputs the fast path cannot name (a number of few digits): they may ride along with a named one.
+        unnamed = [label for label in first.canaries.labels if not b.canaries.findable(label)]
+        for key in keys:  # a leak the fast path names in B's run needs attribution runs for the unnamed only
             ex = examples.get(key)
             named = sorted(b.canaries.find(ex.host, ex.text)) if ex is not None else []
             if named:
                 follows[key] = named
+                named_keys.append(key)
             else:
                 todo.append(key)
-        if todo:
-            inputs = [label for label in first.canaries.labels if "\0" not in label]
-            groups = [[x] for x in inputs[:MAX_ATTRIBUTION]]
-            if inputs[MAX_ATTRIBUTION:]:
-                groups.append(inputs[MAX_ATTRIBUTION:])
-            for group in groups:
-                vary = frozenset(group) | {x + "\0cents" for x in group}
-                c = await again(Canaries(seed, vary=vary, alt_seed=alt))
-                if c is None:
-                    break
-                for key in set(todo) & confirmed(dev, deviation(base, c.events())):
-                    follows[key] += group
+        inputs = list(first.canaries.labels) if todo else unnamed if named_keys else []
+        groups = [[x] for x in inputs[:MAX_ATTRIBUTION]]
+        if inputs[MAX_ATTRIBUTION:]:
+            groups.append(inputs[MAX_ATTRIBUTION:])
+        for group in groups:
+            c = await again(Canaries(seed, vary=frozenset(group), alt_seed=alt))
+            if c is None:
+                break
+            moved = confirmed(dev, deviation(base, c.events()))
+            for key in set(todo) & moved:
+                follows[key] += group
+            for key in set(named_keys) & moved:
+                follows[key] += [x for x in group if x in unnamed and x not in follows[key]]
         complete = not diff.stopped
         for key in sorted(keys):
             ex = examples.get(key)
@@ -915,7 +932,8 @@ class Lane:
                     "checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "date", "time",
                     "datetime-local", "month", "week")):
                 text = canaries.typed(f"(typed into {what}{' ' + repr(x['name'][:40]) if x.get('name') else ''})",
-                                      x["type"] if x["type"] in ("number", "email") else "text")
+                                      x["type"] if x["type"] in ("number", "email", "url", "tel") else "text",
+                                      _bound(x.get("min")), _bound(x.get("max")), _bound(x.get("step")))
                 plan.append(Action("type", x["i"], text, what, x["link"]))
             elif x["tag"] == "select":
                 plan.append(Action("select", x["i"], "", what, x["link"]))
