@@ -45,7 +45,9 @@ STYLE_PROPS = frozenset(("background", "backgroundImage", "cssText", "listStyle"
 URL_ATTRS = {"src": "img", "srcset": "img", "href": "navigation", "xlink:href": "img", "poster": "img",
              "data": "object", "style": "img", "background": "img", "action": "navigation", "ping": "connect",
              "formaction": "navigation", "content": "navigation"}
-HTML_SINK_PROPS = frozenset(("innerHTML", "outerHTML"))
+#: Properties (and attributes, lower-cased) whose value is markup made into nodes: an <iframe srcdoc>
+#: document loads under the block's own policy and sandbox (frame-src does not govern it).
+HTML_SINK_PROPS = frozenset(("innerHTML", "outerHTML", "srcdoc"))
 #: Methods whose first argument is markup made into nodes.
 _HTML_SINK_CALLS = frozenset(("createContextualFragment", "parseFromString", "setHTMLUnsafe", "parseHTMLUnsafe", "setHTML"))
 
@@ -559,6 +561,8 @@ class Inspector:
                 self._refresh(script, node, args[1])
             if attr in URL_ATTRS and not self._no_refresh(attr, args[1]):
                 self.sink(script, node, args[1], f"{method}('{attr}')", "css" if attr == "style" else URL_ATTRS[attr])
+            elif attr == "srcdoc":
+                self.sink(script, node, args[1], f"{method}('{attr}')", "img", html=True)
             elif attr in SVG_ANIMATION_VALUES and (any(label[0] == URL for label in self.flow.labels(args[1]))
                                                 or any("://" in f for f in literal_fragments(args[1]))):
                 # an SVG <set>/<animate> of an href: its value is a URL the engine loads (Chromium, Firefox)

@@ -43,6 +43,10 @@ class Positions:
         index = bisect.bisect_right(self._starts, offset) - 1
         return index + 1, offset - self._starts[index] + 1
 
+    def offset(self, line: int, column: int) -> int:
+        """The character offset of 1-based ``line`` and ``column`` (the inverse of :meth:`at`)."""
+        return self._starts[max(0, min(line, len(self._starts)) - 1)] + max(0, column - 1)
+
 
 @dataclass
 class Attr:

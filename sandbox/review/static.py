@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
@@ -19,7 +19,7 @@ from .flow import Flow
 from .inspector import Inspector
 from .js import Script, TooComplex, _css_ident, parse
 from .model import Finding, Projection
-from .source import SVG_ANIMATION_VALUES, Document, Element, Mapper
+from .source import SVG_ANIMATION_VALUES, Attr, Document, Element, Mapper, Positions
 from .urls import classify, private_network
 
 #: Words that make a path look sensitive (a whole snake_case word of a segment).
@@ -364,8 +364,12 @@ class _Analysis:
                      + (f" to {refresh.host}" if refresh and refresh.host else ""), at, context=f"meta refresh {content}",
                      hosts=[refresh.host] if refresh and refresh.host else [])
             return
+        if tag == "iframe" and "srcdoc" in attrs:
+            self._nested(attrs["srcdoc"], scripts)
+            return
         if tag in ("iframe", "frame", "object", "embed", "frameset", "portal", "fencedframe"):
-            self.add("blocked.nested-frame", f"<{tag}>: frame-src and object-src are 'none'; nothing loads", at,
+            self.add("blocked.nested-frame", f"<{tag}>: frame-src and object-src are 'none'; nothing it names loads"
+                     + (" (a srcdoc set by a script would: the review follows it as markup)" if tag == "iframe" else ""), at,
                      context=f"{tag} {value('src') or value('data') or ''}")
             return
         if tag == "form":
@@ -410,6 +414,42 @@ class _Analysis:
                 self._url(url, use, attrs["srcset"].offset, f"<{tag} srcset>", f"{tag} srcset {url}")
         if tag == "button" and "formaction" in attrs:
             self.add("blocked.form", "<button formaction>: the sandbox has no allow-forms", at, context="button formaction")
+
+    def _nested(self, srcdoc: Attr, scripts: list[Script]) -> None:
+        """An <iframe srcdoc>: its document loads under the block's own policy and sandbox (frame-src
+        governs no srcdoc), so what it loads is the block's. Its markup is reviewed as a block's (no
+        bridge in it: no fields), its findings placed in the attribute's value; its scripts join the
+        block's, so data the block posts to it is followed into what it sends."""
+        nested = _Analysis(srcdoc.value, self.file, [], self.sensitive)
+        nested.time_limit, nested.deadline, nested.markup = self.time_limit, self.deadline, []
+        mapper = Mapper(self.doc, srcdoc.offset, srcdoc.value, srcdoc.raw)
+        starts = Positions(srcdoc.value)
+
+        def outer(position: tuple[int, int]) -> tuple[int, int]:
+            return mapper.at(starts.offset(*position))
+
+        try:
+            nested.doc = Document(srcdoc.value, self.deadline)
+        except TimeoutError:
+            self.add("source.too-complex", f"the static review ran out of its {self.time_limit:g} s time limit reading an "
+                     "<iframe srcdoc> document: nothing in it is reported", mapper.at(0), context="srcdoc too complex")
+            return
+        inner: list[Script] = []
+        for element in nested.doc.elements:
+            nested._element(element, inner)
+        for f in nested.findings:
+            if f.rule.startswith("projection."):
+                continue
+            self.findings.append(Finding.make(f.rule, f"in an <iframe srcdoc>: {f.message}", file=self.file,
+                                              line=(at := outer((f.line, f.column)))[0], column=at[1],
+                                              context=f"srcdoc {f.fingerprint}", paths=f.paths, hosts=f.hosts,
+                                              evidence=f.evidence))
+        for script in inner:
+            scripts.append(Script(script.code, _composed(outer, script.at), f"srcdoc {script.kind}",
+                                  owner=script.owner, control=script.control))
+        # Its CSS rules that load only when an element matches: the block's keylogger check reads them too.
+        self._selector_loads += [(load, outer(position)) for load, position in nested._selector_loads]
+        self._fonts += [(font, outer(position)) for font, position in nested._fonts]
 
     # -- projection --------------------------------------------------------------------
     def _projection(self, flow: Flow, written: set[str]) -> Projection:
@@ -498,6 +538,12 @@ def _control_name(node) -> str:
 
 def _related(field: str, read: str) -> bool:
     return field == read or read.startswith(field + ".") or field.startswith(read + ".") or read == ""
+
+
+def _composed(outer: Callable[[tuple[int, int]], tuple[int, int]],
+              inner: Callable[[int], tuple[int, int]]) -> Callable[[int], tuple[int, int]]:
+    """An embedded script's offset -> position in the source, through the document it sits in."""
+    return lambda offset: outer(inner(offset))
 
 
 def _line_starts(text: str) -> list[int]:
