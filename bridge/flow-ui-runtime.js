@@ -442,7 +442,7 @@
     // steps): look again later rather than trust an event.
     if (!viewport) { heightTimer = setTimeout(reportHeight, C.heightResizeWaitMs); return; }
     var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
-    if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: viewport }); }
+    if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: viewport, width: window.innerWidth }); }
   }
   function scheduleHeight() {
     if (heightTimer) return;

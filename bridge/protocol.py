@@ -297,6 +297,8 @@ class Height(_Message):
     # Absent or a number (never null): the host's heightController tells "not measured" by absence.
     viewport: Annotated[float, Field(ge=0, allow_inf_nan=False)] = Field(  # type: ignore[assignment]
         None, description="the frame's inner height when measured (tells content that follows its frame)")
+    width: Annotated[float, Field(ge=0, allow_inf_nan=False)] = Field(  # type: ignore[assignment]
+        None, description="the frame's inner width when measured (tells a report the host's resize overtook)")
 
 
 class BlockError(_Message):

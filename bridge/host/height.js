@@ -11,7 +11,9 @@ import { LIMITS } from '../contract.js';
 //   short frame and short in a tall one) freeze the height at the larger value. A user toggling
 //   an accordion changes direction far more slowly, and keeps working; a frame the host page
 //   made narrower or wider (a window dragged to and fro) changes its content's height by the
-//   host's doing: a report at another width than the host last saw starts the count again. A
+//   host's doing: a report at another width than the host last saw starts the count again, and so
+//   does a report the block measured at another width than its frame has now (the host resized
+//   the frame while the report was on its way: a loaded machine's reports lag a drag). A
 //   width the page took in answer to a height applied here (a scrollbar that came or went:
 //   `laidOut`) is no such change, so a block tall in a wide frame and short in a narrow one
 //   still cannot keep the page's scrollbar coming and going.
@@ -30,13 +32,15 @@ export function heightController({
     get frozen() { return frozen; },
     get height() { return applied; },
     // Returns the new height to apply, or null to leave it; `frozen` tells why it stopped.
-    // `width`: the frame's width as the host sees it now (undefined: not known).
-    report(height, viewport, width) {
+    // `width`: the frame's width as the host sees it now; `measured`: the width the block measured
+    // it at (its innerWidth; undefined: not known).
+    report(height, viewport, width, measured) {
       if (frozen) return null;
       // A frame with no viewport has not been sized yet (Chromium sizes a sandboxed frame in its
       // own process, later): what it measures is not the block's height.
       if (viewport === 0) return null;
-      if (width !== undefined && knownWidth !== undefined && width !== knownWidth) { reversals = []; direction = 0; }
+      if ((width !== undefined && knownWidth !== undefined && width !== knownWidth) ||
+        (width !== undefined && measured !== undefined && Math.abs(width - measured) > 1)) { reversals = []; direction = 0; }
       if (width !== undefined) knownWidth = width;
       const target = Math.min(max, Math.max(min, Math.ceil(height)));
       const prev = last;

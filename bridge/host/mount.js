@@ -329,7 +329,7 @@ export function mountHtmlBlock(container, options = {}) {
 
   function handleHeight(m) {
     if (!autoHeight) return;
-    const h = height.report(m.height, m.viewport, frame.clientWidth);
+    const h = height.report(m.height, m.viewport, frame.clientWidth, m.width);
     if (h !== null) {
       frame.style.height = `${h}px`;
       height.laidOut(frame.clientWidth); // read after the change: the page's layout answering it
