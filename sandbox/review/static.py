@@ -11,6 +11,7 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from . import css as csslib
@@ -254,7 +255,7 @@ class _Analysis:
             if network := private_network(verdict.host):
                 self.add("url.private-network", f"{where} requests {verdict.host}: {network} ({shown})", offset_or_pos,
                          context=context, hosts=[verdict.host], evidence={"url": url, "use": use, "network": network})
-        elif verdict.status == "blocked":
+        elif verdict.status == "blocked" and not (verdict.scheme == "javascript" and use in ("navigation", "frame")):
             self.add("url.blocked-scheme", f"{where} uses {shown}: the policy blocks {verdict.scheme or 'this'}: URLs for "
                      f"{use}; it never loads", offset_or_pos, context=context,
                      hosts=[verdict.host] if verdict.host else [], evidence={"url": url, "use": use})
@@ -325,6 +326,15 @@ class _Analysis:
                 self._css(attr.value, Mapper(self.doc, attr.offset, attr.value, attr.raw), f"<{tag} style>", attribute=True)
         value = lambda n: attrs[n].value if n in attrs else None  # noqa: E731
         pos = lambda n: attrs[n].offset if n in attrs else at  # noqa: E731
+        # A javascript: URL the engines run (measured: WebKitGTK a link's on click, Chromium a frame's
+        # src at load; the policy's 'unsafe-inline' allows them): its code is the block's script.
+        url_attr = "href" if tag in ("a", "area") else "src" if tag in ("iframe", "frame") else ""
+        if url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:":
+            attr = attrs[url_attr]
+            start = len(attr.value) - len(attr.value.lstrip()) + len("javascript:")
+            code = unquote(attr.value[start:])
+            mapper = Mapper(self.doc, attr.offset + start if attr.offset >= 0 else -1, code)
+            scripts.append(Script(code, mapper.at, f"javascript-url:{tag}", owner=self._owner(node)))
         if tag == "script":
             if "src" in attrs:
                 self.add("blocked.script-src", f"<script src={value('src')}>: script-src allows inline scripts only; it never runs",
@@ -367,6 +377,8 @@ class _Analysis:
         if tag == "iframe" and "srcdoc" in attrs:
             self._nested(attrs["srcdoc"], scripts)
             return
+        if tag in ("iframe", "frame") and url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:":
+            return  # its code is the block's script (above); what it writes into the frame, the browsers see
         if tag in ("iframe", "frame", "object", "embed", "frameset", "portal", "fencedframe"):
             self.add("blocked.nested-frame", f"<{tag}>: frame-src and object-src are 'none'; nothing it names loads"
                      + (" (a srcdoc set by a script would: the review follows it as markup)" if tag == "iframe" else ""), at,
