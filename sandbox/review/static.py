@@ -329,7 +329,8 @@ class _Analysis:
         # A javascript: URL the engines run (measured: WebKitGTK a link's on click, Chromium a frame's
         # src at load; the policy's 'unsafe-inline' allows them): its code is the block's script.
         url_attr = "href" if tag in ("a", "area") else "src" if tag in ("iframe", "frame") else ""
-        if url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:":
+        js_url = url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:"
+        if js_url:
             attr = attrs[url_attr]
             start = len(attr.value) - len(attr.value.lstrip()) + len("javascript:")
             code = unquote(attr.value[start:])
@@ -377,7 +378,7 @@ class _Analysis:
         if tag == "iframe" and "srcdoc" in attrs:
             self._nested(attrs["srcdoc"], scripts)
             return
-        if tag in ("iframe", "frame") and url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:":
+        if js_url and tag in ("iframe", "frame"):
             return  # its code is the block's script (above); what it writes into the frame, the browsers see
         if tag in ("iframe", "frame", "object", "embed", "frameset", "portal", "fencedframe"):
             self.add("blocked.nested-frame", f"<{tag}>: frame-src and object-src are 'none'; nothing it names loads"
