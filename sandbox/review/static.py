@@ -328,7 +328,7 @@ class _Analysis:
         pos = lambda n: attrs[n].offset if n in attrs else at  # noqa: E731
         # A javascript: URL the engines run (measured: WebKitGTK a link's on click, Chromium a frame's
         # src at load; the policy's 'unsafe-inline' allows them): its code is the block's script.
-        url_attr = "href" if tag in ("a", "area") else "src" if tag in ("iframe", "frame") else ""
+        url_attr = ("href" if "href" in attrs else "xlink:href") if tag in ("a", "area") else "src" if tag in ("iframe", "frame") else ""
         js_url = url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:"
         if js_url:
             attr = attrs[url_attr]
