@@ -135,7 +135,7 @@ def _typed_number(low: float | None, high: float | None, step: float | None, rng
         return str(rng.randint(1, 999))
     start = lo if lo is not None else min(1.0, hi) if hi is not None else 1.0
     if hi is None or hi < start:
-        hi = start + 998
+        hi = start + 99  # no max: a little above the min (an age of 18 or more is 18 to 117)
     unit = step if step is not None and math.isfinite(step) and step > 0 else 1.0
     base = lo if lo is not None else 0.0  # the step counts from min (the standard's step base)
     first, last = math.ceil((start - base) / unit - 1e-9), math.floor((hi - base) / unit + 1e-9)
