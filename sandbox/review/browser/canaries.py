@@ -94,17 +94,21 @@ def _like(original: Any, rng: random.Random) -> str:
     return f"{rng.choice(_FIRST)}{_word(rng, 2)}{rng.randint(10, 99)}"
 
 
+def _written(x: float) -> tuple[str, str]:
+    """The digits of ``x`` before and after its point as JSON writes it (no sign, no exponent, no
+    leading zeros before the point, no trailing zeros after it: 0.50 -> ("", "5"), 120 -> ("120", ""))."""
+    whole, _, fraction = format(decimal.Decimal(repr(x) if isinstance(x, float) else x), "f").lstrip("-").partition(".")
+    return whole.lstrip("0"), fraction.rstrip("0")
+
+
 def _number(original: Any, rng: random.Random) -> int | float:
     """A number of ``original``'s kind: its sign and its count of digits before and after the point
     (zero: one digit; a float with nothing after its point: an integer); without an original, one to
     three digits, as a user types a quantity."""
     if not isinstance(original, (int, float)) or isinstance(original, bool) or not math.isfinite(original):
         return rng.randint(1, 999)
-    text = format(decimal.Decimal(repr(original) if isinstance(original, float) else original), "f")
-    whole, _, fraction = text.lstrip("-").partition(".")
-    fraction = fraction.rstrip("0")
-    before = 1 if whole.strip("0") == "" and not fraction else len(whole.lstrip("0"))
-    before = min(before, _MAX_DIGITS)
+    whole, fraction = _written(original)
+    before = min(1 if not whole and not fraction else len(whole), _MAX_DIGITS)
     after = min(len(fraction), 6, _MAX_DIGITS - before)
     if before == 1 and original == 0:
         value: int | float = rng.randint(0, 9)
@@ -148,8 +152,7 @@ def _typed_number(low: float | None, high: float | None, step: float | None, rng
 
 def _places(x: float) -> int:
     """Digits after the point in ``x`` as written (at most 6)."""
-    fraction = format(decimal.Decimal(repr(float(x))), "f").partition(".")[2].rstrip("0")
-    return min(len(fraction), 6)
+    return min(len(_written(float(x))[1]), 6)
 
 
 _V = TypeVar("_V")
@@ -255,8 +258,8 @@ class Canaries:
         original's, so whether it is named does not change from run to run)."""
         if len(self._whole(value)) >= FINDABLE_DIGITS:
             self.numbers.setdefault(self._whole(value), label)
-        whole, _, fraction = format(decimal.Decimal(repr(abs(value))), "f").partition(".")
-        if leaf and len(whole.lstrip("0")) + len(fraction) >= NAMED_LEAF_DIGITS:
+        whole, fraction = _written(value)
+        if leaf and len(whole) + len(fraction) >= NAMED_LEAF_DIGITS:
             self.leaves.setdefault(_leaf(value), label)
 
     def state(self, state: dict[str, Any], paths: list[str]) -> dict[str, Any]:
