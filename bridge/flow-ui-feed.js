@@ -10,9 +10,11 @@
 import { mountHtmlBlock, parseTheme } from './flow-ui-host.js';
 
 const DEFAULTS = { mountMargin: '100% 0px', unmountMargin: '300% 0px', estimatedHeight: 160 };
+const FAILED_NOTICE = 'This block could not be shown.';
 
 // items: [{source | srcdoc, blockId, fields, state, theme, ...any mountHtmlBlock option}]
-// options: {mountMargin, unmountMargin, estimatedHeight, root, onMount(i, handle), onUnmount(i)}
+// options: {mountMargin, unmountMargin, estimatedHeight, root, onMount(i, handle), onUnmount(i),
+//   onError(i, error): item i could not be mounted (mountHtmlBlock threw; its slot shows a notice)}
 export function mountFeed(container, items, options = {}) {
   if (!container || typeof container.appendChild !== 'function') throw new TypeError('mountFeed: container must be a DOM element');
   if (!Array.isArray(items)) throw new TypeError('mountFeed: items must be an array');
@@ -30,7 +32,27 @@ export function mountFeed(container, items, options = {}) {
   function mount(i) {
     const entry = entries[i];
     if (entry.handle) return;
-    const handle = mountHtmlBlock(entry.slot, entry.item);
+    let handle;
+    try {
+      handle = mountHtmlBlock(entry.slot, entry.item);
+    } catch (error) {
+      // One item that cannot be mounted (a bad item, a state past the generator's limit) stops
+      // neither the others of its batch nor throws out of the observer's callback: its slot says so.
+      if (entry.failed === undefined) {
+        entry.failed = String(error && error.message ? error.message : error);
+        const notice = document.createElement('p');
+        notice.className = 'flow-ui-feed-failed';
+        notice.setAttribute('role', 'status');
+        notice.textContent = FAILED_NOTICE;
+        entry.slot.appendChild(notice);
+        if (opts.onError) opts.onError(i, error);
+      }
+      return;
+    }
+    if (entry.failed !== undefined) {
+      entry.failed = undefined;
+      for (const n of entry.slot.querySelectorAll(':scope > .flow-ui-feed-failed')) n.remove();
+    }
     entry.handle = handle;
     entry.mounts += 1;
     if (entry.height) {
@@ -83,6 +105,8 @@ export function mountFeed(container, items, options = {}) {
     get mounted() { return entries.flatMap((e, i) => (e.handle ? [i] : [])); },
     handle(i) { return entries[i].handle; },
     mounts(i) { return entries[i].mounts; },
+    // Why item i could not be mounted (mountHtmlBlock's error message), or undefined.
+    failed(i) { return entries[i].failed; },
     state(i) { return entries[i].handle ? entries[i].handle.state : entries[i].item.state; },
     // A new state for block i, mounted or not (an unmounted block gets it when mounted again).
     setState(i, state) {

@@ -6,7 +6,7 @@
   'use strict';
 
   // @generated-constants-begin: written by `flowui-sandbox generate` from
-  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"wrappedFrameName":"flow-ui:block","reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","user-info":"URLs with a user name or password (https://name@host/) are refused","same-site":"the URL is on the host's own site; the host opens only the own-site URLs it allows","popup-blocked":"the browser's popup blocker refused to open the window","bad-path":"the path cannot be written in the host's state (an index past the end of an array, or a value that is not an object or array on the way)","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected"},"hello":"flow-ui:hello","connect":"flow-ui:connect","textLimits":{"send":{"action":64},"openUrl":{"url":2048},"error":{"message":2000,"source":2000},"csp":{"directive":200,"blockedUri":2000,"sample":200}}};
+  var C = {"segmentPattern":"[a-z][a-z0-9_]*|0|[1-9][0-9]*","maxPathLength":256,"maxPathSegments":32,"protocolVersion":1,"maxMessageChars":65536,"maxMessageDepth":32,"actionPattern":"[a-z][a-z0-9_]*","actionMaxLength":64,"urlMaxLength":2048,"queueLimit":32,"heightReportMs":50,"heightResizeWaitMs":500,"wrappedFrameName":"flow-ui:block","reasons":{"bad-message":"the message does not have the protocol's shape","too-large":"the message is longer than 65536 characters of JSON","too-deep":"the message nests deeper than 32 levels","not-json":"a value is not JSON (objects, arrays, strings, finite numbers, booleans, null)","rate-limited":"more than 60 messages at once or 30 per second","bad-action":"the action name must match [a-z][a-z0-9_]* (at most 64 characters)","not-a-field":"setValue is allowed only on the block's fields","bad-url":"the URL does not parse","not-https":"only https: URLs can be opened","user-info":"URLs with a user name or password (https://name@host/) are refused","same-site":"the URL is on the host's own site; the host opens only the own-site URLs it allows","popup-blocked":"the browser's popup blocker refused to open the window","bad-path":"the path cannot be written in the host's state (an index past the end of an array, or a value that is not an object or array on the way)","no-gesture":"openUrl needs a user gesture (a click or key press) in the block","refused":"the host refused the request","failed":"the host's handler failed","navigated":"the block navigated away from its document; the bridge is closed","destroyed":"the block was destroyed","queue-full":"more than 32 requests before the host connected","state-too-large":"the value would make the block's state longer than its frame can be built with (the generator's limit)"},"hello":"flow-ui:hello","connect":"flow-ui:connect","textLimits":{"send":{"action":64},"openUrl":{"url":2048},"error":{"message":2000,"source":2000},"csp":{"directive":200,"blockedUri":2000,"sample":200}}};
   // @generated-constants-end
 
   // @core-begin: pure functions, shared with the host module (contract.py copies this
@@ -402,15 +402,20 @@
 
   function clip(text, n) { text = String(text); return text.length > n ? text.slice(0, n) : text; }
 
+  // Only what the browser reports (isTrusted): an event the block dispatches itself is not relayed as
+  // the browser's word (what the block posts on the port past its runtime stays its own word: PROTOCOL.md, "Trust").
   window.addEventListener('error', function (event) {
+    if (!event.isTrusted) return;
     var most = C.textLimits.error;
     post({ type: 'error', kind: 'error', message: clip(event.message || 'error', most.message), source: clip(event.filename || '', most.source),
       line: event.lineno >>> 0, column: event.colno >>> 0 });
   });
+  // Not isTrusted here: WebKitGTK dispatches its own unhandledrejection untrusted (measured).
   window.addEventListener('unhandledrejection', function (event) {
     post({ type: 'error', kind: 'rejection', message: clip('Unhandled rejection: ' + errorText(event.reason), C.textLimits.error.message), source: '', line: 0, column: 0 });
   });
   document.addEventListener('securitypolicyviolation', function (event) {
+    if (!event.isTrusted) return;
     var most = C.textLimits.csp;
     post({ type: 'csp', directive: clip(event.effectiveDirective || event.violatedDirective || '', most.directive),
       blockedUri: clip(event.blockedURI || '', most.blockedUri), sample: clip(event.sample || '', most.sample) });
@@ -442,7 +447,7 @@
     // steps): look again later rather than trust an event.
     if (!viewport) { heightTimer = setTimeout(reportHeight, C.heightResizeWaitMs); return; }
     var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
-    if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: viewport, width: window.innerWidth }); }
+    if (h !== sentHeight) { sentHeight = h; post({ type: 'height', height: h, viewport: viewport }); }
   }
   function scheduleHeight() {
     if (heightTimer) return;

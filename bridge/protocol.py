@@ -78,6 +78,10 @@ HEIGHT_REPORT_MS = 50
 #: run (author code refits there), at most this many milliseconds: a report in between would pair
 #: the new viewport with the old content and read as a change of direction.
 HEIGHT_RESIZE_WAIT_MS = 500
+#: Changes of direction are not counted for this many milliseconds after the host saw its frame's
+#: width change (a drag): the block's reports measured before the change can arrive after it, in a
+#: burst on a loaded machine.
+HEIGHT_SETTLE_MS = 2000
 
 #: The mediaType of the ui-action data part (SPEC §3).
 UI_ACTION_MEDIA_TYPE = "application/vnd.platform.ui-action+json"
@@ -103,6 +107,7 @@ REASONS: dict[str, str] = {
     "navigated": "the block navigated away from its document; the bridge is closed",
     "destroyed": "the block was destroyed",
     "queue-full": f"more than {QUEUE_LIMIT} requests before the host connected",
+    "state-too-large": "the value would make the block's state longer than its frame can be built with (the generator's limit)",
 }
 Reason = Literal[tuple(REASONS)]  # type: ignore[valid-type]
 
@@ -130,6 +135,7 @@ def limits() -> dict[str, Any]:
         "heightLoopLimit": HEIGHT_LOOP_LIMIT,
         "heightReportMs": HEIGHT_REPORT_MS,
         "heightResizeWaitMs": HEIGHT_RESIZE_WAIT_MS,
+        "heightSettleMs": HEIGHT_SETTLE_MS,
         "uiActionMediaType": UI_ACTION_MEDIA_TYPE,
         "wrappedFrameName": WRAPPED_FRAME_NAME,
         "reasons": REASONS,
@@ -255,7 +261,7 @@ class Send(_Message):
 class SetValue(_Message):
     """``flowUi.setValue(path, value)``: only a path listed in the block's ``fields``."""
 
-    refusals = ("too-deep", "bad-path", "refused", "failed")
+    refusals = ("too-deep", "bad-path", "state-too-large", "refused", "failed")
     type: Literal["setValue"]
     id: RequestId
     path: Annotated[str, KeyRule("not-a-field", "field")]
@@ -297,8 +303,6 @@ class Height(_Message):
     # Absent or a number (never null): the host's heightController tells "not measured" by absence.
     viewport: Annotated[float, Field(ge=0, allow_inf_nan=False)] = Field(  # type: ignore[assignment]
         None, description="the frame's inner height when measured (tells content that follows its frame)")
-    width: Annotated[float, Field(ge=0, allow_inf_nan=False)] = Field(  # type: ignore[assignment]
-        None, description="the frame's inner width when measured (tells a report the host's resize overtook)")
 
 
 class BlockError(_Message):

@@ -11,15 +11,18 @@ import { LIMITS } from '../contract.js';
 //   short frame and short in a tall one) freeze the height at the larger value. A user toggling
 //   an accordion changes direction far more slowly, and keeps working; a frame the host page
 //   made narrower or wider (a window dragged to and fro) changes its content's height by the
-//   host's doing: a report at another width than the host last saw starts the count again, and so
-//   does a report the block measured at another width than its frame has now (the host resized
-//   the frame while the report was on its way: a loaded machine's reports lag a drag). A
-//   width the page took in answer to a height applied here (a scrollbar that came or went:
-//   `laidOut`) is no such change, so a block tall in a wide frame and short in a narrow one
-//   still cannot keep the page's scrollbar coming and going.
+//   host's doing: for `settleMs` after the host saw the frame's width change (a report at
+//   another width than it last saw, or `resized`: the host's own observer of the frame) the
+//   changes of direction are not counted, so the reports a loaded machine delivers in a burst
+//   after a drag, measured at the old widths and the new in turn, freeze nothing. Only the
+//   host's sight of its frame counts, never the width a block says it measured (a block could
+//   name a made-up width in every report and never be frozen). A width the page took in answer
+//   to a height applied here (a scrollbar that came or went: `laidOut`) is no such change, so a
+//   block tall in a wide frame and short in a narrow one still cannot keep the page's scrollbar
+//   coming and going.
 export function heightController({
   min = LIMITS.heightMin, max = LIMITS.heightMax, jitter = LIMITS.heightJitter, loopLimit = LIMITS.heightLoopLimit,
-  now = () => performance.now(),
+  settleMs = LIMITS.heightSettleMs, now = () => performance.now(),
 } = {}) {
   let applied = null;
   let last = null;
@@ -28,20 +31,24 @@ export function heightController({
   let direction = 0;
   let reversals = [];
   let knownWidth; // as of the last report, or as the page laid the frame out after the last height applied
+  let widthChanged = -Infinity; // when the host last saw the frame's width change
+  function seeWidth(width) {
+    if (width === undefined) return;
+    if (knownWidth !== undefined && width !== knownWidth) widthChanged = now();
+    knownWidth = width;
+  }
   return {
     get frozen() { return frozen; },
     get height() { return applied; },
     // Returns the new height to apply, or null to leave it; `frozen` tells why it stopped.
-    // `width`: the frame's width as the host sees it now; `measured`: the width the block measured
-    // it at (its innerWidth; undefined: not known).
-    report(height, viewport, width, measured) {
+    // `width`: the frame's width as the host sees it now.
+    report(height, viewport, width) {
       if (frozen) return null;
       // A frame with no viewport has not been sized yet (Chromium sizes a sandboxed frame in its
       // own process, later): what it measures is not the block's height.
       if (viewport === 0) return null;
-      if ((width !== undefined && knownWidth !== undefined && width !== knownWidth) ||
-        (width !== undefined && measured !== undefined && Math.abs(width - measured) > 1)) { reversals = []; direction = 0; }
-      if (width !== undefined) knownWidth = width;
+      seeWidth(width);
+      if (now() - widthChanged < settleMs) { reversals = []; direction = 0; }
       const target = Math.min(max, Math.max(min, Math.ceil(height)));
       const prev = last;
       last = { height, viewport };
@@ -73,5 +80,7 @@ export function heightController({
     },
     // The frame's width once the height `report` returned is applied and laid out.
     laidOut(width) { knownWidth = width; },
+    // The frame's width as the host page's own observer of the frame saw it change.
+    resized(width) { seeWidth(width); },
   };
 }

@@ -113,7 +113,11 @@ export function validateBlockMessage(data, { fields = [], site = '', allow = [] 
 // missing or unknown one throws here, at mount); `budgets` holds the token buckets `requests`
 // and `reports`; `log`, `reply` and `refuse` are the block's. Messages of budget null (pong)
 // cost nothing and are dropped unanswered and unlogged when malformed.
-export function portDispatcher({ handlers, context, budgets, log, reply, refuse }) {
+// Refusals of what the runtime checks before it posts (a message it could not have sent): the
+// block posted on the port past its runtime. `onForged(verdict)` hears of each.
+const FORGED = new Set(['too-large', 'too-deep', 'not-json']);
+
+export function portDispatcher({ handlers, context, budgets, log, reply, refuse, onForged = null }) {
   const missing = Object.keys(FROM_BLOCK).filter((type) => typeof handlers[type] !== 'function');
   const unknown = Object.keys(handlers).filter((type) => !hasOwn.call(FROM_BLOCK, type));
   if (missing.length || unknown.length) {
@@ -136,6 +140,7 @@ export function portDispatcher({ handlers, context, budgets, log, reply, refuse 
     const verdict = validateBlockMessage(data, context);
     if (!verdict.ok) {
       if (budget !== null) refuse(verdict.id, verdict.reason, verdict.message);
+      if (onForged && FORGED.has(verdict.reason)) onForged(verdict);
       return;
     }
     handlers[data.type](verdict.message);

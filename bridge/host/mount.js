@@ -3,7 +3,7 @@
 // block (PROTOCOL.md).
 
 import { SANDBOX, REFERRER_POLICY, GENERATOR, LIMITS, core } from '../contract.js';
-import { buildSrcdoc, checkState, readInit } from './srcdoc.js';
+import { buildSrcdoc, checkState, initProblem, readInit, scriptJson } from './srcdoc.js';
 import { projectPaths, diffProjection } from './projection.js';
 import { parseTheme } from './theme.js';
 import { applyPatch } from './patch.js';
@@ -103,6 +103,8 @@ export function mountHtmlBlock(container, options = {}) {
   const autoHeight = options.autoHeight !== false;
   const height = heightController({ min: options.minHeight, max: options.maxHeight });
   let heightLoopReported = false;
+  const windowBudget = tokenBucket(LIMITS.reportBurst, LIMITS.reportPerSecond); // messages to the parent window after the hello
+  let widthObserver = null; // the host's own sight of its frame's width (a drag), for the height's settle window
   let alive = null; // the pending liveness check: {n, due, timer}
   let aliveLoads = 0; // the load count the last answered ping covered
   let noticeElement = null;
@@ -226,6 +228,17 @@ export function mountHtmlBlock(container, options = {}) {
     scheduleFlush();
   }
 
+  // A write that would make the block's init JSON longer than the generator builds is refused:
+  // the host could not mount the block again with it (a feed remounts after scrolling), and each
+  // message's limit counts a '<' once where the srcdoc's JSON writes it as six characters.
+  function tooLarge(m, state) {
+    const problem = initProblem(scriptJson({ blockId, paths: init.paths, fields, state: projectPaths(state, projectionPaths), theme }));
+    if (!problem) return false;
+    refuse(m.id, 'state-too-large', `${m.path}: ${problem}`, { path: m.path });
+    undoInBlock(m);
+    return true;
+  }
+
   async function handleSetValue(m) {
     // The rule of PROTOCOL.md, "Writing a path", checked before the host's callback hears of it.
     const depth = jsonProblem(m.value, 'value', m.path.split('.').length, GENERATOR.stateMaxDepth, Infinity);
@@ -235,6 +248,7 @@ export function mountHtmlBlock(container, options = {}) {
       undoInBlock(m);
       return;
     }
+    if (tooLarge(m, written.state)) return;
     if (options.onValue) {
       let verdict;
       try {
@@ -256,6 +270,7 @@ export function mountHtmlBlock(container, options = {}) {
       undoInBlock(m);
       return;
     }
+    if (tooLarge(m, current.state)) return;
     hostState = current.state;
     log('info', 'value', `${m.path} set`, { path: m.path, value: m.value });
     // The block holds its value already (it puts its unanswered writes back on top of any state
@@ -329,7 +344,11 @@ export function mountHtmlBlock(container, options = {}) {
 
   function handleHeight(m) {
     if (!autoHeight) return;
-    const h = height.report(m.height, m.viewport, frame.clientWidth, m.width);
+    if (!widthObserver && typeof ResizeObserver === 'function') {
+      widthObserver = new ResizeObserver(() => height.resized(frame.clientWidth));
+      widthObserver.observe(frame);
+    }
+    const h = height.report(m.height, m.viewport, frame.clientWidth);
     if (h !== null) {
       frame.style.height = `${h}px`;
       height.laidOut(frame.clientWidth); // read after the change: the page's layout answering it
@@ -366,6 +385,11 @@ export function mountHtmlBlock(container, options = {}) {
     context: { fields, site, allow },
     budgets: { requests: tokenBucket(LIMITS.rateBurst, LIMITS.ratePerSecond), reports: tokenBucket(LIMITS.reportBurst, LIMITS.reportPerSecond) },
     log, reply, refuse,
+    // Only code that went past the runtime posts such a message (the runtime refuses it in the
+    // block): the port closes, so the next such message is never decoded on the host's main
+    // thread (one of 1.5 million objects held Chromium's host page for a second, measured).
+    onForged: (verdict) => removeBlock('closed', 'bridge-closed',
+      `the block posted a message its runtime never sends (${verdict.reason}) on the bridge's port; the bridge is closed and the frame removed`),
   });
 
   function onPortMessage(event) {
@@ -380,15 +404,22 @@ export function mountHtmlBlock(container, options = {}) {
   // ---- the block's document: connected once, and gone at any navigation (PROTOCOL.md, "Handshake")
 
   function navigated(why) {
+    removeBlock('navigated', 'navigated', `the block navigated away from its document (${why}); the bridge is closed and the frame removed`, { loads });
+  }
+
+  // The bridge closes and the frame goes, a notice in its place: after a navigation the frame
+  // shows somebody else's page inside the host's UI; a block that posts past its runtime could
+  // show one next.
+  function removeBlock(nextStatus, code, message, detail) {
     if (status !== 'connected' && status !== 'loading') return;
-    status = 'navigated';
+    status = nextStatus;
     if (alive) { clearTimeout(alive.timer); alive = null; }
     if (port) { port.onmessage = null; port.close(); port = null; }
-    log('error', 'navigated', `the block navigated away from its document (${why}); the bridge is closed and the frame removed`, { loads });
-    // The frame now shows somebody else's page inside the host's UI: it goes, a notice takes its place.
+    log('error', code, message, detail);
     iframe.removeEventListener('load', onLoad);
     frame.removeEventListener('load', onHolderLoad);
     try { if (holderWindow) holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
+    if (widthObserver) widthObserver.disconnect();
     if (notice) {
       noticeElement = document.createElement('p');
       noticeElement.className = 'flow-ui-navigated';
@@ -428,14 +459,19 @@ export function mountHtmlBlock(container, options = {}) {
   function onWindowMessage(event) {
     try {
       if (event.source !== iframe.contentWindow || event.source === null) return;
-      const data = event.data;
-      if (data === null || typeof data !== 'object' || data.type !== HELLO) return;
+      // After the first hello the window channel carries nothing for the host: what the block's
+      // frame posts there is never read (reading decodes it on the host's main thread, and a block
+      // can post messages that take seconds to decode: Chromium, measured), and it counts against
+      // a reports budget of its own, one log entry per flood (PROTOCOL.md, "Limits").
       if (status !== 'loading' || loads > 1) {
-        log('warn', 'hello-refused', 'a second hello from the block\'s frame was ignored');
+        if (!windowBudget.take(() => log('warn', 'rate-limited', `the block's frame posts more than ${LIMITS.reportBurst} messages at once or ${LIMITS.reportPerSecond} per second to its parent window; the excess is dropped unread`, { budget: 'window' }))) return;
+        log('warn', 'hello-refused', 'a message from the block\'s frame to its parent window was ignored unread (a second hello, or the block itself)');
         // A new document in the frame (a reload before the first load) or the block itself: ask.
         if (status === 'connected') checkAlive(true);
         return;
       }
+      const data = event.data;
+      if (data === null || typeof data !== 'object' || data.type !== HELLO) return;
       const channel = new MessageChannel();
       port = channel.port1;
       port.onmessage = onPortMessage;
@@ -666,6 +702,7 @@ export function mountHtmlBlock(container, options = {}) {
       iframe.removeEventListener('load', onLoad);
       frame.removeEventListener('load', onHolderLoad);
       stopFocusGuard();
+      if (widthObserver) widthObserver.disconnect();
       if (alive) { clearTimeout(alive.timer); alive = null; }
       if (port) { port.onmessage = null; port.close(); port = null; }
       iframe.remove();

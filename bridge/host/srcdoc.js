@@ -92,6 +92,14 @@ export function extractPaths(source, frozen = []) {
   return checkPaths(found, 'markup paths', frozen);
 }
 
+// What is wrong with a srcdoc's init JSON (`scriptJson` of its init object), or null: the
+// generator's limit on its length, which the host also keeps a block's writes within (mount.js).
+export function initProblem(initJson) {
+  if (initJson.length <= GENERATOR.maxInitChars) return null;
+  const n = codePoints(initJson);
+  return n > GENERATOR.maxInitChars ? `the block's projection makes ${n} characters of JSON; at most ${GENERATOR.maxInitChars} are allowed` : null;
+}
+
 // The block document, byte for byte what sandbox.block.srcdoc.build_srcdoc writes for the same inputs.
 export function buildSrcdoc(source, { blockId, fields = [], state = null, theme = null, paths = null, frozen = [] } = {}) {
   checkBlockId(blockId);
@@ -107,9 +115,8 @@ export function buildSrcdoc(source, { blockId, fields = [], state = null, theme 
   const parsed = parseTheme(theme);
   const init = { blockId, paths, fields, state: project(state, [...fields, ...paths]), theme: parsed.json };
   const initJson = scriptJson(init);
-  if (initJson.length > GENERATOR.maxInitChars && codePoints(initJson) > GENERATOR.maxInitChars) {
-    throw new TypeError(`flow-ui: state: the block's projection makes ${codePoints(initJson)} characters of JSON; at most ${GENERATOR.maxInitChars} are allowed`);
-  }
+  const problem = initProblem(initJson);
+  if (problem) throw new TypeError(`flow-ui: state: ${problem}`);
   if (RUNTIME_UNSAFE.test(RUNTIME_SOURCE)) throw new Error('flow-ui: the runtime would end its inline script');
   return '<!DOCTYPE html><html><head>' +
     `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CSP)}">` +

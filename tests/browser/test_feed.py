@@ -94,3 +94,27 @@ def test_a_feed_refuses_bad_input(flowui_page, flowui_server):
     assert errors[1].startswith("TypeError: mountFeed: items")
     assert errors[2].startswith("TypeError: mountFeed: item 0")
     assert errors[3] == "ThemeError"
+
+
+def test_an_item_that_cannot_be_mounted_stops_no_other(flowui_page, flowui_server):
+    """mountHtmlBlock throws for an item (here a state past the generator's limit): the items of the
+    same batch still mount, the slot says so, `onError` hears it, and nothing escapes the
+    observer's callback as an uncaught error (before: the whole batch stayed unmounted)."""
+    flowui_page.goto(flowui_server.add_page("<!DOCTYPE html><html><body><div id=f></div></body></html>"))
+    got = flowui_page.evaluate("""async () => {
+      const { mountFeed } = await import('/bridge/flow-ui-feed.js');
+      window.uncaught = [];
+      addEventListener('error', (e) => uncaught.push(String(e.message)));
+      const failed = [];
+      const item = (i, state) => ({ source: '<p data-bind="note"></p>', blockId: 'b' + i, state });
+      const feed = mountFeed(document.getElementById('f'),
+        [item(0, { note: 'a' }), item(1, { note: '<'.repeat(200000) }), item(2, { note: 'c' })],
+        { onError: (i, e) => failed.push([i, e.name]) });
+      await feed.settled;
+      return { mounted: feed.mounted, failed, why: feed.failed(1),
+               notice: document.querySelector('[data-index="1"] .flow-ui-feed-failed') !== null };
+    }""")
+    assert got["mounted"] == [0, 2], got
+    assert got["failed"] == [[1, "TypeError"]] and "at most 1000000" in got["why"], got
+    assert got["notice"]
+    assert flowui_page.evaluate("() => window.uncaught") == []

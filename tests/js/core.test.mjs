@@ -279,27 +279,46 @@ test('auto-height: bounds, 1px jitter, content that follows its frame, fast osci
     assert.equal(dragged.report(narrow ? 500 : 300, narrow ? 500 : 300, narrow ? 400 : 800), narrow ? 500 : 300, `report ${i}`);
   }
   assert.equal(dragged.frozen, null);
-  // The same drag on a busy page: the block's reports queue up and reach the host in a burst after
-  // the drag has ended at 800 px, measured at 400 and 800 in turn. The host's doing still: the
-  // reports measured at another width than the frame has now start the count again (CI froze
-  // WebKitGTK's frame at its narrow height once, before).
+  // The same drag on a busy page: the host's observer saw the frame go to 400 px and back to 800,
+  // and the block's reports queue up and reach the host in a burst after the drag, measured at 400
+  // and 800 in turn. The host's doing still: nothing freezes (CI froze WebKitGTK's frame at its
+  // narrow height once, before).
   const burst = heightController({ min: 0, max: 4000, jitter: 1, loopLimit: 2, now: () => clock });
-  burst.report(300, 300, 800, 800);
+  burst.report(300, 300, 800);
   clock += 1000;
+  burst.resized(400);
+  clock += 300;
+  burst.resized(800);
   for (let i = 0; i < 8; i++) {
-    const narrow = i % 2 === 0;
-    burst.report(narrow ? 500 : 300, narrow ? 500 : 300, 800, narrow ? 400 : 800);
+    clock += 20;
+    burst.report(i % 2 === 0 ? 500 : 300, i % 2 === 0 ? 500 : 300, 800);
   }
   assert.equal(burst.frozen, null);
-  assert.equal(burst.height, 300, 'follows the last report, measured at the frame\'s width');
-  // ... and a block that oscillates at one width after such a drag is still caught.
+  assert.equal(burst.height, 300, 'follows the last report');
+  // ... and a block that oscillates at one width after such a drag is still caught, once the
+  // frame's width has held still for the settle time.
   frame = 300;
-  for (let i = 0; i < 20 && !dragged.frozen; i++) {
+  const since = clock;
+  for (let i = 0; i < 60 && !dragged.frozen; i++) {
     clock += 60;
     const next = dragged.report(frame > 200 ? 150 : 250, frame, 800);
     if (next !== null) frame = next;
   }
   assert.equal(dragged.frozen, 'oscillates');
+  assert.ok(clock - since <= LIMITS.heightSettleMs + 600, `caught ${clock - since} ms after the drag`);
+  // A block cannot keep the count at zero with its own word: the width a report names is not read
+  // (a block posting "measured at 1 px" with each swing between 24 and 4096 px kept the page
+  // swinging by 4,000 px forever, before).
+  const liar = heightController({ min: 24, max: 4096, jitter: 1, loopLimit: 2, now: () => clock });
+  frame = 300;
+  let swings = 0;
+  for (let i = 0; i < 200 && !liar.frozen; i++) {
+    clock += 40;
+    const next = liar.report(i % 2 ? 24 : 4096, frame, 800, 1);
+    if (next !== null) { frame = next; swings += 1; }
+  }
+  assert.equal(liar.frozen, 'oscillates');
+  assert.ok(swings <= 5, `swung ${swings} times`);
   // A block tall in a wide frame and short in a narrow one, on a page whose scrollbar comes with a
   // tall frame and takes 15 px of its width: the width changes in answer to the heights applied
   // here (laidOut), so the reversals count and the loop stops.
