@@ -192,6 +192,13 @@ def test_a_block_that_never_connected_and_a_stalled_host_page():
     assert judge(work(), {"chromium": observe(host=HostReport.of({}))}).findings == []
 
 
+def test_a_block_that_posted_past_its_runtime_lost_its_bridge_and_is_no_unconnected_block():
+    closed = dict(CONNECTED, status="closed", log=[{"level": "error", "code": "bridge-closed", "message": "the block posted a "
+                                                   "message its runtime never sends (too-large) on the bridge's port"}])
+    result = judge(work(), {"chromium": observe(host=HostReport.of(closed))})
+    assert rules(result) == ["browser.bridge-closed"], result.findings
+
+
 def test_the_judge_leaves_its_inputs_as_they_were_and_says_the_same_twice():
     def inputs():
         diff = DifferentialOutcome(runs=4, leaks=(DifferentialLeak("request", "t.example", ("order.total",), "GET /c 1"),))

@@ -193,6 +193,8 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
             make.add("browser.height-loop", message, context="height-loop", evidence={"heights": plain_json(host.heights[-20:])})
         elif code == "rate-limited":
             make.add("browser.rate-limited", message, context="rate-limited")
+        elif code == "bridge-closed":
+            make.add("browser.bridge-closed", message, context="bridge-closed")
         elif code == "navigated":
             pass  # reported below with the navigation's target
     went = obs.navigation
@@ -250,7 +252,7 @@ def _findings(work: Work, obs: BlockObservation, result: BrowserResult) -> list[
     elif host.max_gap > STALL_MS:
         make.add("browser.main-thread-stall", f"the host page's main thread stalled for {host.max_gap} ms",
                  context="stall", evidence={"max_gap_ms": host.max_gap})
-    if host.answered and host.status not in (None, "connected", "navigated") and not obs.timed_out:
+    if host.answered and host.status not in (None, "connected", "navigated", "closed") and not obs.timed_out:
         why = "no hello while it was reviewed" if host.status == "loading" else host.connected or host.status
         make.add("browser.not-connected", f"the block never connected to the bridge ({why})",
                  context="not-connected", evidence={"errors": plain_json(host.errors)})
