@@ -17,7 +17,7 @@ from flowui_sandbox.sandbox.engines.remote import RemotePlaywrightSession, Remot
 from flowui_sandbox.sandbox.engines.webdriver import WebDriverSession
 from flowui_sandbox.sandbox.review.browser.canaries import Canaries
 from flowui_sandbox.sandbox.review.browser.hostpage import FRAME_STATE, LOADED, READ
-from flowui_sandbox.sandbox.review.browser.persona import Persona
+from flowui_sandbox.sandbox.review.browser.persona import BARS, Persona
 from flowui_sandbox.sandbox.review.browser.proxy import Tap
 from flowui_sandbox.sandbox.review.browser.run import NARROW, TAIL, Lane, Recording
 
@@ -97,6 +97,10 @@ def test_the_persona_emulates_in_the_context_only_where_the_driver_can():
     # Firefox's pointer is a mouse (fine, hovering) by its launch preferences; the others need none.
     assert persona.launch_prefs("firefox") == {"ui.primaryPointerCapabilities": 6, "ui.allPointerCapabilities": 6}
     assert persona.launch_prefs("chromium") == persona.launch_prefs("webkit") == {}
+    # Chromium's screen keeps a strip for a desktop's bar: a headless screen's availHeight equals its
+    # height (evade_no_taskbar stayed quiet in every engine before).
+    assert persona.launch_args("chromium")[0] == "--screen-info={1920x1080 workAreaBottom=48}"
+    assert {Persona.draw().bar for _ in range(200)} == set(BARS)
 
 
 # ------------------------------------------------------------- the review's call sites

@@ -26,6 +26,10 @@ XVFB_SCREEN = (1280, 1024)
 LOCALE_ENV = {"LANG": "en_US.UTF-8", "LANGUAGE": "en_US:en"}
 #: Firefox's pointer preferences for a mouse (bits: 2 fine, 4 hover).
 FIREFOX_POINTER = {"ui.primaryPointerCapabilities": 6, "ui.allPointerCapabilities": 6}
+#: The screen's edge a desktop's bars take and their height (CSS px): a task bar at the bottom
+#: (Windows: 40, 48), a menu or top bar (macOS: 25, GNOME: 32). A headless screen has none: its
+#: ``availHeight`` equals its ``height``, which no desktop shows.
+BARS = (("Bottom", 40), ("Bottom", 48), ("Top", 25), ("Top", 32))
 #: Common desktop screens (CSS px), none of them a headless browser's 800x600.
 SCREENS = ((1920, 1080), (1536, 864), (1440, 900), (1366, 768), (1680, 1050), (2560, 1440), (1600, 900), (1280, 800))
 
@@ -37,22 +41,25 @@ class Persona:
     time_zone: str
     screen: tuple[int, int]
     viewport: tuple[int, int]
+    bar: tuple[str, int] = ("Bottom", 48)
 
     @classmethod
     def draw(cls, rng: random.Random | None = None) -> Persona:
         rng = rng or random.SystemRandom()
         width, height = rng.choice(SCREENS)
         # A maximised window: the screen less the task bar and the browser's own bars.
-        return cls(rng.choice(TIME_ZONES), (width, height), (width - 8, height - rng.randrange(100, 150)))
+        return cls(rng.choice(TIME_ZONES), (width, height), (width - 8, height - rng.randrange(100, 150)), rng.choice(BARS))
 
     def launch_args(self, engine: str, version: str = "") -> list[str]:
         """Command-line flags of a Playwright-launched browser. Chromium's screen and user agent are
         set for the whole browser: a sandboxed block's frame runs out of process, and the context's
         emulation (``screen``, ``user_agent``) reached only the first such frame of a renderer
-        (measured: the next blocks mounted in the same page read ``HeadlessChrome`` and 800x600)."""
+        (measured: the next blocks mounted in the same page read ``HeadlessChrome`` and 800x600). The
+        screen has the persona's bar, so its ``availHeight`` (or ``availWidth``) is less than its size."""
         if engine != "chromium":
             return []
-        args = [f"--screen-info={{{self.screen[0]}x{self.screen[1]}}}"]
+        edge, size = self.bar
+        args = [f"--screen-info={{{self.screen[0]}x{self.screen[1]} workArea{edge}={size}}}"]
         if version:
             args.append(f"--user-agent={chrome_user_agent(version)}")
         return args
