@@ -175,7 +175,7 @@ CASES = [
     ("fifo-build-output", ["build", "ok.html", "-o", "fifo.html"], None, [(WHOLE_FILE, "fifo.html: cannot write: not a regular file")]),
     ("fifo-review", ["review", "--static", "fifo.html"], None, [(WHOLE_FILE, "fifo.html: a FIFO that no program writes to")]),
     ("fifo-review-folder", ["review", "--static", "fifodir"], None, [(WHOLE_FILE, "fifodir/stuck.html: a FIFO that no program writes to")]),
-    ("fifo-edit", ["edit", "fifo.html", "--no-open"], None, [(WHOLE_FILE, "fifo.html: a FIFO that no program writes to")]),
+    ("fifo-edit", ["edit", "fifo.html", "--no-open"], None, [(WHOLE_FILE, "fifo.html: is not a regular file (a FIFO): the editor edits a file")]),
     ("fifo-probe", ["verify", "--probes-dir", "fifoprobes"], None, [(LOCATED, ".html:1:1: a FIFO that no program writes to")]),
     # --remote: one line per bad spec, before any browser starts
     ("remote-superscript-pages", ["verify", "--remote", "chromium:\u00b2=ws://a:1"], None, [("option", "PAGES must be a whole number from 1 to 64")]),

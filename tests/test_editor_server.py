@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import aiohttp
@@ -21,6 +24,15 @@ from flowui_sandbox.theme import TOKENS
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "flowui_sandbox"]
+
+
+@pytest.fixture(autouse=True)
+def private_folders(tmp_path_factory, monkeypatch):
+    """The editor's private files (the drafts' secret, the page that opens it) in a folder of the test's."""
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    return cache
 
 
 def run(coro):
@@ -83,8 +95,6 @@ def test_the_pages_carry_their_policies(tmp_path):
     nonce = re.search(r"'nonce-([^']+)'", csp).group(1)
     assert f'content="{nonce}"' in editor_html and "<script>" not in editor_html
     assert editor_headers["Referrer-Policy"] == "no-referrer"
-    # The preview page's policy is the block's, plus 'self' for the host module: every
-    # directive of the block's policy is there, so the srcdoc's effective policy is the block's.
     preview = preview_headers["Content-Security-Policy"]
     assert preview == preview_csp(f"http://127.0.0.1:{port}")
     # The editor frames its preview only, on another site; the preview is framed by the editor only.
@@ -93,10 +103,12 @@ def test_the_pages_carry_their_policies(tmp_path):
     # Neither the preview page nor its URL holds the token: it is the editor's alone.
     assert f'content="http://localhost:{port}/preview/"' in editor_html
     assert token not in preview_html
-    for directive in CSP.split(";"):
-        name, *values = directive.split()
-        got = next(d.split()[1:] for d in preview.split(";") if d.split() and d.split()[0] == name)
-        assert set(values) <= set(got) and set(got) - set(values) <= {"'self'"}
+    # The block's srcdoc inherits the preview page's policy on top of its own: a directive of the
+    # block's policy there too would report each violation twice (once per policy), one that
+    # differs would change the block's policy. None is there: the block's policy alone applies.
+    block_directives = {part.split()[0] for part in CSP.split(";") if part.strip()}
+    assert {part.split()[0] for part in preview.split(";")} == {"form-action", "frame-ancestors"}
+    assert "default-src" in block_directives and not block_directives & {"form-action", "frame-ancestors"}
 
 
 def test_analyze_gives_the_generators_paths_and_the_problems_with_positions(tmp_path):
@@ -150,7 +162,7 @@ def test_save_is_atomic_and_refuses_a_stale_base(tmp_path):
 
     saved, conflict, after_conflict, forced = run(_with_server(file, check))
     assert saved == (200, {"sha": sha256("<p>two</p>")})
-    assert conflict == (409, {"conflict": True, "sha": sha256("<p>theirs</p>"), "source": "<p>theirs</p>"})
+    assert conflict == (409, {"conflict": True, "sha": sha256("<p>theirs</p>"), "source": "<p>theirs</p>", "problem": None})
     assert after_conflict == "<p>theirs</p>"
     assert forced[0] == 200 and file.read_text(encoding="utf-8") == "<p>three</p>"
     assert file.stat().st_mode & 0o777 == 0o640
@@ -385,3 +397,270 @@ def test_the_editor_stops_without_waiting_for_a_request_still_being_answered(tmp
             return took
 
     assert run(go()) < 10
+
+
+# ---------------------------------------------------------------- the token off the command line, IPv6, disk, drafts, headers
+
+FAKE_BROWSER = """#!/bin/sh
+# Stands in for the user's browser: what it was given, and what that file was when it came.
+file=$(printf '%s' "$1" | sed 's|^file://||')
+{ printf 'argv %s\\n' "$*"; printf 'mode %s\\n' "$(stat -c %a "$file")"; printf 'folder %s\\n' "$(stat -c %a "$(dirname "$file")")";
+  printf 'path %s\\n' "$file"; cat "$file"; } > "$BROWSER_LOG.part" 2>&1
+mv "$BROWSER_LOG.part" "$BROWSER_LOG"
+"""
+
+
+def test_the_browser_gets_a_private_file_that_redirects_never_the_token_on_its_command_line(tmp_path):
+    """A browser's command line is public (/proc/PID/cmdline, ps): the token goes through a file
+    only the user can read, removed when the editor stops."""
+    browser, log, runtime = tmp_path / "browser.sh", tmp_path / "browser.log", tmp_path / "run"
+    browser.write_text(FAKE_BROWSER, encoding="utf-8")
+    browser.chmod(0o755)
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BROWSER": f"{browser} %s", "BROWSER_LOG": str(log),
+           "XDG_RUNTIME_DIR": str(runtime), "HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([*CLI, "edit", "b.html"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url = proc.stdout.readline().strip()
+        deadline = time.monotonic() + 30
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen = log.read_text(encoding="utf-8")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(30)
+    token = url.rstrip("/").rsplit("/", 1)[1]
+    argv = seen.splitlines()[0]
+    assert token not in argv and argv.startswith("argv file://"), seen
+    page = Path(re.search(r"^path (.*)$", seen, re.M).group(1))
+    assert page.parent == runtime / "flowui-sandbox", page
+    assert "mode 600\n" in seen and "folder 700\n" in seen, seen
+    assert f'url={url}"' in seen and f'href="{url}"' in seen, seen
+    assert code == 0 and not page.exists()  # removed when the editor stops
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+needs_ipv6 = pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+
+
+@needs_ipv6
+def test_the_preview_name_localhost_reaches_this_editor_on_ipv6_too(tmp_path):
+    """Browsers resolve localhost, the preview's name, to ::1 first: the editor holds [::1]:PORT
+    as well, so no other program can stand in for the preview there."""
+    async def check(server, http):
+        async with http.get(f"http://[::1]:{server.port}/preview/", headers={"Host": f"localhost:{server.port}"}) as r:
+            return r.status, await r.text()
+
+    status, page = run(_with_server(tmp_path / "b.html", check))
+    assert status == 200 and "flowui-editor-origin" in page
+
+
+@needs_ipv6
+def test_a_port_whose_ipv6_loopback_is_taken_is_refused_in_one_line(tmp_path):
+    with socket.socket(socket.AF_INET6) as other:
+        other.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        other.bind(("::1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        proc = subprocess.run([*CLI, "edit", "b.html", "--no-open", "--port", str(port)], cwd=tmp_path, capture_output=True,
+                              text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert proc.returncode == 2 and proc.stdout == "", proc
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"[::1]:{port}" in lines[0] and "localhost" in lines[0], lines
+
+
+@needs_ipv6
+def test_a_random_port_whose_ipv6_loopback_is_taken_is_passed_over(tmp_path, monkeypatch):
+    from flowui_sandbox.sandbox.editor import server as editor_server
+
+    taken: list[int] = []
+    listen = editor_server.EditorServer._listen
+
+    async def first_ipv6_taken(self, host, port):
+        if host == "::1" and not taken:
+            taken.append(port)
+            raise OSError(errno.EADDRINUSE, "Address already in use")
+        return await listen(self, host, port)
+
+    monkeypatch.setattr(editor_server.EditorServer, "_listen", first_ipv6_taken)
+
+    async def check(server, http):
+        async with http.get(server.url + "api/disk") as r:
+            return server.port, r.status
+
+    port, status = run(_with_server(tmp_path / "b.html", check))
+    assert status == 200 and taken and port != taken[0]
+
+
+def test_a_file_that_stops_being_utf8_is_reported_and_never_saved_over_silently(tmp_path):
+    file = tmp_path / "b.html"
+    file.write_text("<p>café</p>", encoding="utf-8")
+
+    async def check(server, http):
+        out = {}
+        file.write_bytes("<p>café, elsewhere</p>".encode("latin-1"))
+        for name in ("disk", "disk/text", "session"):
+            async with http.get(server.url + f"api/{name}") as r:
+                out[name] = await r.json()
+        # What the page sends after it took the file for deleted (base null), then with its own base.
+        for base in (None, sha256("<p>café</p>")):
+            async with http.post(server.url + "api/save", json={"source": "", "base": base}, headers=own(server)) as r:
+                out[f"save {base}"] = (r.status, await r.json())
+        return out
+
+    out = run(_with_server(file, check))
+    assert file.read_bytes() == "<p>café, elsewhere</p>".encode("latin-1")
+    problem = out["disk/text"]["problem"]
+    assert problem.startswith("is not UTF-8 text") and "0xE9" in problem, problem
+    assert out["disk/text"]["source"] is None and out["disk"]["problem"] == problem and out["disk"]["sha"] not in (None, sha256("<p>café</p>"))
+    assert out["session"]["exists"] is True and out["session"]["problem"] == problem and out["session"]["source"] == ""
+    for base in (None, sha256("<p>café</p>")):
+        status, body = out[f"save {base}"]
+        assert status == 409 and body["conflict"] is True and body["problem"] == problem, body
+
+
+def test_a_file_too_large_on_disk_is_reported_and_never_read(tmp_path):
+    from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
+
+    file = tmp_path / "b.html"
+    file.write_text("<p>x</p>", encoding="utf-8")
+
+    async def check(server, http):
+        out = {}
+        os.truncate(file, 100 * MAX_SOURCE_BYTES)  # 400 MB (sparse)
+        for name in ("disk", "disk/text", "session"):
+            async with http.get(server.url + f"api/{name}") as r:
+                out[name] = (len(await r.read()), await r.json())
+        async with http.post(server.url + "api/save", json={"source": "mine", "base": out["disk"][1]["sha"]}, headers=own(server)) as r:
+            out["save"] = (r.status, await r.json())
+        return out
+
+    out = run(_with_server(file, check))
+    for name in ("disk", "disk/text", "session"):
+        size, body = out[name]
+        assert size < 10_000 and "too large on disk" in body["problem"] and "419,430,400 bytes" in body["problem"], (name, body)
+    assert out["disk/text"][1]["source"] is None
+    assert out["save"][0] == 409 and file.stat().st_size == 100 * MAX_SOURCE_BYTES
+
+
+def test_a_save_over_the_size_limit_is_refused(tmp_path):
+    file = tmp_path / "b.html"
+    file.write_text("<p>v0</p>", encoding="utf-8")
+
+    async def check(server, http):
+        big = "<p>" + "a" * 6_000_000 + "</p>"
+        async with http.post(server.url + "api/save", json={"source": big, "base": sha256("<p>v0</p>")}, headers=own(server)) as r:
+            return r.status, await r.json()
+
+    status, body = run(_with_server(file, check))
+    assert status == 413 and body["error"] == "the text is 6,000,007 bytes; a block has at most 4,194,304 (4 MiB)", body
+    assert file.read_text(encoding="utf-8") == "<p>v0</p>"
+
+
+def _fifo_with_a_writer(path: Path) -> int:
+    """A named FIFO at ``path`` that a program holds open for writing (the fd returned), with bytes in it."""
+    os.mkfifo(path)
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # Linux: a reader and a writer at once, without waiting
+    os.write(fd, b"<p>x</p>\n")
+    return fd
+
+
+def test_a_fifo_or_a_pipe_is_refused_at_start_in_one_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    fd = _fifo_with_a_writer(tmp_path / "named.fifo")
+    read, write = os.pipe()
+    os.write(write, b"<p>x</p>\n")
+    os.close(write)
+    try:
+        named = subprocess.run([*CLI, "edit", "named.fifo", "--no-open"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=30)
+        piped = subprocess.run([*CLI, "edit", f"/dev/fd/{read}", "--no-open"], cwd=tmp_path, capture_output=True, text=True, env=env,
+                               timeout=30, pass_fds=(read,))
+    finally:
+        os.close(fd)
+        os.close(read)
+    for proc, name in ((named, "named.fifo"), (piped, f"/dev/fd/{read}")):
+        assert proc.returncode == 2 and proc.stdout == "", proc
+        assert proc.stderr.splitlines() == [f"{name}: is not a regular file (a FIFO): the editor edits a file"], proc.stderr
+
+
+def test_a_file_replaced_by_a_fifo_is_reported_never_read(tmp_path):
+    """Reading a FIFO whose writer stays blocks until the writer closes it: the server stats first."""
+    import threading
+    import urllib.request
+
+    file = tmp_path / "b.html"
+    file.write_text("<p>x</p>", encoding="utf-8")
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(EditorServer(EditorSession(file=file)).start())
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    file.unlink()
+    fd = _fifo_with_a_writer(file)
+    try:
+        out = {}
+        for name in ("disk", "disk/text", "session"):
+            with urllib.request.urlopen(server.url + f"api/{name}", timeout=5) as r:
+                out[name] = json.loads(r.read())
+    finally:
+        os.close(fd)  # a server stuck reading it gets its end of file
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+    for name, body in out.items():
+        assert body["problem"] == "is not a regular file (a FIFO): the editor edits a file", (name, body)
+    assert out["disk/text"]["source"] is None and out["session"]["source"] == ""
+
+
+def test_every_response_carries_the_security_headers(tmp_path):
+    async def check(server, http):
+        out = {}
+        base, preview = server.url, f"http://127.0.0.1:{server.port}/preview/"
+        for name, method, url, headers, body in [
+            ("404", "GET", base + "nope", {}, None),
+            ("405", "GET", base + "api/save", {}, None),
+            ("static 404", "GET", base + "static/nope.js", {}, None),
+            ("preview 404", "GET", preview + "nope", {"Host": server.preview_host}, None),
+            ("413", "POST", base + "api/json", own(server) | {"Content-Type": "application/json"}, b'{"text": "{}"}' + b" " * (9 * 2**20)),
+            ("400", "POST", base + "api/json", own(server) | {"Content-Type": "application/json"}, b"["),
+            ("200", "GET", base + "api/session", {}, None),
+        ]:
+            async with http.request(method, url, headers=headers, data=body) as r:
+                out[name] = (r.status, {k: r.headers.get(k) for k in ("Cache-Control", "X-Content-Type-Options", "Referrer-Policy",
+                                                                      "Cross-Origin-Resource-Policy")})
+        return out
+
+    out = run(_with_server(tmp_path / "b.html", check))
+    assert {name: status for name, (status, _) in out.items()} == {"404": 404, "405": 405, "static 404": 404, "preview 404": 404,
+                                                                 "413": 413, "400": 400, "200": 200}
+    for name, (_, headers) in out.items():
+        assert headers == {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+                           "Cross-Origin-Resource-Policy": "same-origin"}, name
+
+
+def test_drafts_are_sealed_with_a_key_only_this_users_editor_hands_out(tmp_path, private_folders):
+    """The page keeps unsaved text in the origin's localStorage, which any other server on
+    127.0.0.1:PORT reads: sealed (AES-GCM) with a key kept in a file only the user reads, the
+    same for the same file after a restart, under a name that does not tell the file."""
+    cache = private_folders
+    first, second = tmp_path / "a.html", tmp_path / "b.html"
+
+    async def draft(server, http):
+        async with http.get(server.url + "api/session") as r:
+            return (await r.json())["draft"]
+
+    a, again, b = run(_with_server(first, draft)), run(_with_server(first, draft)), run(_with_server(second, draft))
+    assert a == again and a["key"] != b["key"] and a["id"] != b["id"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", a["key"]) and re.fullmatch(r"[0-9a-f]{64}", a["id"])
+    assert "a.html" not in a["id"] and str(tmp_path) not in a["id"]
+    folder = cache / "flowui-sandbox"
+    secret = folder / "drafts.key"
+    assert folder.stat().st_mode & 0o777 == 0o700 and secret.stat().st_mode & 0o777 == 0o600
+    assert len(secret.read_bytes()) == 32

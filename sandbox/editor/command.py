@@ -1,15 +1,20 @@
 """What ``flowui-sandbox edit [FILE] [--state F] [--fields a,b] [--theme F] [--port N] [--no-open]`` does.
 
 :func:`edit` starts the editor server (:mod:`flowui_sandbox.sandbox.editor.server`) on 127.0.0.1, prints the editor's
-URL (with its token) as the first line, opens it in the user's browser unless ``--no-open``,
-and serves until Ctrl-C (or SIGTERM), then closes cleanly with status 0.
+URL (with its token) as the first line, opens it in the user's browser unless ``--no-open``
+(through a private file, never the URL on the browser's command line:
+:func:`~flowui_sandbox.sandbox.editor.private.write_opener`), and serves until Ctrl-C (or
+SIGTERM), then closes cleanly with status 0.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import stat
 import sys
+import threading
 import webbrowser
 from pathlib import Path
 
@@ -39,7 +44,15 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
     from flowui_sandbox.sandbox.files import read_text
 
     path = Path(file)
-    starting = not path.exists()
+    mode: int | None = None
+    unreadable = None
+    try:
+        mode = os.stat(path).st_mode  # stat, never open: opening a FIFO waits for a writer
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        unreadable = f"{file}: cannot read: {exc.strerror or exc}"
+    starting = mode is None and unreadable is None
     is_starter = starting or path.resolve() == STARTER_FILE.resolve()
     options: list[str] = []
     try:
@@ -65,8 +78,16 @@ def editor_session(file: str = "block.html", *, state: str | None = None, fields
             problems.append(str(exc))
             return None
 
-    if path.is_dir():
+    if unreadable:
+        problems.append(unreadable)
+    elif mode is not None and stat.S_ISDIR(mode):
         problems.append(f"{file}: is a directory, not a file")
+    elif mode is not None and not stat.S_ISREG(mode):
+        # A FIFO or a pipe (edit <(cat block.html)) is read once; the editor reads its file again
+        # and again, and saves to it.
+        from .disk import not_a_file
+
+        problems.append(f"{file}: {not_a_file(mode)}")
     elif not starting:
         read(lambda name: read_text(name, limit=MAX_SOURCE_BYTES), file)
     if state:
@@ -94,17 +115,18 @@ def edit(file: str = "block.html", *, state: str | None = None, fields: str | No
 
 
 async def _serve(session, *, port: int, open_browser: bool) -> int:
-    from .server import EditorServer
+    from .private import write_opener
+    from .server import CannotListen, EditorServer
 
     server = EditorServer(session, port=port)
     try:
         await server.start()
+    except CannotListen as exc:
+        raise OptionError(f"--port {port}: {exc}") from None
     except OSError as exc:  # an option's problem (the port is taken), not a file's: no FILE:LINE:COL
         raise OptionError(f"--port {port}: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
     print(server.url, flush=True)
     print(f"editing {session.file}{' (new: the starter source until you save)' if not session.file.exists() else ''}; Ctrl-C stops", flush=True)
-    if open_browser:
-        webbrowser.open(server.url)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -112,9 +134,24 @@ async def _serve(session, *, port: int, open_browser: bool) -> int:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
             pass
+    opener: Path | None = None
     try:
+        if open_browser:
+            # The browser gets a file of the user's that sends it on to the URL: a browser's command
+            # line (and xdg-open's) is readable by every local user, the token with it.
+            try:
+                opener = write_opener(server.url)
+            except OSError as exc:
+                print(f"not opened in a browser: no private folder for the page that opens it ({exc}); open the URL above",
+                      file=sys.stderr, flush=True)
+            else:
+                # In a thread of its own, never waited for: a browser command may not return until
+                # the browser exits.
+                threading.Thread(target=webbrowser.open, args=(opener.as_uri(),), daemon=True).start()
         await stop.wait()
     finally:
         await server.stop()
+        if opener is not None:
+            opener.unlink(missing_ok=True)
     print("editor stopped", file=sys.stderr, flush=True)
     return 0

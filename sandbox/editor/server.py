@@ -1,7 +1,9 @@
-"""The editor's aiohttp server: one author, one file, 127.0.0.1 only.
+"""The editor's aiohttp server: one author, one file, the loopback only.
 
-One socket, two origins, told apart by the Host header (any other Host is refused: a page on
-another site that rebinds its DNS name to 127.0.0.1 sends its own name, DNS rebinding):
+Two listeners on one port, 127.0.0.1:PORT and [::1]:PORT (browsers resolve ``localhost``, the
+preview's name, to ::1 first: no other program may answer there, :meth:`EditorServer.start`),
+and two origins, told apart by the Host header (any other Host is refused: a page on another
+site that rebinds its DNS name to 127.0.0.1 sends its own name, DNS rebinding):
 
 * ``http://127.0.0.1:<port>/<token>/``, the editor. The token (``secrets.token_urlsafe``) is
   printed once in the editor's URL and compared in constant time. A state-changing request
@@ -14,7 +16,8 @@ another site that rebinds its DNS name to 127.0.0.1 sends its own name, DNS rebi
   that isolate sites run it outside the editor's process. GET only, public code only (the page,
   its script and stylesheet, the bridge's files); no token, no API.
 
-Refusals are 403 with one line of text and nothing else.
+Refusals are 403 with one line of text and nothing else. Every response, errors included,
+carries ``_COMMON_HEADERS`` (no caching, no sniffing, no referrer, same-origin resources only).
 
 Two documents are served:
 
@@ -23,25 +26,29 @@ Two documents are served:
 * ``/preview/`` (on the preview's origin) the preview host page, framed by the editor only
   (``frame-ancestors``) and driven by ``postMessage``: it runs the bridge's host module, which
   mounts the block in ``<iframe sandbox="allow-scripts" srcdoc>``. A srcdoc document inherits
-  its parent's CSP on top of its own, so this page's policy is the block's policy
-  (``flowui_sandbox.sandbox.block.policy.CSP``) plus ``'self'`` for the host's module and stylesheet:
-  the block's effective policy stays exactly its own. The author's code never runs in the
-  editor's origin: the srcdoc frame is sandboxed (opaque origin).
+  its parent's CSP on top of its own (the block's, first in its <head>), so this page's policy
+  has no fetch directive (:func:`preview_csp`): the block's effective policy is exactly its own,
+  and each violation of it is reported once. The author's code never runs in the editor's
+  origin: the srcdoc frame is sandboxed (opaque origin).
 
 The JSON API (all POST bodies JSON, read by the repository's JSON reader: a bad body is 400
 with one located line; all answers JSON):
 
-* ``GET api/session``: the file, its text (or the starter's), its sha256, state, fields, theme;
+* ``GET api/session``: the file, its text (or the starter's), its sha256, why it has no text
+  (``problem``: :class:`~flowui_sandbox.sandbox.editor.disk.OnDisk`), state, fields, theme, and
+  the key and name that seal its drafts in the page's storage (``draft``:
+  :func:`~flowui_sandbox.sandbox.editor.private.draft_seal`);
 * ``POST api/analyze`` ``{source, fields}``: the markup paths the generator extracts (the
   preview passes them to the host so its srcdoc is ``build_srcdoc``'s bytes), or the problems
   with line:column;
 * ``POST api/findings`` ``{source, fields}``: the static review's findings (asked for beside the
   analysis, so the preview never waits for the review);
 * ``POST api/json`` ``{text}``: the JSON of the state pane, or (422) its one located error;
-* ``GET api/disk``: the file's sha256 now (the page polls it to see changes on disk);
-* ``GET api/disk/text``: the file's text and sha256;
+* ``GET api/disk``: the file's sha256 now and its problem (the page polls it to see changes on disk);
+* ``GET api/disk/text``: the file's text, sha256 and problem (a file not read has no text);
 * ``POST api/save`` ``{source, base}``: writes the file atomically unless its sha256 on disk is
-  no longer ``base`` (409 with the disk's text; ``force`` overwrites);
+  no longer ``base`` or the file on disk has a problem (409 with the disk's text and problem;
+  ``force`` overwrites); a text over MAX_SOURCE_BYTES is refused (413), as opening it would be;
 * ``GET api/contract``: the cheat sheet's data, read from the sources of truth;
 * ``POST api/review`` ``{source, fields, state, theme, engines?}``: the whole review
   (``flowui_sandbox.sandbox.review.review``, static and in-browser layers) of the text on the page, on demand;
@@ -51,11 +58,13 @@ with one located line; all answers JSON):
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import socket
 import tempfile
 from collections import deque
 from collections.abc import Mapping
@@ -66,7 +75,12 @@ from typing import Any
 from aiohttp import web
 
 from flowui_sandbox.bridge import BRIDGE_DIR
+from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
 from flowui_sandbox.sandbox.block.policy import CSP as BLOCK_CSP
+from flowui_sandbox.sandbox.errors import SandboxError
+
+from .disk import OnDisk, read_disk
+from .private import draft_seal
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PROTOCOL_FILE = BRIDGE_DIR / "PROTOCOL.md"
@@ -80,7 +94,9 @@ STOP_WAIT = 1.0
 #: The header every state-changing request of the editor's page carries (a custom header: a page
 #: on another site cannot send it without a CORS preflight, and this server answers none).
 EDITOR_HEADER = "X-Flowui-Editor"
-
+#: Ports tried when any free port will do (``--port 0``) and the one found free on 127.0.0.1 is
+#: taken on [::1] by another program.
+PORT_TRIES = 20
 
 
 def editor_csp(style_nonce: str, preview_origin: str) -> str:
@@ -95,23 +111,17 @@ def editor_csp(style_nonce: str, preview_origin: str) -> str:
 
 
 def preview_csp(editor_origin: str) -> str:
-    """The preview host page's policy: the block's own, plus ``'self'`` where the host needs it,
-    framed by the editor's origin only.
+    """The preview host page's policy: framed by the editor's origin only, no form sent; no fetch
+    directive.
 
-    Built from ``flowui_sandbox.sandbox.block.policy.CSP`` (never restated), so the intersection the srcdoc
-    enforces (inherited ∩ its own meta policy) is the block's policy exactly.
+    The block's srcdoc inherits this policy on top of its own (``flowui_sandbox.sandbox.block.policy.CSP``,
+    first in its <head>, before anything of the author's). A fetch directive here would either be
+    stricter than the block's (refusing what the block's policy allows) or refuse what the block's
+    refuses too, and the engines report a violation once per policy violated: twice in the bridge
+    log. Without any, the block's effective policy is exactly its own, and each violation is one entry.
     """
-    directives = []
-    for part in BLOCK_CSP.split(";"):
-        tokens = part.split()
-        if not tokens:
-            continue
-        if tokens[0] in ("script-src", "style-src"):
-            tokens.append("'self'")
-        directives.append(" ".join(tokens))
     # No base-uri: the host module's holder frame sets <base href="about:blank"> (the block's base URL).
-    directives += ["form-action 'none'", f"frame-ancestors {editor_origin}"]
-    return "; ".join(directives)
+    return f"form-action 'none'; frame-ancestors {editor_origin}"
 
 
 _COMMON_HEADERS = {
@@ -139,14 +149,9 @@ class EditorSession:
     #: The text shown when the file does not exist yet (the starter source).
     starter: str = ""
 
-    def read_disk(self) -> str | None:
-        """The file's text now, or ``None`` when it does not exist."""
-        try:
-            return self.file.read_bytes().decode("utf-8")
-        except FileNotFoundError:
-            return None
-        except UnicodeDecodeError:
-            return None
+    def read_disk(self) -> OnDisk:
+        """The file as it is now (:func:`read_disk`)."""
+        return read_disk(self.file)
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -200,8 +205,12 @@ def cheatsheet() -> dict[str, Any]:
     }
 
 
+class CannotListen(SandboxError):
+    """The editor cannot hold the addresses it needs; its one line says which and why."""
+
+
 class EditorServer:
-    """The aiohttp application and its listener; ``await start()`` then :attr:`url`."""
+    """The aiohttp application and its listeners; ``await start()`` then :attr:`url`."""
 
     def __init__(self, session: EditorSession, *, port: int = 0, token: str | None = None):
         self.session = session
@@ -210,9 +219,13 @@ class EditorServer:
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
         self._reviewing = False
+        #: The key and name that seal the file's drafts in the page's storage (None: no private folder for the secret).
+        self.draft: dict[str, str] | None = None
         #: The last 100 refused requests, one line each (method, path with the token hidden, why).
         self.refused: deque[str] = deque(maxlen=100)
         self.app = web.Application(middlewares=[self._guard], client_max_size=8 * 1024 * 1024)
+        # Every response, the errors aiohttp answers itself included (404, 405, 413).
+        self.app.on_response_prepare.append(_secure)
         prefix = f"/{self.token}"
         r = self.app.router
         r.add_get(f"{prefix}/", self._editor_page)
@@ -266,12 +279,53 @@ class EditorServer:
         return f"{self.preview_origin}{PREVIEW_PREFIX}/"
 
     async def start(self) -> EditorServer:
+        """Listen on 127.0.0.1:PORT and on [::1]:PORT, the same port.
+
+        Browsers resolve the preview's name, ``localhost``, to ::1 first (Chromium): a program of
+        another user's listening on [::1]:PORT would be framed as the preview and get every mount
+        message (the author's source and state). Holding [::1]:PORT leaves it to no one; where the
+        machine has no IPv6 loopback, no program can listen there either. Another program on
+        [::1]:PORT: ``CannotListen`` for a port asked for, the next free port otherwise.
+        ``OSError`` when 127.0.0.1:PORT is taken.
+        """
+        try:
+            self.draft = await asyncio.get_running_loop().run_in_executor(None, draft_seal, self.session.file)
+        except OSError:
+            self.draft = None  # unsaved text then stays in the tab only
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=STOP_WAIT)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self.requested_port)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        for _ in range(PORT_TRIES if self.requested_port == 0 else 1):
+            first = await self._listen("127.0.0.1", self.requested_port)
+            port = first._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            try:
+                await self._listen("::1", port)
+            except OSError as exc:
+                if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+                    break  # no IPv6 loopback here
+                await first.stop()
+                if exc.errno == errno.EADDRINUSE and self.requested_port == 0:
+                    continue
+                await self.stop()
+                why = "is taken by another program" if exc.errno == errno.EADDRINUSE else f"cannot be listened on: {exc.strerror or exc}"
+                raise CannotListen(f"[::1]:{port} {why}, and the preview's name localhost would reach it there (browsers "
+                                   "try ::1 first): choose another --port") from None
+            break
+        else:
+            await self.stop()
+            raise CannotListen(f"no free port whose [::1] address is free too ({PORT_TRIES} tried)")
+        self.port = port
         return self
+
+    async def _listen(self, host: str, port: int) -> web.TCPSite:
+        """A listener of the app on ``host:port``, started."""
+        assert self._runner is not None
+        site = web.TCPSite(self._runner, host, port)
+        try:
+            await site.start()
+        except BaseException:
+            await site.stop()
+            raise
+        return site
 
     async def stop(self) -> None:
         if self._runner is not None:
@@ -286,10 +340,7 @@ class EditorServer:
         if problem is not None:
             self.refused.append(f"{request.method} {request.path.replace(self.token, 'TOKEN')}: {problem}")
             return _refuse(problem)
-        response = await handler(request)
-        for name, value in _COMMON_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response
+        return await handler(request)
 
     def refusal(self, method: str, path: str, headers: Mapping[str, str]) -> str | None:
         """Why a request is refused (the one line of its 403), or ``None``: it may pass.
@@ -361,22 +412,25 @@ class EditorServer:
 
     async def _api_session(self, request: web.Request) -> web.Response:
         s = self.session
-        text = s.read_disk()
+        disk = s.read_disk()
+        exists = disk.sha is not None
         return web.json_response({
-            "file": str(s.file), "name": s.file.name, "exists": text is not None,
-            "source": s.starter if text is None else text, "sha": sha256(text),
+            "file": str(s.file), "name": s.file.name, "exists": exists,
+            # A file that cannot be shown (disk.problem) shows no text, never the starter's.
+            "source": disk.text if disk.text is not None else ("" if exists else s.starter), "sha": disk.sha, "problem": disk.problem,
             "state": s.state if s.state is not None else {}, "fields": s.fields, "theme": s.theme, "blockId": s.block_id,
+            "draft": self.draft,
         })
 
     async def _api_contract(self, request: web.Request) -> web.Response:
         return web.json_response(cheatsheet())
 
     async def _api_disk(self, request: web.Request) -> web.Response:
-        return web.json_response({"sha": sha256(self.session.read_disk())})
+        disk = self.session.read_disk()
+        return web.json_response({"sha": disk.sha, "problem": disk.problem})
 
     async def _api_disk_text(self, request: web.Request) -> web.Response:
-        text = self.session.read_disk()
-        return web.json_response({"sha": sha256(text), "source": text})
+        return web.json_response(self.session.read_disk().json())
 
     async def _api_analyze(self, request: web.Request) -> web.Response:
         body = await _json_body(request)
@@ -408,9 +462,14 @@ class EditorServer:
         source, base, force = body.get("source"), body.get("base"), bool(body.get("force"))
         if not isinstance(source, str):
             return web.json_response({"error": "source must be a string"}, status=400)
+        size = len(source.encode("utf-8", "surrogatepass"))
+        if size > MAX_SOURCE_BYTES:  # the editor (and build) would refuse to open the file
+            return web.json_response({"error": f"the text is {size:,} bytes; a block has at most {MAX_SOURCE_BYTES:,} "
+                                               f"({MAX_SOURCE_BYTES // 2**20} MiB)"}, status=413)
         disk = self.session.read_disk()
-        if not force and sha256(disk) != base:
-            return web.json_response({"conflict": True, "sha": sha256(disk), "source": disk}, status=409)
+        # A file whose text the page could not show is never written over without the author's word.
+        if not force and (disk.problem is not None or disk.sha != base):
+            return web.json_response({"conflict": True, **disk.json()}, status=409)
         try:
             write_atomically(self.session.file, source)
         except OSError as exc:
@@ -456,6 +515,12 @@ def review_in_browsers(source: str, fields: list, state: dict, theme: dict | Non
         "requests": list(browser.requests) if browser else [],
         "errors": list(browser.errors) if browser else [],
     }
+
+
+async def _secure(request: web.Request, response: web.StreamResponse) -> None:
+    """Adds the common headers (module doc) to a response about to be sent."""
+    for name, value in _COMMON_HEADERS.items():
+        response.headers.setdefault(name, value)
 
 
 def _refuse(text: str) -> web.Response:

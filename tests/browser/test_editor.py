@@ -40,7 +40,9 @@ FIELDS = ["draft.email"]
 
 
 @pytest.fixture
-def editor(flowui_portal, tmp_path):
+def editor(flowui_portal, tmp_path, tmp_path_factory, monkeypatch):
+    # The drafts' secret in a folder of the test's (the server reads the variable when it starts).
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
     file = tmp_path / "block.html"
     file.write_text(BLOCK, encoding="utf-8")
     server = flowui_portal.run(EditorServer(EditorSession(file=file, state=STATE, fields=FIELDS)).start())
@@ -579,3 +581,107 @@ def test_the_review_on_demand_runs_the_in_browser_layer(flowui_engine, flowui_po
     rules = {f["rule"] for f in result["findings"]}
     assert "blocked.cookie" in rules
     assert all(f["line"] >= 1 and f["column"] >= 1 for f in result["findings"])
+
+
+# ---------------------------------------------------------------- a file that is not text on disk, drafts, CSP reports, late answers
+
+
+def test_a_file_that_stops_being_utf8_keeps_the_text_and_a_save_asks_first(flowui_page, editor):
+    open_editor(flowui_page, editor)
+    file = editor.session.file
+    latin1 = "<p>café, saved elsewhere as Latin-1</p>".encode("latin-1")
+    file.write_bytes(latin1)
+    notice = flowui_page.wait_for("() => { const n = document.querySelector('[data-testid=notice]'); return !n.hidden && n.textContent; }")
+    assert "not UTF-8 text (byte 0xE9 at line 1, column 7)" in notice, notice
+    assert flowui_page.evaluate("() => [window.flowuiEditor.source(), document.querySelector('[data-testid=take-disk]').hidden]") == [BLOCK, True]
+    # Save does not write over it without a word: the same choice again, the file as it was.
+    flowui_page.click('[data-testid="dismiss"]')
+    focus_editor(flowui_page, "source")
+    flowui_page.press("Control+s")
+    flowui_page.wait_for("() => !document.querySelector('[data-testid=notice]').hidden")
+    status = flowui_page.evaluate("() => document.querySelector('[data-testid=save-status]').textContent")
+    assert status.startswith("conflict: the file on disk is not UTF-8 text"), status
+    assert file.read_bytes() == latin1
+    # The author's word writes it.
+    flowui_page.click('[data-testid="keep-mine"]')
+    flowui_page.wait_for("() => !window.flowuiEditor.dirty()")
+    assert file.read_text(encoding="utf-8") == BLOCK
+
+
+STORAGE_PAGE = """<!DOCTYPE html><meta charset="utf-8"><title>another server on the port</title><script>
+  // What a page of another server on the editor's port sees in the origin's storage, and what it plants.
+  window.seen = JSON.stringify(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)]));
+  for (const k of Object.keys(localStorage)) localStorage.setItem(k, JSON.stringify({ iv: 'AAAAAAAAAAAAAAAA', sealed: btoa('planted') }));
+  localStorage.setItem('flowui-edit:' + FILE, JSON.stringify({ text: '<p>planted</p>', base: null }));
+</script>"""
+
+
+def test_drafts_are_private_to_this_editor(flowui_page, editor, flowui_portal):
+    """Any server on 127.0.0.1:PORT, before or after the editor, shares its localStorage: it reads
+    no draft (text or path), and a draft it plants is never shown."""
+    from aiohttp import web
+
+    open_editor(flowui_page, editor)
+    focus_editor(flowui_page, "source")
+    flowui_page.type_text("secret words")
+    flowui_page.wait_for("() => window.flowuiEditor.source().endsWith('secret words')")
+    flowui_page.wait_for("() => localStorage.length > 0")  # the draft, kept 200 ms after the last change
+    port, session = editor.port, editor.session
+    flowui_portal.run(editor.stop())
+
+    async def storage_page(request):
+        return web.Response(text=STORAGE_PAGE.replace("FILE", json.dumps(str(session.file))), content_type="text/html")
+
+    async def start():
+        app = web.Application()
+        app.router.add_get("/", storage_page)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        return runner
+
+    runner = flowui_portal.run(start())
+    try:
+        flowui_page.leave(f"http://127.0.0.1:{port}/")
+        seen = flowui_page.wait_for("() => window.seen")
+    finally:
+        flowui_portal.run(runner.cleanup())
+    assert "secret words" not in seen and session.file.name not in seen, seen
+    assert "flowui-draft:" in seen
+    again = flowui_portal.run(EditorServer(session, port=port).start())
+    try:
+        open_editor(flowui_page, again)
+        assert flowui_page.evaluate("() => [window.flowuiEditor.source(), window.flowuiEditor.dirty()]") == [BLOCK, False]
+        assert flowui_page.evaluate("(f) => localStorage.getItem('flowui-edit:' + f)", str(session.file)) is None
+    finally:
+        flowui_portal.run(again.stop())
+
+
+CSP_ONCE = """<p id="once">one blocked image</p>
+<img alt="" src="http://example.invalid/once.png">"""
+
+
+def test_a_csp_violation_is_logged_once(flowui_page, editor):
+    editor.session.file.write_text(CSP_ONCE, encoding="utf-8")
+    open_editor_on(flowui_page, editor)
+    show_tab(flowui_page, "log")
+    flowui_page.wait_for("() => !!document.querySelector('[data-testid=log] li[data-code=csp-violation]')", timeout=15)
+    flowui_page.wait_for("() => new Promise((r) => setTimeout(() => r(true), 1000))")
+    entries = flowui_page.evaluate("() => [...document.querySelectorAll('[data-testid=log] li[data-code=csp-violation]')].map((li) => li.textContent)")
+    assert len(entries) == 1 and "img-src" in entries[0] and "http://example.invalid/once.png" in entries[0], entries
+
+
+def test_a_preview_that_answers_late_is_dropped_without_blaming_the_engine(flowui_page, editor):
+    """A block that floods its bridge keeps the preview's page busy: the pings queued behind the
+    flood are answered, late, while the editor's page runs. The reason says that, not that the
+    engine runs the preview in the editor's thread (which is true of WebKitGTK only, and told by
+    this page's own ticks)."""
+    open_editor(flowui_page, editor)
+    show_tab(flowui_page, "log")
+    # The answer to a ping sent 20 s ago (in the editor page's clock), from the preview's frame.
+    sent = flowui_page.evaluate("() => performance.now() - 20000")
+    # (Posted after this script returns: the frame is removed on it, which a driver still in it takes badly.)
+    preview_eval(flowui_page, "(sent) => { setTimeout(() => parent.postMessage({ type: 'pong', n: 0, sent }, '*'), 100); return true; }", sent)
+    reason = flowui_page.wait_for("() => { const li = document.querySelector('[data-testid=log] li[data-code=preview-dropped]'); return li && li.textContent; }")
+    assert "answered 20." in reason and "late while this page ran" in reason, reason
+    assert "this engine" not in reason and "shares its thread" not in reason, reason

@@ -16,9 +16,10 @@ const DISK_POLL_MS = 1000;
 // own running time) and the preview frame is dropped, with the reason in the log.
 const PING_MS = 250;
 const PREVIEW_TIMEOUT_MS = 5000;
-// An answer (or a tick of this page) this late means the preview held this page's thread too (an
-// engine that runs both in one thread): the frame is dropped as well. Larger than the timeout: a
-// whole browser that stalls under load delays both pages alike, and is not the preview's doing.
+// An answer this late (a preview page kept busy, still answering) or a tick of this page this late
+// (the preview held this page's thread too: an engine that runs both in one thread): the frame is
+// dropped as well. Larger than the timeout: a whole browser that stalls under load delays both
+// pages alike, and is not the preview's doing.
 const PREVIEW_LATE_MS = 10000;
 // The bridge log keeps the newest LOG_LIMIT entries and counts the ones it dropped.
 const LOG_LIMIT = 200;
@@ -44,9 +45,24 @@ async function api(path, body) {
 // ------------------------------------------------------------------------ state of the page
 
 const session = await (await fetch('api/session', { cache: 'no-store' })).json();
-const draftKey = `flowui-edit:${session.file}`;
 let base = session.sha;                               // sha256 of the file as last loaded or saved (null: no file)
-let savedText = session.exists ? session.source : null;
+let savedText = session.exists ? session.source : null; // ('' for a file the server could not show: session.problem)
+
+// Drafts: unsaved text kept in this origin's localStorage, so that it survives a restart of the
+// editor on the same --port. Any page served on 127.0.0.1:PORT shares that storage (another
+// server, run on this port before or after this one, by anyone): a draft is sealed with AES-GCM
+// under a key only this user's editor hands out (api/session, behind the token: the server
+// derives it from a secret in a file only the user reads), under a name that does not tell the
+// file. A draft that does not open with the key (planted, or of another key) is never shown.
+const draftName = session.draft ? `flowui-draft:${session.draft.id}` : null;
+const draftKey = await (async () => {
+  if (!session.draft) return null;
+  try {
+    return await crypto.subtle.importKey('raw', fromBase64(session.draft.key), 'AES-GCM', false, ['encrypt', 'decrypt']);
+  } catch { return null; } // no WebCrypto: the text stays in this tab only
+})();
+const utf8 = new TextEncoder();
+
 let state = session.state || {};
 let fields = session.fields || [];
 let paths = [];
@@ -248,7 +264,7 @@ function watch() {
   // own thread (WebKitGTK), a block that spins holds both, and this is the first moment the page
   // can act.
   if (gap > PREVIEW_LATE_MS) {
-    dropPreview(`this page could not run for ${(gap / 1000).toFixed(1)} s: the preview shares its thread in this engine, and a block held it (a block that spins?): its frame is dropped`);
+    dropPreview(heldWithThisPage(gap));
     return;
   }
   aliveFor = now - lastPong > PING_MS ? aliveFor + ran : 0;
@@ -261,6 +277,11 @@ function watch() {
 }
 setInterval(watch, PING_MS);
 
+// The reason of a drop when this page could not run either, for `ms`: the preview shares its thread.
+function heldWithThisPage(ms) {
+  return `this page could not run for ${(ms / 1000).toFixed(1)} s: the preview shares its thread in this engine, and a block held it (a block that spins?): its frame is dropped`;
+}
+
 const fromPreview = {
   hello: () => {
     frame.flowuiAnswering = true;
@@ -268,15 +289,19 @@ const fromPreview = {
     aliveFor = 0;
     frame.flowuiHello();
   },
-  // An answer to a ping sent long ago (more than the limit) means the preview held this page's
-  // thread as well (an engine that runs it in the editor's process): dropped, with that reason.
+  // An answer to a ping sent long ago (more than the limit): the preview's page was held that long
+  // (a block that spins, or floods its bridge with messages the preview's page handles one by one,
+  // answering the pings queued behind them late but answering). Whether this page was held with it
+  // is told by its own ticks: none for that long, and the engine runs both on one thread.
   pong: (m) => {
-    lastPong = performance.now();
+    const now = performance.now();
+    lastPong = now;
     aliveFor = 0;
-    const late = performance.now() - m.sent;
-    if (late > PREVIEW_LATE_MS) {
-      dropPreview(`the preview answered ${(late / 1000).toFixed(1)} s late: a block held it, and this page with it (this engine runs the preview in the editor's process): its frame is dropped`);
-    }
+    const late = now - m.sent;
+    if (late <= PREVIEW_LATE_MS) return;
+    const held = now - lastTick;
+    dropPreview(held > PREVIEW_LATE_MS ? heldWithThisPage(held)
+      : `the preview answered ${(late / 1000).toFixed(1)} s late while this page ran: a block kept its page busy (one that spins, or floods the bridge?): its frame is dropped`);
   },
   mounted: (m) => { if (m.error) $('preview-status').textContent = `not rebuilt: ${m.error}`; },
   ready: (m) => {
@@ -692,20 +717,64 @@ async function renderCheatsheet() {
 
 function dirty() { return sourceText() !== savedText; }
 
-let draftTimer = 0;
-function keepDraft() {
-  clearTimeout(draftTimer);
+function toBase64(bytes) {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+function fromBase64(text) {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+async function sealDraft(draft) {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8.encode(draftName) }, draftKey,
+    utf8.encode(JSON.stringify(draft)));
+  return JSON.stringify({ iv: toBase64(iv), sealed: toBase64(new Uint8Array(sealed)) });
+}
+
+// The draft kept for this file, or null (none, or one that does not open: removed).
+async function openDraft() {
+  if (!draftKey) return null;
+  let item = null;
+  try { item = localStorage.getItem(draftName); } catch { return null; }
+  if (!item) return null;
   try {
-    if (dirty()) localStorage.setItem(draftKey, JSON.stringify({ text: sourceText(), base }));
-    else localStorage.removeItem(draftKey);
+    const { iv, sealed } = JSON.parse(item);
+    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: fromBase64(iv), additionalData: utf8.encode(draftName) }, draftKey,
+      fromBase64(sealed));
+    const draft = JSON.parse(new TextDecoder().decode(plain));
+    return draft && typeof draft.text === 'string' ? draft : null;
+  } catch {
+    try { localStorage.removeItem(draftName); } catch { /* storage off */ }
+    return null;
+  }
+}
+
+let draftTimer = 0;
+let draftWrites = 0; // the newest write wins: sealing is asynchronous
+async function keepDraft() {
+  clearTimeout(draftTimer);
+  if (!draftKey) return;
+  const n = ++draftWrites;
+  try {
+    if (!dirty()) { localStorage.removeItem(draftName); return; }
+    const sealed = await sealDraft({ text: sourceText(), base });
+    if (n === draftWrites) localStorage.setItem(draftName, sealed);
   } catch { /* storage full or off: the text stays in this tab */ }
+}
+function dropDraft() {
+  draftWrites += 1;
+  try { if (draftName) localStorage.removeItem(draftName); } catch { /* storage off */ }
 }
 function noteDirty() {
   showSaveStatus();
   clearTimeout(draftTimer);
   draftTimer = setTimeout(keepDraft, 200);
 }
-// The draft is written at once when the page goes away, whatever the timer.
+// The draft is sealed and written when the page goes away, whatever the timer (sealing is
+// asynchronous: the 200 ms after each change are what is sure to be kept).
 window.addEventListener('pagehide', keepDraft);
 document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') keepDraft(); });
 
@@ -728,35 +797,42 @@ async function save(force) {
       savedText = text;
       hideNotice();
       showSaveStatus(dirty() ? undefined : `saved ${new Date().toLocaleTimeString()}`);
-      try { if (!dirty()) localStorage.removeItem(draftKey); } catch { /* ignore */ }
+      if (!dirty()) dropDraft();
     } else if (status === 409) {
-      showConflict(data, 'The file changed on disk since you loaded it; nothing was written.');
+      showConflict(data, data.problem ? `The file on disk ${data.problem}; nothing was written.`
+        : 'The file changed on disk since you loaded it; nothing was written.');
     } else {
       showSaveStatus(`not saved: ${(data && data.error) || `HTTP ${status}`}`);
     }
   } catch (error) {
     keepDraft();
-    showSaveStatus('not saved: the editor server is not reachable; your text stays in this tab (and this browser\'s storage) until it is saved');
+    showSaveStatus(`not saved: the editor server is not reachable; your text stays in this tab${draftKey ? ' (and, sealed, in this browser\'s storage)' : ''} until it is saved`);
   } finally {
     saving = false;
   }
 }
 
+// The choice between the text here and the file on disk. A file the server could not show
+// (disk.problem: not UTF-8, too large, not a regular file, unreadable) has no text to load: the
+// choice is to save over it, or not.
 let conflictDisk = null;
 function showConflict(disk, text) {
   conflictDisk = disk;
   lastDiskNotice = disk.sha;
   const box = $('notice');
   box.hidden = false;
-  box.querySelector('.notice-text').textContent = `${text} Keep yours (save it over the file) or load the file on disk (your text is kept in this browser's storage as a draft until you choose).`;
-  $('disk-text').textContent = disk.source === null ? '(the file was deleted)' : disk.source;
-  showSaveStatus('conflict: the file changed on disk');
+  $('take-disk').hidden = Boolean(disk.problem);
+  box.querySelector('.notice-text').textContent = disk.problem
+    ? `${text} Your text stays here; save it over the file, or leave the file as it is.`
+    : `${text} Keep yours (save it over the file) or load the file on disk (your text is kept in this browser's storage as a draft until you choose).`;
+  $('disk-text').textContent = disk.problem ? `(not shown: the file ${disk.problem})` : disk.source === null ? '(the file was deleted)' : disk.source;
+  showSaveStatus(disk.problem ? `conflict: the file on disk ${disk.problem}` : 'conflict: the file changed on disk');
 }
 function hideNotice() { $('notice').hidden = true; conflictDisk = null; }
 
 $('keep-mine').addEventListener('click', () => save(true));
 $('take-disk').addEventListener('click', () => {
-  if (!conflictDisk) return;
+  if (!conflictDisk || conflictDisk.problem) return;
   const text = conflictDisk.source === null ? '' : conflictDisk.source;
   base = conflictDisk.sha;
   savedText = conflictDisk.source;
@@ -777,11 +853,19 @@ async function pollDisk() {
     if (data && data.sha !== base && !saving) {
       const disk = (await api('disk/text')).data;
       if (disk.sha === base) return;
-      if (!dirty()) {
+      if (disk.problem) {
+        // No text to load: the author's stays, and a save over the file will ask first.
+        if (lastDiskNotice !== disk.sha) showConflict(disk, `The file on disk ${disk.problem}.`);
+      } else if (!dirty() && disk.source === null) {
+        // Deleted: the text stays, as the unsaved text of a new file.
+        base = null;
+        savedText = null;
+        showSaveStatus('the file was deleted on disk: your text is kept, not saved');
+      } else if (!dirty()) {
         base = disk.sha;
         savedText = disk.source;
-        setDoc(sourceView, disk.source === null ? '' : disk.source);
-        showSaveStatus(disk.source === null ? 'the file was deleted on disk' : 'reloaded: the file changed on disk');
+        setDoc(sourceView, disk.source);
+        showSaveStatus('reloaded: the file changed on disk');
       } else if (lastDiskNotice !== disk.sha) {
         showConflict(disk, 'The file changed on disk while you have unsaved edits.');
       }
@@ -804,19 +888,24 @@ $('file').textContent = session.name;
 $('file').title = session.file;
 
 // A draft kept from before a restart (same origin: the same --port) comes back as unsaved text.
-try {
-  const draft = JSON.parse(localStorage.getItem(draftKey) || 'null');
-  if (draft && typeof draft.text === 'string' && draft.text !== session.source) {
-    setDoc(sourceView, draft.text);
-    if (draft.base !== base) {
-      showConflict({ sha: base, source: savedText }, 'Restored your unsaved text from before; the file on disk changed since.');
-    } else {
-      showSaveStatus('restored your unsaved text from before the restart');
-    }
+// (A draft kept in the clear under the file's path is readable by any page of this origin: removed.)
+try { localStorage.removeItem(`flowui-edit:${session.file}`); } catch { /* no storage */ }
+const draft = await openDraft();
+let restored = false;
+if (draft && draft.text !== session.source) {
+  setDoc(sourceView, draft.text);
+  restored = true;
+  if (!session.problem && draft.base !== base) {
+    showConflict({ sha: base, source: savedText }, 'Restored your unsaved text from before; the file on disk changed since.');
   }
-} catch { /* no storage */ }
-
-showSaveStatus();
+}
+if (session.problem) {
+  showConflict({ sha: session.sha, source: null, problem: session.problem }, `The file on disk ${session.problem}.`);
+} else if (restored && draft.base === base) {
+  showSaveStatus('restored your unsaved text from before the restart');
+} else {
+  showSaveStatus();
+}
 renderCheatsheet();
 rebuild();
 
