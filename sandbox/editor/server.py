@@ -77,7 +77,7 @@ from aiohttp import web
 from flowui_sandbox.bridge import BRIDGE_DIR
 from flowui_sandbox.sandbox.block.extract import MAX_SOURCE_BYTES
 from flowui_sandbox.sandbox.block.policy import CSP as BLOCK_CSP
-from flowui_sandbox.sandbox.errors import SandboxError
+from flowui_sandbox.sandbox.errors import OptionError
 
 from .disk import OnDisk, read_disk
 from .private import draft_seal
@@ -205,7 +205,7 @@ def cheatsheet() -> dict[str, Any]:
     }
 
 
-class CannotListen(SandboxError):
+class CannotListen(OptionError):
     """The editor cannot hold the addresses it needs; its one line says which and why."""
 
 
