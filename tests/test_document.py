@@ -243,6 +243,79 @@ def test_a_document_of_too_many_values_is_one_problem_before_any_other_check():
     assert len(problems) == validate.MAX_PROBLEMS + 1 and str(problems[0]).endswith("fields[0]: input should be a valid string (got a number)")
 
 
+def test_template_references_are_counted_across_the_document_and_bounded():
+    """The value bound counts a template as one value: 2,000,000 ``{a}`` in one 8 MB text took 10 s
+    to check. The templates' references are counted together, and the first past
+    MAX_TEMPLATE_REFS is one located problem; no template is parsed after it."""
+    most = validate.MAX_TEMPLATE_REFS
+
+    def doc(*markdowns):
+        return {"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+            {"block_id": f"t{i}", "type": "text", "markdown": m} for i, m in enumerate(markdowns)]}]}
+
+    over = f"the templates refer to paths more than {most:,} times together"
+    problems = check_document(doc("{a} " * (most + 1) + "{Bad} {a}" * 100_000)).problems
+    assert [p.where for p in problems] == [f"pages[0].blocks[0].markdown:1:{4 * most + 1}"] and over in str(problems[0])
+    # shared by the templates, fallbacks included; a template after the one past it is not parsed
+    half = "{a|{b}} " * (most // 4)
+    problems = check_document(doc(half, half, "x {c}", "{Bad")).problems
+    assert [p.where for p in problems] == ["pages[0].blocks[2].markdown:1:3"]
+    report = check_document(doc(half, half))
+    assert report.problems == [] and len(report.refs) == most
+    assert [p.where for p in check_blocks([{"block_id": "t", "type": "text", "markdown": "{a}" * (most + 1)}]).problems] == [
+        f"blocks[0].markdown:1:{3 * most + 1}"]
+
+
+def test_long_keys_and_strings_are_cut_in_messages(tmp_path, capsys):
+    """An unknown key of 7,000,000 characters made a 14 MB error line (the key twice in full), and
+    so did a long block type, block_id, page_id or duplicate key; a bad link named every page.
+    Each is shown cut to its first 40 characters, with its length."""
+    long = "x" * 1_000_000
+    doc = {"start_page_id": long, "pages": [
+        {"page_id": "p", long: 1, "blocks": [
+            {"block_id": "a" * 100_000, "type": "divider"}, {"block_id": "a" * 100_000, "type": "divider"},
+            {"block_id": "b", "type": long}, {"block_id": "c", "type": "link", "label": "l", "page_id": long}]},
+        *({"page_id": f"q{i}", "blocks": []} for i in range(2_000))], long: 1}
+    problems = [str(p) for p in check_document(doc).problems]
+    assert len(problems) == 10 and max(map(len, problems)) < 300, [p[:300] for p in problems]
+    cut = f"'{'x' * 40}…' (1,000,000 characters)"
+    assert f"{'x' * 40}… (1,000,000 characters): unknown property {cut} of the document (known: start_page_id, pages)" in problems
+    assert f"pages[0].blocks[2]: unknown block type {cut} (docs/DOCUMENT.md lists the block types)" in problems
+    assert f"pages[0].blocks[1].block_id: block_id '{'a' * 40}…' (100,000 characters) is already used by pages[0].blocks[0]" in problems
+    assert (f"pages[0].blocks[3].page_id: page_id {cut} is not a page of the document "
+            f"(pages: 'p', 'q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', … (2,001 pages))") in problems
+    path = tmp_path / "doc.json"
+    path.write_text('{"' + "x" * 4_000_000 + '": 1, "' + "x" * 4_000_000 + '": 2}', encoding="utf-8")
+    status, _, err = run(capsys, "document", str(path))
+    assert status == 2 and len(err) < 300 and '(4,000,000 characters) appears twice' in err
+
+
+def test_positions_in_a_template_are_counted_once_not_from_its_start_each():
+    """1,000 frozen paths at the end of a 5 MB template were each located by counting its lines
+    from the start (3.6 s); the positions of one template are counted on from the last."""
+    text = "x\n" * 5 + "{run_id} {a}\n {run_id}"
+    problems = check_document({"start_page_id": "p", "pages": [{"page_id": "p", "blocks": [
+        {"block_id": "t", "type": "text", "markdown": text}]}]}, frozen=["run_id"]).problems
+    assert [p.where for p in problems] == ["pages[0].blocks[0].markdown:6:2", "pages[0].blocks[0].markdown:7:3"]
+
+    class Counted(str):
+        scanned = 0
+
+        def count(self, sub, start=0, end=None):
+            Counted.scanned += (len(self) if end is None else end) - start
+            return str.count(self, sub, start, end)
+
+        def rfind(self, sub, start=0, end=None):
+            Counted.scanned += (len(self) if end is None else end) - start
+            return str.rfind(self, sub, start, end)
+
+    long = Counted("x\n" * 100_000 + "{a} " * 1_000)
+    positions = validate._Positions(long)
+    offsets = [200_000 + 4 * i + 1 for i in range(1_000)]
+    assert [positions.at(o) for o in offsets] == [validate._text_position(str(long), o) for o in offsets]
+    assert Counted.scanned <= 2 * len(long)
+
+
 def test_the_command_prints_the_first_problems_and_counts_the_rest(tmp_path, capsys):
     from flowui_sandbox.sandbox import cli
 

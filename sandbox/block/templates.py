@@ -32,6 +32,10 @@ class TemplateError(UsageError):
         super().__init__(f"column {offset + 1}: {reason}")
 
 
+class TooManyRefs(TemplateError):
+    """A template with more path references than its caller's ``limit``; ``offset`` is the first one past it."""
+
+
 @dataclass(frozen=True)
 class _Slot:
     path: str
@@ -47,8 +51,9 @@ _PATH_END = re.compile(r"[|}]")
 MAX_NESTING = 32
 
 
-def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0) -> tuple[tuple, int]:
-    """Parse from ``start``; in a fallback stop at the closing ``}``. Returns (parts, end index)."""
+def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0, left: list[int] | None = None) -> tuple[tuple, int]:
+    """Parse from ``start``; in a fallback stop at the closing ``}``. Returns (parts, end index).
+    ``left``: ``[references the parse may still make]``, counted down (fallbacks included)."""
     parts: list[str | _Slot] = []
     literal: list[str] = []
     i = start
@@ -72,6 +77,10 @@ def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0) -
             literal.append(ch)
             i += 1
             continue
+        if left is not None:
+            left[0] -= 1
+            if left[0] < 0:  # before the path is read: the rest is never parsed
+                raise TooManyRefs(i, "more path references than the limit")
         if literal:
             parts.append("".join(literal))
             literal = []
@@ -89,7 +98,7 @@ def _parse(text: str, start: int = 0, *, nested: bool = False, depth: int = 0) -
         if text[end] == "|":
             if depth >= MAX_NESTING:
                 raise TemplateError(i, f"fallbacks nest deeper than {MAX_NESTING} levels")
-            fallback, end = _parse(text, end + 1, nested=True, depth=depth + 1)
+            fallback, end = _parse(text, end + 1, nested=True, depth=depth + 1, left=left)
             if end >= len(text):
                 raise TemplateError(i, "'{' is never closed (write \\{ for a literal brace)")
         parts.append(_Slot(path, optional, fallback, j))
@@ -104,8 +113,9 @@ def template_paths(template: str) -> list[str]:
     return list(dict.fromkeys(path for path, _ in template_refs(template)))
 
 
-def template_refs(template: str) -> list[tuple[str, int]]:
-    """Every ``(path, offset)`` of the template in order, duplicates kept (offset: where the path starts)."""
+def template_refs(template: str, limit: int | None = None) -> list[tuple[str, int]]:
+    """Every ``(path, offset)`` of the template in order, duplicates kept (offset: where the path starts).
+    ``limit``: at most this many; one more raises :class:`TooManyRefs` at it, before the rest is parsed."""
     out: list[tuple[str, int]] = []
 
     def walk(parts: tuple) -> None:
@@ -115,7 +125,7 @@ def template_refs(template: str) -> list[tuple[str, int]]:
                 if part.fallback:
                     walk(part.fallback)
 
-    walk(_parse(template)[0])
+    walk(_parse(template, left=None if limit is None else [limit])[0])
     return out
 
 

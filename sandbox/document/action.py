@@ -39,7 +39,7 @@ from pydantic import ValidationError
 from flowui_sandbox.bridge.protocol import UI_ACTION_MEDIA_TYPE, UiAction, json_chars, json_depth
 
 from ..block.jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
-from ..block.paths import MAX_LENGTH, path_problem
+from ..block.paths import MAX_LENGTH, MAX_SEGMENTS, path_problem
 from ..block.projection import MISSING, get_path, is_empty
 from ..errors import UsageError
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
@@ -48,6 +48,7 @@ from .pattern import compile_pattern, lone_surrogate, surrogate_at, utf16_length
 from .projection import report_of
 from .validate import DocumentError, Problem, check_blocks
 from .walk import Loc, each_block
+from .wire import MAX_UP_NODES, MAX_UP_PARTS, MAX_WIRE_CHARS
 
 #: The role of a user message (A2A 1.0, as in the seed).
 USER_ROLE = "ROLE_USER"
@@ -68,7 +69,8 @@ REASONS: dict[str, str] = {
     "text-beside-action": "a ui-action message carries no text part",
     "extra-part": "a ui-action message carries exactly one part, the ui-action",
     "bad-ui-action": "the ui-action part does not have the protocol's shape",
-    "too-large": f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels, has more than "
+    "too-large": f"the message has more than {MAX_UP_PARTS} parts, {MAX_UP_NODES} JSON values or {MAX_WIRE_CHARS} characters of JSON; "
+                 f"the ui-action is longer than {MAX_ACTION_CHARS} characters of JSON or deeper than {MAX_DEPTH} levels, has more than "
                  f"{MAX_FIELDS} fields or {MAX_ACTION_NODES} JSON values, holds an integer "
                  f"beyond ±{MAX_SAFE_INTEGER:,}, or a write would nest the state deeper than {MAX_DEPTH} levels",
     "unknown-page": "the current page is not a page of the document",
@@ -135,13 +137,20 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
     ``state``: the current state (a JSON object): visibility is judged in it and the writes
     are made against it. ``rendered``: what the agent rendered that this client shows, each a
     ui ``render`` event's data ``{kind, slot_id, blocks}`` (its blocks act on the page of its
-    slot or conversation block) or a bare list of blocks (taken as on the current page).
-    Raises :class:`UiActionRefused`.
+    slot or conversation block; hidden with it) or a bare list of blocks (taken as on the
+    current page). Raises :class:`UiActionRefused`.
     """
+    return check_action(document, page_id, message, state=state, frozen=frozen, rendered=rendered)
+
+
+def check_action(document: Any, page_id: str, message: Any, *, state: Any, frozen: Iterable[str] = (),
+                 rendered: Iterable[Any] = (), rendered_checked: bool = False) -> ActionResult:
+    """:func:`validate_ui_action`; ``rendered_checked``: the renders are known to check (a
+    :class:`.session.Session` checked each when it was made), so they are not checked again."""
     if not isinstance(state, dict):
         raise TypeError(f"state: the current state is a JSON object, not {_type(state)}")
+    data = _the_part(message)  # the message's bounds first, before any work on it
     report = report_of(document, frozen=frozen)
-    data = _the_part(message)
     if json_nodes_over(data, MAX_ACTION_NODES) is not None:  # before any work per value
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"more than {MAX_ACTION_NODES:,} JSON values")])
     try:
@@ -158,7 +167,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         action = UiAction.model_validate(data)
     except ValidationError as exc:
         raise UiActionRefused([
-            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in e["loc"]),
+            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{_cut(str(s))}" for s in e["loc"]),
                     e["msg"]) for e in exc.errors(include_url=False)
         ]) from None
 
@@ -167,10 +176,12 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
     if page_id not in pages:
         raise UiActionRefused([Refusal("unknown-page", "page_id", f"{page_id!r} is not a page of the document ({', '.join(pages)})")])
     where = "message.parts[0].data"
-    scopes = _scopes(pages, page_id, state, rendered, frozen)  # this page's: the renders (latest first), then the page
+    scopes, away = _scopes(pages, page_id, state, rendered, frozen, rendered_checked)  # the renders (latest first), then the page
     found = next(((scope, scope.blocks[action.source]) for scope in scopes if action.source in scope.blocks), None)
     if found is None:
         elsewhere = [p for p in pages if p != page_id and action.source in _page_blocks(pages[p], None)]
+        if not elsewhere and action.source in away:
+            elsewhere = [away[action.source]]
         if elsewhere:
             raise UiActionRefused([Refusal("not-on-page", f"{where}.source", f"block {action.source!r} is on page {elsewhere[0]!r}, not on {page_id!r}")])
         raise UiActionRefused([Refusal("unknown-source", f"{where}.source", f"no block {_quote(action.source)} in the document or in what was rendered on page {page_id!r}")])
@@ -204,7 +215,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
             for prefix in _prefixes(b["field"]):
                 under.setdefault(prefix, []).append(b["field"])
         by_field.setdefault(b["field"], []).append((b, vis))
-    own = list(block.get("fields", [])) if kind == "html" else []
+    own = set(block.get("fields", [])) if kind == "html" else set()
     if kind == "html" and surrogate_at(payload) is not None:  # written at ui_action, as the fields are
         refusals.append(Refusal("wrong-type", f"{where}.payload", "the payload holds a string with an unpaired surrogate (not Unicode text)"))
     values = action.fields
@@ -239,7 +250,7 @@ def validate_ui_action(document: Any, page_id: str, message: Any, *, state: Any,
         if governing and not shown:
             refuse("hidden-field", key, f"input {governing[0][0]['block_id']!r} is hidden in the current state")
             continue
-        if not shown and not any(key == f or key.startswith(f + ".") for f in own):
+        if not shown and not _at_or_under(key, own):
             refuse("unknown-field", key, f"{_quote(key)} is not a field of page {page_id!r}"
                    f"{' or of the html block (or under one of its fields)' if own else ''} ({known()})")
             continue
@@ -324,6 +335,21 @@ def _value_for(field: str, values: dict[str, Any]) -> Any:
     return MISSING
 
 
+def _at_or_under(key: str, paths: set[str]) -> bool:
+    """Whether ``key`` is one of ``paths`` (valid paths) or lies under one: its own prefixes looked
+    up in the set, so a message costs its keys, not keys x paths (40,000 html fields x 10,000 keys
+    took 40 s). A path has at most MAX_SEGMENTS segments and MAX_LENGTH characters, so no longer
+    prefix is looked up (a key of 500,000 dots costs as little)."""
+    if key in paths:
+        return True
+    end, segments = key.find("."), 1
+    while end != -1 and end <= MAX_LENGTH and segments <= MAX_SEGMENTS:
+        if key[:end] in paths:
+            return True
+        end, segments = key.find(".", end + 1), segments + 1
+    return False
+
+
 def _prefixes(path: str) -> list[str]:
     """The paths strictly above ``path``: ``a.b.c`` -> ``a``, ``a.b``."""
     segments = path.split(".")
@@ -364,39 +390,61 @@ class _Scope:
     slot: str | None = None
 
 
-def _scopes(pages: dict[str, dict], page_id: str, state: dict, rendered: Iterable[Any], frozen: Iterable[str]) -> list[_Scope]:
+def _scopes(pages: dict[str, dict], page_id: str, state: dict, rendered: Iterable[Any], frozen: Iterable[str],
+            checked: bool = False) -> tuple[list[_Scope], dict[str, str]]:
+    """The scopes of page ``page_id`` (its renders, the latest first, then the page), and the
+    blocks rendered on other pages (block id -> that page). ``checked``: the renders are not
+    checked again."""
     page = _page_blocks(pages[page_id], state)
     holders = {p: {bid: b for bid, (b, _) in _page_blocks(pg, None).items() if b["type"] in ("slot", "conversation")}
                for p, pg in pages.items()}
     scopes: list[_Scope] = []
+    away: dict[str, str] = {}
     for index, event in enumerate(rendered):
         slot = event.get("slot_id") if isinstance(event, dict) else None
         blocks = event.get("blocks") if isinstance(event, dict) else event
-        if isinstance(event, dict) and not (isinstance(slot, str) and any(slot in h for h in holders.values())):
-            raise DocumentError([Problem(("rendered", index, "slot_id"), f"{slot!r} is not a slot or conversation block of the document")])
-        check = check_blocks(blocks, frozen=frozen, loc=("rendered", index, "blocks"))
-        if check.problems:
-            raise DocumentError(check.problems)
-        if slot is not None and slot not in holders[page_id]:
-            continue  # rendered on another page
-        shown = slot is None or page[slot][1]
+        if not checked:
+            if isinstance(event, dict) and not (isinstance(slot, str) and any(slot in h for h in holders.values())):
+                raise DocumentError([Problem(("rendered", index, "slot_id"), f"{slot!r} is not a slot or conversation block of the document")])
+            check = check_blocks(blocks, frozen=frozen, loc=("rendered", index, "blocks"))
+            if check.problems:
+                raise DocumentError(check.problems)
+        if slot is not None and slot not in holders[page_id]:  # rendered on another page
+            there = next(p for p, h in holders.items() if slot in h)
+            away.update((bid, there) for bid in _page_blocks({"blocks": blocks}, None))
+            continue
+        shown = slot is None or page[slot][1]  # a slot hidden by its visible_when (or a section's) hides what it holds
         own = _page_blocks({"blocks": blocks}, state)
         scopes.append(_Scope({bid: (b, vis and shown) for bid, (b, vis) in own.items()}, slot))
     scopes.reverse()  # the latest render first
     scopes.append(_Scope(page))
-    return scopes
+    return scopes, away
 
 
 # ------------------------------------------------------------------------ the message
 
 
 def _the_part(message: Any) -> Any:
+    """The ui-action's data, after the whole message is held to the upward message's bounds
+    (:func:`.wire.check_up`'s: parts, values, depth, size) and its parts are told apart."""
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
         raise UiActionRefused([Refusal("bad-message", "message", "expected an A2A Message: an object with role and parts")])
-    refusals = []
-    if message.get("role") != USER_ROLE:
-        refusals.append(Refusal("bad-role", "message.role", f"the role is {message.get('role')!r}; a user message has {USER_ROLE!r}"))
     parts = message["parts"]
+    if len(parts) > MAX_UP_PARTS:  # before any work per part
+        raise UiActionRefused([Refusal("too-large", "message.parts", f"{len(parts):,} parts; a message has at most {MAX_UP_PARTS}")])
+    if json_nodes_over(message, MAX_UP_NODES) is not None:  # before any work per value
+        raise UiActionRefused([Refusal("too-large", "message", f"more than {MAX_UP_NODES:,} JSON values")])
+    try:  # (a role or metadata 200,000 levels deep is refused here, never walked recursively)
+        check_json(message, "message", safe_integers=True)
+        size = json_chars(message)
+    except (PatchError, ValueError) as exc:
+        raise UiActionRefused([Refusal("too-large", "message", str(exc))]) from None
+    if size > MAX_WIRE_CHARS:
+        raise UiActionRefused([Refusal("too-large", "message", f"{size:,} characters of JSON; at most {MAX_WIRE_CHARS:,}")])
+    refusals = []
+    role = message.get("role")
+    if role != USER_ROLE:
+        refusals.append(Refusal("bad-role", "message.role", f"the role is {_describe(role)}; a user message has {USER_ROLE!r}"))
     actions = [i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("mediaType") == UI_ACTION_MEDIA_TYPE]
     texts = [i for i, p in enumerate(parts) if isinstance(p, dict) and "text" in p]
     if not actions:
@@ -406,15 +454,17 @@ def _the_part(message: Any) -> Any:
     for i in texts:
         if actions:
             refusals.append(Refusal("text-beside-action", f"message.parts[{i}]", "a text part beside the ui-action"))
+    known = {*actions, *texts}  # a set: each part is looked up once
     for i, _ in enumerate(parts):
-        if i not in actions and i not in texts:
+        if i not in known:
             refusals.append(Refusal("extra-part", f"message.parts[{i}]", "a part other than the ui-action"))
     if refusals:
         raise UiActionRefused(refusals)
     part = parts[actions[0]]
     extra = sorted(set(part) - {"data", "mediaType", "metadata"})
     if extra or not isinstance(part.get("data"), dict):
-        why = f"unknown keys {extra}" if extra else "data must be an object"
+        named = ", ".join(_quote(key) for key in extra[:5]) + (f", … ({len(extra):,} keys)" if len(extra) > 5 else "")
+        why = f"unknown keys {named}" if extra else "data must be an object"
         raise UiActionRefused([Refusal("bad-ui-action", f"message.parts[{actions[0]}]", why)])
     if actions[0] != 0:  # only possible with other parts, refused above
         raise UiActionRefused([Refusal("extra-part", "message.parts", "the ui-action must be the only part")])
@@ -637,11 +687,22 @@ def _type(value: Any) -> str:
             float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
+def _describe(value: Any) -> str:
+    """A value of the message for a refusal, bounded whatever it is: a string cut (:func:`_quote`),
+    anything else by its kind, never its ``repr`` (unbounded in length, and recursive)."""
+    return _quote(value) if isinstance(value, str) else _type(value)
+
+
 def _short(value: Any) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _cut(key: str) -> str:
+    """A key of the message in a location: cut as :func:`_quote` cuts it, without quotes."""
+    return key if len(key) <= MAX_LENGTH else f"{key[:40]}… ({len(key):,} characters)"
 
 
 def _quote(key: str) -> str:
@@ -652,4 +713,4 @@ def _quote(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
 
 
-__all__ = ["validate_ui_action", "ActionResult", "Refusal", "UiActionRefused", "REASONS", "USER_ROLE"]
+__all__ = ["validate_ui_action", "check_action", "ActionResult", "Refusal", "UiActionRefused", "REASONS", "USER_ROLE"]

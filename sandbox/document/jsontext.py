@@ -42,9 +42,17 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise DuplicateKey(f"the key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
+                raise DuplicateKey(f"the key {_quoted(key)} appears twice in one object")
             seen.add(key)
     return out
+
+
+def _quoted(key: str) -> str:
+    """``key`` as JSON for a message, a long one cut to its first 40 characters (as the document's
+    other messages show keys) and its length said."""
+    if len(key) <= 40:
+        return json.dumps(key, ensure_ascii=False)
+    return json.dumps(key[:40], ensure_ascii=False)[:-1] + f'…" ({len(key):,} characters)'
 
 
 def load_json(text: str, name: str, *, max_depth: int = MAX_DEPTH) -> Any:

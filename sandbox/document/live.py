@@ -211,7 +211,10 @@ class LiveServer(LocalServer):
         return response
 
     async def _message(self, request: web.Request) -> web.Response:
-        text = await request.text()
+        try:  # the bytes, decoded here: request.text() decodes by the header's charset and raises on a bad byte
+            text = message_text(await request.read(), request.charset)
+        except UsageError as exc:
+            return web.json_response({"accepted": False, "problems": [str(exc)]}, status=400)
         if text_over_nodes(text):  # before parsing: what check_up would refuse, refused in milliseconds
             return web.json_response({"accepted": False, "problems": [f"more than {MAX_UP_NODES:,} JSON values; "
                                                                       "an upward message has at most that many"]}, status=400)
@@ -234,6 +237,23 @@ class LiveServer(LocalServer):
             assert self.session.state is not None
             self.state = self.session.state
         return web.json_response({"accepted": True})
+
+
+def message_text(body: bytes, charset: str | None) -> str:
+    """The text of an upward message's body: JSON is UTF-8 (RFC 8259), so the body is read as
+    UTF-8 whatever it is labelled, and a ``charset`` other than ``utf-8`` is refused, as is a byte
+    that is not UTF-8; each :class:`UsageError` is one line, ``message:LINE:COLUMN`` for a bad byte."""
+    if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
+        shown = charset if len(charset) <= 40 else charset[:40] + "…"
+        raise UsageError(f"message: charset {shown!r}: a message is JSON in UTF-8 (charset=utf-8, or none)")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head = body[: exc.start]
+        line = head.count(b"\n") + 1
+        column = len(head[head.rfind(b"\n") + 1:].decode("utf-8")) + 1
+        raise UsageError(f"message:{line}:{column}: not UTF-8 (byte 0x{body[exc.start]:02X} at offset {exc.start}); "
+                         "a message is JSON in UTF-8") from None
 
 
 async def _serve(document: Any, state: dict[str, Any]) -> None:
@@ -273,4 +293,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["LiveServer", "HOST_PAGE", "main"]
+__all__ = ["LiveServer", "HOST_PAGE", "main", "message_text"]

@@ -15,7 +15,9 @@ The patches use only ``add``, ``replace`` and ``remove`` (seed: "Патч state 
   index-shift bugs); beyond :data:`ALIGN_CELLS` cells equal elements are matched up
   by difflib's SequenceMatcher (beyond :data:`MATCH_CELLS`, anchored on elements unique
   on both sides) and the elements between them changed in place
-  (or, when that is cheaper or would be quadratic, all compared by position);
+  (or, when that is cheaper or would be quadratic, all compared by position); one diff
+  aligns at most :data:`ALIGN_BUDGET` cells in all, and then replaces each further array
+  whose middle would need aligning;
 * a value that changes kind (object, array, scalar) is one ``replace``, and so is a
   container of two or more entries that becomes empty;
 * the size fallback: two or more operations under one object or array that take more
@@ -63,6 +65,12 @@ MATCH_COMPARISONS = 1_000_000
 #: short (adjacent swaps of 6,000 numbers: 29 s). Larger middles are anchored on the elements that
 #: occur once on each side, in O(n log n).
 MATCH_CELLS = 250_000
+#: Cells (old x new elements of a middle) one diff aligns in all, by the edit script and by
+#: SequenceMatcher together (about 0.3 µs a cell): each array is bounded by ALIGN_CELLS or
+#: MATCH_CELLS, but 30,000 arrays of 60 elements, reversed (7 MB), took 37 s. Once it is spent,
+#: an array whose middle would need either is one ``replace`` (anchoring, beyond MATCH_CELLS, is
+#: O(n log n) and stays).
+ALIGN_BUDGET = 500_000
 
 
 class PatchError(UsageError):
@@ -181,7 +189,8 @@ def _trail(trail: Any) -> str:
     while trail is not None:
         trail, key = trail
         keys.append(key)
-    return "".join("/" + escape(str(k)) for k in reversed(keys))
+    # a long key cut to its first 40 characters: 64 keys of a million characters are no error line
+    return "".join("/" + escape(str(k) if len(str(k)) <= 40 else f"{str(k)[:40]}…") for k in reversed(keys))
 
 
 def json_key(value: Any) -> Any:
@@ -235,8 +244,27 @@ def diff(old: Any, new: Any) -> list[dict[str, Any]]:
         if type(value) is not dict:
             raise PatchError(f"{name}: a state is a JSON object, not {_describe(value)}")
     ops: list[dict[str, Any]] = []
-    _diff(old, new, "", ops)
+    _diff(old, new, "", ops, _Budget())
+    for op in ops:  # the values are new's own until here: copied once, for the operations kept
+        if "value" in op:
+            op["value"] = _copy(op["value"])
     return ops
+
+
+class _Budget:
+    """The alignment cells a diff has left (:data:`ALIGN_BUDGET`)."""
+
+    __slots__ = ("cells",)
+
+    def __init__(self) -> None:
+        self.cells = ALIGN_BUDGET
+
+    def take(self, cells: int) -> bool:
+        """Whether ``cells`` more may be aligned (then they are counted)."""
+        if cells > self.cells:
+            return False
+        self.cells -= cells
+        return True
 
 
 def _kind(value: Any) -> int:
@@ -244,13 +272,16 @@ def _kind(value: Any) -> int:
     return 1 if kind is dict else 2 if kind is list else 0
 
 
-def _diff(old: Any, new: Any, at: str, ops: list) -> int:
-    """Appends the operations turning ``old`` into ``new`` at pointer ``at``; returns their size
-    (characters of compact JSON, :func:`op_size`)."""
+def _diff(old: Any, new: Any, at: str, ops: list, budget: _Budget | None = None) -> int:
+    """Appends the operations turning ``old`` into ``new`` at pointer ``at`` (their values are
+    ``new``'s own, not copies); returns their size (characters of compact JSON, :func:`op_size`). ``budget``: the alignment cells left (a new
+    :data:`ALIGN_BUDGET` when not given)."""
+    if budget is None:
+        budget = _Budget()
     ko, kn = _kind(old), _kind(new)
     if ko != kn or ko == 0:
         if not json_equal(old, new):
-            return _emit(ops, {"op": "replace", "path": at, "value": _copy(new)})
+            return _emit(ops, {"op": "replace", "path": at, "value": new})
         return 0
     if old is new:
         return 0
@@ -264,18 +295,20 @@ def _diff(old: Any, new: Any, at: str, ops: list) -> int:
                 size += _emit(ops, {"op": "remove", "path": f"{at}/{escape(key)}"})
         for key, value in new.items():
             if key in old:
-                size += _diff(old[key], value, f"{at}/{escape(key)}", ops)
+                size += _diff(old[key], value, f"{at}/{escape(key)}", ops, budget)
             else:
-                size += _emit(ops, {"op": "add", "path": f"{at}/{escape(key)}", "value": _copy(value)})
+                size += _emit(ops, {"op": "add", "path": f"{at}/{escape(key)}", "value": value})
     else:
-        size = _diff_lists(old, new, at, ops)
+        size = _diff_lists(old, new, at, ops, budget)
     if len(ops) - start > 1:
         # the size fallback: operations over FALLBACK_CHARS longer than one replace of the value
         # become that replace
         room = size - FALLBACK_CHARS - _OP_SIZE["replace"] - _string_size(at)  # the value's JSON must be shorter
-        if room > 0 and not _json_size_over(new, room):
+        value_size = _json_size_under(new, room) if room > 0 else None
+        if value_size is not None:
             del ops[start:]
-            return _emit(ops, {"op": "replace", "path": at, "value": _copy(new)})
+            ops.append({"op": "replace", "path": at, "value": new})
+            return _OP_SIZE["replace"] + _string_size(at) + value_size
     return size
 
 
@@ -301,31 +334,36 @@ def _string_size(text: str) -> int:
     return len(_CANONICAL.encode(text)) if '"' in text or "\\" in text or not text.isprintable() else len(text) + 2
 
 
-def _json_size_over(value: Any, limit: int) -> bool:
-    """Whether ``value`` takes at least ``limit`` characters of compact JSON; it reads only as
-    much of the value as it takes to pass ``limit``, so the size fallback costs in proportion to
-    the patch, not to the state."""
-    total = 0
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            total += 2 + max(0, 2 * len(node) - 1)  # braces, colons and commas
-            for key, item in node.items():
-                total += _string_size(key)
-                stack.append(item)
-        elif kind is list:
-            total += 2 + max(0, len(node) - 1)
-            stack.extend(node)
-        else:
-            total += len(_CANONICAL.encode(node))
-        if total >= limit:
-            return True
-    return False
+def _json_size_under(value: Any, limit: int) -> int | None:
+    """The characters of ``value``'s compact JSON when they are fewer than ``limit``, else None.
+    A lower bound is counted first, level by level (structure, keys and strings by their length,
+    any other scalar as one character), and stops at ``limit``: the size fallback costs in
+    proportion to the patch, not to the state. Only a value under it is measured exactly, by the
+    C encoder (a value read through Python, 3 µs a scalar, took 1.5 s for a patch of 1.8 million
+    numbers)."""
+    bound, level = 0, [value]
+    while level:
+        below: list[Any] = []
+        for node in level:
+            kind = type(node)
+            if kind is dict:
+                bound += 1 + 3 * len(node) + sum(map(len, node))  # braces, quotes, colons, commas; the keys
+                below.extend(node.values())
+            elif kind is list:
+                bound += 1 + len(node)
+                below.extend(node)
+            elif kind is str:
+                bound += 2 + len(node)
+            else:
+                bound += 1
+            if bound >= limit:
+                return None
+        level = below
+    size = len(_CANONICAL.encode(value))
+    return size if size < limit else None
 
 
-def _diff_lists(old: list, new: list, at: str, ops: list) -> int:
+def _diff_lists(old: list, new: list, at: str, ops: list, budget: _Budget) -> int:
     n, m = len(old), len(new)
     head = 0
     while head < n and head < m and json_equal(old[head], new[head]):
@@ -336,7 +374,12 @@ def _diff_lists(old: list, new: list, at: str, ops: list) -> int:
     a, b = old[head:n - tail], new[head:m - tail]
     if not a and not b:
         return 0
-    script = _align(a, b) if len(a) * len(b) <= ALIGN_CELLS else _match_up(a, b)
+    cells = len(a) * len(b)
+    if cells <= ALIGN_CELLS and not budget.take(cells) or ALIGN_CELLS < cells <= MATCH_CELLS and cells > budget.cells:
+        # the diff's alignment budget is spent: one replace (a change per position cost ten times more
+        # for the 1.8 million elements of 30,000 such arrays)
+        return _emit(ops, {"op": "replace", "path": at, "value": new})
+    script = _align(a, b) if cells <= ALIGN_CELLS else _match_up(a, b, budget)
     index = head
     size = 0
     for step, i, j in script:
@@ -344,13 +387,13 @@ def _diff_lists(old: list, new: list, at: str, ops: list) -> int:
             index += 1
         elif step == "change":
             assert i is not None and j is not None  # a change pairs an old and a new element
-            size += _diff(a[i], b[j], f"{at}/{index}", ops)
+            size += _diff(a[i], b[j], f"{at}/{index}", ops, budget)
             index += 1
         elif step == "remove":
             size += _emit(ops, {"op": "remove", "path": f"{at}/{index}"})
         else:
             assert j is not None  # an insert names the new element
-            size += _emit(ops, {"op": "add", "path": f"{at}/{index}", "value": _copy(b[j])})
+            size += _emit(ops, {"op": "add", "path": f"{at}/{index}", "value": b[j]})
             index += 1
     return size
 
@@ -399,12 +442,15 @@ def _positional(n: int, m: int) -> list[tuple[str, int | None, int | None]]:
     return script
 
 
-def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
+def _match_up(a: list, b: list, budget: _Budget) -> list[tuple[str, int | None, int | None]]:
     """The edit script of a long middle: equal elements matched up by difflib's
-    SequenceMatcher on each element's canonical JSON; between matches, elements changed in
-    place, then the rest removed or inserted. Compared by position instead when that
-    takes fewer operations, or when matching up would take quadratic time (many equal
-    elements, counted first)."""
+    SequenceMatcher on each element's canonical JSON (anchored on unique elements beyond
+    MATCH_CELLS); between matches, elements changed in place, then the rest removed or
+    inserted. Compared by position instead when that takes fewer operations, when matching up
+    would take quadratic time (many equal elements, counted first), or when the diff's
+    alignment budget cannot pay for SequenceMatcher."""
+    cells = len(a) * len(b)
+    matched = cells <= MATCH_CELLS  # else anchored: O(n log n), paid by no budget
     keys_a = [_key(x) for x in a]
     keys_b = [_key(x) for x in b]
     common = min(len(a), len(b))
@@ -415,7 +461,8 @@ def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
     script: list[tuple[str, int | None, int | None]] = []
     cost = 0
     opcodes: list[tuple[str, int, int, int, int]]
-    if len(a) * len(b) <= MATCH_CELLS:
+    if matched:
+        budget.take(cells)
         opcodes = list(SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes())
     else:
         opcodes = _anchored(keys_a, keys_b)
@@ -634,4 +681,4 @@ def _json(text: str) -> str:
 
 
 __all__ = ["diff", "apply_patch", "fan_out", "PatchError", "json_equal", "json_key", "check_json", "pointer", "path_pointer",
-           "parse_pointer", "escape", "unescape", "op_size", "ALIGN_CELLS", "FALLBACK_CHARS"]
+           "parse_pointer", "escape", "unescape", "op_size", "ALIGN_CELLS", "ALIGN_BUDGET", "FALLBACK_CHARS"]

@@ -13,8 +13,8 @@ the step, then the state difference.
   change of projection makes;
 * :meth:`Session.receive` checks an upward Message (:func:`.wire.check_up`, its
   ``contextId`` and ``taskId``) and a ui-action against what the client was shown
-  (:func:`.action.validate_ui_action` on the document with the rendered blocks in it, on the
-  client's current page, with the current state).
+  (:func:`.action.validate_ui_action` on the document and the render events shown, on the
+  client's current page, with the current state: a block rendered into a hidden slot is hidden).
 
 **The client's projection** is the paths of the blocks of its current page, the blocks
 rendered into that page's slots and conversation included (docs/DOCUMENT.md, "The wire").
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..block.projection import project
-from .action import ActionResult, validate_ui_action
+from .action import ActionResult, check_action
 from .patch import apply_patch, diff
 from .projection import rendered_paths, report_of
 from .validate import DocumentError, Report, load_document
@@ -95,6 +95,9 @@ class Session:
                     if block["type"] in RENDER_TARGETS:
                         self.targets[block["block_id"]] = (page["page_id"], block["type"])
         self.rendered: dict[str, list[dict[str, Any]]] = {}  # target block id -> the blocks shown in it
+        # the renders shown, in the order made: (target, blocks); a slot's replace the earlier ones
+        self._renders: list[tuple[str, list[dict[str, Any]]]] = []
+        self._report = report
         self.state: dict[str, Any] | None = None  # the latest state
         self.told: dict[str, Any] | None = None  # the projection the client holds
         self._shown: Report | None = report
@@ -191,7 +194,8 @@ class Session:
         if clash:
             raise SessionError(clash)
         before = self.rendered.get(slot_id)
-        self.rendered[slot_id] = [*kept, *copy.deepcopy(blocks)]
+        shown = copy.deepcopy(blocks)
+        self.rendered[slot_id] = [*kept, *shown]
         self._shown, self._paths = None, {}
         try:
             self._shown_report()
@@ -202,6 +206,9 @@ class Session:
                 self.rendered[slot_id] = before
             self._shown, self._paths = None, {}
             raise SessionError([(p.where, p.message) for p in exc.problems]) from None
+        if self.targets[slot_id][1] == "slot":
+            self._renders = [(target, shown_blocks) for target, shown_blocks in self._renders if target != slot_id]
+        self._renders.append((slot_id, shown))
 
     def navigate(self, page_id: str) -> list[dict[str, Any]]:
         """A ``navigate`` event, then the patch of the new page's projection."""
@@ -227,7 +234,10 @@ class Session:
             raise WireError(problems)
         if model.ui_action is None:
             return Received(model, None)
-        result = validate_ui_action(self._shown_report(), self.page_id, message, state=self.state, frozen=self.frozen)
+        # each render as the event it was (its own form, hidden with its slot), checked when it was made
+        renders = [{"kind": "render", "slot_id": target, "blocks": blocks} for target, blocks in self._renders]
+        result = check_action(self._report, self.page_id, message, state=self.state, frozen=self.frozen,
+                              rendered=renders, rendered_checked=True)
         return Received(model, result)
 
 

@@ -22,6 +22,7 @@ has both.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -31,12 +32,12 @@ from pydantic import ValidationError
 
 from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths_many
 from ..block.paths import path_problem
-from ..block.templates import TemplateError, template_refs
+from ..block.templates import TemplateError, TooManyRefs, template_refs
 from ..errors import SandboxError, UsageError
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import MAX_JSON_NODES, PatchError, check_json, json_key, json_nodes_over
 from .pattern import PatternBudget
-from .walk import Item, Loc, walk, walk_blocks, where
+from .walk import SHOWN_CHARS, Item, Loc, cut_repr, walk, walk_blocks, where
 
 #: The html sources of one document together hold at most this many bytes of UTF-8; a source
 #: that would pass it is reported as not checked, not parsed. The parser's cost grows with
@@ -52,6 +53,12 @@ SOURCES_BYTES = 1024 * 1024
 #: hostile 8 MiB file holds millions, and its 4 million bad fields take 75 s and 5 GB to check
 #: (pydantic builds every error first). Counted before anything else, up to the bound only.
 MAX_DOCUMENT_VALUES = MAX_JSON_NODES
+
+#: Path references (``{path}``, fallbacks included) a document's templates hold together. The value
+#: bound counts a template as one value, and 2,000,000 ``{a}`` in one 8 MB text took 10 s to
+#: check; a large real document holds a few thousand. Counted as the templates are parsed, and the
+#: parse stops at the first one past it.
+MAX_TEMPLATE_REFS = MAX_JSON_NODES
 
 #: Problems one check reports at most; it stops looking after them and says so. Reporting
 #: each of a document's 1.5 million bad fields takes 47 s and 2 GB; an author fixes the first
@@ -286,14 +293,15 @@ def _message(error: Mapping[str, Any], node: Any, parent: Any) -> str:
     if kind == "extra_forbidden":
         cls = _model_of(parent, loc)
         known = f" (known: {', '.join(f for f in cls.model_fields if f != 'type')})" if cls else ""
-        return f"unknown property {name!r} of {_owner(parent, loc)}{known}"
+        return f"unknown property {cut_repr(name)} of {_owner(parent, loc)}{known}"
     if kind == "missing":
         return f"{_owner(parent, loc)} needs the property {name!r}"
     if kind == "union_tag_invalid":
         tag = error.get("ctx", {}).get("tag", "")
-        close = difflib.get_close_matches(str(tag), BLOCK_TYPES, n=1)
+        # (no type is longer than SHOWN_CHARS: a longer tag is compared with none)
+        close = difflib.get_close_matches(str(tag), BLOCK_TYPES, n=1) if len(str(tag)) <= SHOWN_CHARS else []
         hint = f" (did you mean {close[0]!r}?)" if close else " (docs/DOCUMENT.md lists the block types)"
-        return f"unknown block type {tag!r}{hint}"
+        return f"unknown block type {cut_repr(tag)}{hint}"
     if kind == "union_tag_not_found":
         return 'a block needs a "type"'
     if kind == "model_type" or kind == "model_attributes_type":
@@ -351,6 +359,7 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             return False
         return True
 
+    refs_left = MAX_TEMPLATE_REFS  # -1 once refused: no template is parsed after that
     items = list(items)
     extracted = _extract_sources(items, frozen)
     for position, item in enumerate(items):
@@ -359,21 +368,32 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
             page_id = value.get("page_id")
             if isinstance(page_id, str):
                 if page_id in page_ids:
-                    problems.append(Problem((*loc, "page_id"), f"page_id {page_id!r} is already used by {where(page_ids[page_id])}"))
+                    problems.append(Problem((*loc, "page_id"), f"page_id {cut_repr(page_id)} is already used by {where(page_ids[page_id])}"))
                 else:
                     page_ids[page_id] = loc
         elif kind == "block":
             _block_checks(item, block_ids, links, problems, patterns)
         elif kind == "template":
+            if refs_left < 0:
+                continue
             try:
-                refs = template_refs(value)
+                refs = template_refs(value, limit=refs_left)
+            except TooManyRefs as exc:
+                line, column = _text_position(value, exc.offset)
+                problems.append(Problem(loc, f"the templates refer to paths more than {MAX_TEMPLATE_REFS:,} times together "
+                                             "(counted in document order up to here); a document describes the page, "
+                                             "and a page's data belongs in the state", line, column))
+                refs_left = -1
+                continue
             except TemplateError as exc:
                 line, column = _text_position(value, exc.offset)
                 problems.append(Problem(loc, exc.reason, line, column))
                 continue
+            refs_left -= len(refs)
             place = None
+            positions = _Positions(value)
             for path, offset in refs:
-                if path_problem(path, frozen) is None or path_ok(path, loc, *_text_position(value, offset)):
+                if path_problem(path, frozen) is None or path_ok(path, loc, *positions.at(offset)):
                     place = place or where(loc)
                     report.refs.append(PathRef(path, place, "template"))
         elif kind == "path":
@@ -410,10 +430,10 @@ def _semantics(data: dict, items: Iterable[Item], frozen: tuple[str, ...], repor
     if check_pages:
         start = data.get("start_page_id")
         if isinstance(start, str) and page_ids and start not in page_ids:
-            problems.append(Problem(("start_page_id",), f"start_page_id {start!r} is not a page of the document ({_list(page_ids)})"))
+            problems.append(Problem(("start_page_id",), f"start_page_id {cut_repr(start)} is not a page of the document ({_list(page_ids)})"))
     for loc, target in links:
         if check_pages and target not in page_ids:
-            problems.append(Problem(loc, f"page_id {target!r} is not a page of the document ({_list(page_ids)})"))
+            problems.append(Problem(loc, f"page_id {cut_repr(target)} is not a page of the document ({_list(page_ids)})"))
     for written in writes.values():
         _overlaps(written, problems)
     for block_id in html_blocks:
@@ -426,7 +446,7 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
     block_id = block.get("block_id")
     if isinstance(block_id, str):
         if block_id in block_ids:
-            problems.append(Problem((*loc, "block_id"), f"block_id {block_id!r} is already used by {where(block_ids[block_id])}"))
+            problems.append(Problem((*loc, "block_id"), f"block_id {cut_repr(block_id)} is already used by {where(block_ids[block_id])}"))
         else:
             block_ids[block_id] = loc
     kind = block.get("type")
@@ -441,7 +461,7 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
                 value = option["value"]
                 key = json_key(value)
                 if key in seen:
-                    problems.append(Problem((*loc, "options", i, "value"), f"the option value {value!r} appears twice"))
+                    problems.append(Problem((*loc, "options", i, "value"), f"the option value {cut_repr(value)} appears twice"))
                 seen.add(key)
     elif kind in ("date_input", "datetime_input"):
         parse = date.fromisoformat if kind == "date_input" else datetime.fromisoformat
@@ -450,7 +470,7 @@ def _block_checks(item: Item, block_ids: dict[str, Loc], links: list, problems: 
                 try:
                     parse(block[bound])
                 except ValueError:
-                    problems.append(Problem((*loc, bound), f"{block[bound]!r} is not a {'date' if kind == 'date_input' else 'date and time'} that exists"))
+                    problems.append(Problem((*loc, bound), f"{cut_repr(block[bound])} is not a {'date' if kind == 'date_input' else 'date and time'} that exists"))
     if kind in _RANGES:  # cross-property checks a JSON Schema cannot say (the models leave them here)
         low_name, high_name = _RANGES[kind]
         low, high = block.get(low_name), block.get(high_name)
@@ -507,13 +527,40 @@ def _overlaps(written: list[tuple[str, Loc]], problems: list[Problem]) -> None:
     problems.extend(problem for _, _, problem in sorted(found, key=lambda f: (f[0], f[1])))
 
 
+class _Positions:
+    """line:column of offsets of one text taken in increasing order, each character read once
+    (1,000 frozen paths at the end of a 5 MB template took 3.6 s counted from the start each)."""
+
+    def __init__(self, text: str):
+        self.text, self.offset, self.line, self.start = text, 0, 1, 0
+
+    def at(self, offset: int) -> tuple[int, int]:
+        if offset < self.offset:
+            self.offset, self.line, self.start = 0, 1, 0
+        self.line += self.text.count("\n", self.offset, offset)
+        newline = self.text.rfind("\n", self.offset, offset)
+        if newline != -1:
+            self.start = newline + 1
+        self.offset = offset
+        return self.line, offset - self.start + 1
+
+
 def _text_position(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _list(ids: dict) -> str:
-    return "pages: " + ", ".join(map(repr, ids)) if ids else "no pages"
+    """The document's pages for a message: the first NAMED_PAGES, each cut, then how many (a
+    message per bad link, each naming 10,000 pages, made gigabytes)."""
+    if not ids:
+        return "no pages"
+    named = [cut_repr(page_id) for page_id in itertools.islice(ids, NAMED_PAGES)]
+    return "pages: " + ", ".join(named) + (f", … ({len(ids):,} pages)" if len(ids) > NAMED_PAGES else "")
+
+
+#: Pages named in a message that lists them.
+NAMED_PAGES = 10
 
 
 __all__ = ["check_document", "check_blocks", "load_document", "Report", "Problem", "PathRef", "DocumentError"]
