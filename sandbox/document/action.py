@@ -151,15 +151,7 @@ def check_action(document: Any, page_id: str, message: Any, *, state: Any, froze
         raise TypeError(f"state: the current state is a JSON object, not {_type(state)}")
     data = _the_part(message)  # the message's bounds first, before any work on it
     report = report_of(document, frozen=frozen)
-    if json_nodes_over(data, MAX_ACTION_NODES) is not None:  # before any work per value
-        raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"more than {MAX_ACTION_NODES:,} JSON values")])
-    try:
-        check_json(data, "data", safe_integers=True)
-        size = json_chars(data)
-    except (PatchError, ValueError) as exc:
-        raise UiActionRefused([Refusal("too-large", "message.parts[0].data", str(exc))]) from None
-    if size > MAX_ACTION_CHARS:
-        raise UiActionRefused([Refusal("too-large", "message.parts[0].data", f"{size:,} characters of JSON; at most {MAX_ACTION_CHARS:,}")])
+    _bounded(data, "message.parts[0].data", "data", MAX_ACTION_NODES, MAX_ACTION_CHARS)
     if isinstance(data.get("fields"), dict) and len(data["fields"]) > MAX_FIELDS:  # before any work per key
         raise UiActionRefused([Refusal("too-large", "message.parts[0].data.fields",
                                        f"{len(data['fields']):,} keys; at most {MAX_FIELDS:,}")])
@@ -424,6 +416,21 @@ def _scopes(pages: dict[str, dict], page_id: str, state: dict, rendered: Iterabl
 # ------------------------------------------------------------------------ the message
 
 
+def _bounded(value: Any, where: str, name: str, nodes: int, chars: int) -> None:
+    """Refuse ``value`` (``too-large`` at ``where``) past ``nodes`` JSON values, the depth and
+    integer rules of :func:`check_json`, or ``chars`` characters of JSON: counted before any work
+    per value, the walks bounded (never recursive)."""
+    if json_nodes_over(value, nodes) is not None:
+        raise UiActionRefused([Refusal("too-large", where, f"more than {nodes:,} JSON values")])
+    try:
+        check_json(value, name, safe_integers=True)
+        size = json_chars(value)
+    except (PatchError, ValueError) as exc:
+        raise UiActionRefused([Refusal("too-large", where, str(exc))]) from None
+    if size > chars:
+        raise UiActionRefused([Refusal("too-large", where, f"{size:,} characters of JSON; at most {chars:,}")])
+
+
 def _the_part(message: Any) -> Any:
     """The ui-action's data, after the whole message is held to the upward message's bounds
     (:func:`.wire.check_up`'s: parts, values, depth, size) and its parts are told apart."""
@@ -432,15 +439,8 @@ def _the_part(message: Any) -> Any:
     parts = message["parts"]
     if len(parts) > MAX_UP_PARTS:  # before any work per part
         raise UiActionRefused([Refusal("too-large", "message.parts", f"{len(parts):,} parts; a message has at most {MAX_UP_PARTS}")])
-    if json_nodes_over(message, MAX_UP_NODES) is not None:  # before any work per value
-        raise UiActionRefused([Refusal("too-large", "message", f"more than {MAX_UP_NODES:,} JSON values")])
-    try:  # (a role or metadata 200,000 levels deep is refused here, never walked recursively)
-        check_json(message, "message", safe_integers=True)
-        size = json_chars(message)
-    except (PatchError, ValueError) as exc:
-        raise UiActionRefused([Refusal("too-large", "message", str(exc))]) from None
-    if size > MAX_WIRE_CHARS:
-        raise UiActionRefused([Refusal("too-large", "message", f"{size:,} characters of JSON; at most {MAX_WIRE_CHARS:,}")])
+    # (a role or metadata 200,000 levels deep is refused here, never walked recursively)
+    _bounded(message, "message", "message", MAX_UP_NODES, MAX_WIRE_CHARS)
     refusals = []
     role = message.get("role")
     if role != USER_ROLE:
