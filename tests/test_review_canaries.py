@@ -156,3 +156,33 @@ def test_whether_a_payload_value_is_named_does_not_change_from_run_to_run():
         state = canaries.state({"total": 24.5, "count": 120, "margin": 0.42}, ["total", "count", "margin"])
         typed = canaries.typed("(typed into <input type=number> #0 'size')", "number", 1, 5000)
         assert set(canaries.in_values({**state, "size": int(typed)})) == {"total", "count"}
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        n = int(d) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def test_a_field_that_says_it_holds_digits_or_a_card_is_typed_into_with_them():
+    """An outsider's keylogger sent what was typed into a card field only when it was 13 digits or
+    more passing the Luhn check: the review typed words into every text field (its ``autocomplete``
+    and ``inputmode`` unread), so it sent nothing. The field's own words say what a customer types."""
+    from flowui_sandbox.sandbox.review.browser.run import typed_kind
+
+    card = {"type": "text", "autocomplete": "cc-number", "inputmode": "numeric"}
+    assert typed_kind(card) == "card"
+    assert typed_kind({"type": "", "inputmode": "numeric"}) == typed_kind({"autocomplete": "shipping postal-code"}) == "digits"
+    assert typed_kind({"type": "text", "autocomplete": "tel-national"}) == "tel"
+    assert typed_kind({"type": "email", "autocomplete": "cc-number"}) == "email"  # the type wins
+    assert typed_kind({"type": "text"}) == "text"
+    for i in range(200):
+        canaries = Canaries(f"c{i}")
+        number = canaries.typed("(typed into <input> #0 'card')", "card")
+        assert number.isdigit() and len(number) == 16 and _luhn(number), number
+        assert canaries.find(f"x={number}") == {"(typed into <input> #0 'card')": "as sent"}
+        code = canaries.typed("(typed into <input> #1 'zip')", "digits", length=5)
+        assert code.isdigit() and len(code) == 5 and code[0] != "0"
+        assert not canaries.findable("(typed into <input> #1 'zip')")  # five digits match too much by chance

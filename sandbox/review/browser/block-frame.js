@@ -10,6 +10,8 @@ export const listActions = (sel) => [...document.querySelectorAll(sel)].slice(0,
   i, tag: e.tagName.toLowerCase(), type: (e.getAttribute('type') || '').toLowerCase(),
   link: e.matches('a[href]'), name: e.id || e.getAttribute('name') || e.getAttribute('aria-label') || e.getAttribute('placeholder') || '',
   min: e.getAttribute('min') || '', max: e.getAttribute('max') || '', step: e.getAttribute('step') || '',
+  inputmode: (e.getAttribute('inputmode') || '').toLowerCase(), autocomplete: (e.getAttribute('autocomplete') || '').toLowerCase(),
+  maxlength: e.maxLength > 0 ? e.maxLength : 0,
   visible: e.getClientRects().length > 0 && !e.disabled }));
 
 // Bring element i into view and say where a user would click it (frame coordinates), or null when

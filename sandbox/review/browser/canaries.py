@@ -119,8 +119,25 @@ def _number(original: Any, rng: random.Random) -> int | float:
     return -value if original < 0 else value
 
 
-def _typed_text(kind: str, rng: random.Random) -> str:
-    """What a user types into a text field of ``kind`` (its ``type``): one the field finds valid."""
+def _digits(n: int, rng: random.Random) -> str:
+    return str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in range(n - 1))
+
+
+def _card(n: int, rng: random.Random) -> str:
+    """A card number of ``n`` digits whose last is its Luhn check digit (as every real card's is)."""
+    body = [4] + [rng.randint(0, 9) for _ in range(n - 2)]
+    total = sum(d if i % 2 else (d * 2 - 9 if d * 2 > 9 else d * 2) for i, d in enumerate(reversed(body)))
+    return "".join(map(str, body)) + str((10 - total % 10) % 10)
+
+
+def _typed_text(kind: str, rng: random.Random, length: int | None = None) -> str:
+    """What a user types into a text field of ``kind`` (its ``type``, or what its ``autocomplete`` and
+    ``inputmode`` say it holds): one the field finds valid. ``length``: digits a field of digits
+    holds (its ``maxlength``)."""
+    if kind == "card":
+        return _card(length if length and 13 <= length <= 19 else 16, rng)
+    if kind == "digits":
+        return _digits(length if length and 0 < length <= 19 else 6, rng)
     if kind == "email":
         return _like("@", rng)
     if kind == "url":
@@ -211,9 +228,10 @@ class Canaries:
         return value
 
     def typed(self, label: str, kind: str = "text", low: float | None = None, high: float | None = None,
-              step: float | None = None) -> str:
-        """Text a user types into a field of type ``kind``: words, an email, a URL, a telephone number, a
-        number (valid for the field's ``min``, ``max`` and ``step``: ``low``, ``high`` and ``step``)."""
+              step: float | None = None, length: int | None = None) -> str:
+        """Text a user types into a field of kind ``kind``: words, an email, a URL, a telephone number, a
+        number (valid for the field's ``min``, ``max`` and ``step``: ``low``, ``high`` and ``step``),
+        digits (``length`` of them) or a card number (Luhn-valid)."""
         if kind == "number":
             number = self._draw(label, lambda rng: _typed_number(low, high, step, rng))
             self._register(float(number), label)
@@ -221,11 +239,13 @@ class Canaries:
 
         def make(rng: random.Random) -> str:
             while True:
-                value = _typed_text(kind, rng)
+                value = _typed_text(kind, rng, length)
                 if value not in self.strings:
                     return value
 
         value = self._draw(label, make)
+        if value.isdigit() and len(value) < FINDABLE_DIGITS:
+            return value  # too few digits to be told by them (a postal code): the differential review names it
         self.strings[value] = label
         return value
 

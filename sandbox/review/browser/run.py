@@ -23,7 +23,7 @@ import secrets
 import ssl
 import time
 import warnings
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
@@ -246,6 +246,32 @@ def _incomplete(obs: Recording) -> bool:
     stopped on a run that hung or failed (not on a page given up by design: a popup, a navigation)."""
     stopped = obs.differential.stopped if obs.differential is not None else ""
     return obs.timed_out or bool(obs.error) or stopped not in ("", PAGE_LOST)
+
+
+#: ``autocomplete`` tokens of fields that hold digits (a postal code, a card's security code, a one-time code).
+_DIGIT_FIELDS = ("postal-code", "cc-csc", "one-time-code")
+
+
+def typed_kind(field: Mapping[str, Any]) -> str:
+    """What a user types into a text field, by what the field says it holds: its ``type``, else its
+    ``autocomplete`` tokens and ``inputmode`` (a card number field typed into with words was never
+    a customer's: a block that sent only digits, or only a Luhn-valid number, sent nothing)."""
+    kind = field.get("type", "")
+    if kind in ("number", "email", "url", "tel"):
+        return kind
+    tokens = str(field.get("autocomplete", "")).split()
+    mode = field.get("inputmode", "")
+    if "cc-number" in tokens:
+        return "card"
+    if "email" in tokens or mode == "email":
+        return "email"
+    if "url" in tokens or mode == "url":
+        return "url"
+    if any(t.startswith("tel") for t in tokens) or mode == "tel":
+        return "tel"
+    if mode in ("numeric", "decimal") or any(t in tokens for t in _DIGIT_FIELDS):
+        return "digits"
+    return "text"
 
 
 def _bound(attribute: Any) -> float | None:
@@ -932,8 +958,8 @@ class Lane:
                     "checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "date", "time",
                     "datetime-local", "month", "week")):
                 text = canaries.typed(f"(typed into {what}{' ' + repr(x['name'][:40]) if x.get('name') else ''})",
-                                      x["type"] if x["type"] in ("number", "email", "url", "tel") else "text",
-                                      _bound(x.get("min")), _bound(x.get("max")), _bound(x.get("step")))
+                                      typed_kind(x), _bound(x.get("min")), _bound(x.get("max")), _bound(x.get("step")),
+                                      x.get("maxlength") or None)
                 plan.append(Action("type", x["i"], text, what, x["link"]))
             elif x["tag"] == "select":
                 plan.append(Action("select", x["i"], "", what, x["link"]))
