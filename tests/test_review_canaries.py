@@ -186,3 +186,32 @@ def test_a_field_that_says_it_holds_digits_or_a_card_is_typed_into_with_them():
         code = canaries.typed("(typed into <input> #1 'zip')", "digits", length=5)
         assert code.isdigit() and len(code) == 5 and code[0] != "0"
         assert not canaries.findable("(typed into <input> #1 'zip')")  # five digits match too much by chance
+
+
+def test_an_email_made_of_its_persons_name_is_made_of_the_canary_name():
+    """An outsider's block sent the email only when its name part began with the person's first
+    name and held the start of the last (as a customer's does): the review's email and name were
+    drawn apart, so it sent nothing. The relation is kept; an email of other words is drawn."""
+    state = {"customer": {"name": "Anna Smith", "email": "anna.smith@gmail.com", "backup": "ops-team@corp.example"}}
+    for i in range(100):
+        a = Canaries(f"a{i}").state(state, ["customer"])["customer"]
+        b = Canaries(f"b{i}", base=f"a{i}").state(state, ["customer"])["customer"]
+        first, last = a["name"].lower().split()
+        assert a["email"].split("@")[0] == f"{first}.{last}", a
+        assert a["backup"].split("@")[0] != f"{first}.{last}" and not a["backup"].startswith("ops-team"), a
+        assert b["email"] != a["email"] and b["email"].split("@")[0] == b["name"].lower().replace(" ", ".")
+    canaries = Canaries("c")
+    email = canaries.state(state, ["customer"])["customer"]["email"]
+    assert canaries.find(f"u={email}") == {"customer.email": "as sent"}
+
+
+def test_an_attribution_run_that_varies_the_name_leaves_the_related_email_as_it_was():
+    """Else a block that sends only the email (split_xor_hex) was taken to send the name too: the
+    email changed with the name in the run that varied the name alone."""
+    state = {"customer": {"name": "Ann Lee", "email": "ann.lee@example.com"}}
+    for i in range(50):
+        a = Canaries(f"s{i}").state(state, ["customer"])["customer"]
+        name_varied = Canaries(f"s{i}", vary=frozenset({"customer.name"}), alt_seed=f"t{i}").state(state, ["customer"])["customer"]
+        email_varied = Canaries(f"s{i}", vary=frozenset({"customer.email"}), alt_seed=f"t{i}").state(state, ["customer"])["customer"]
+        assert name_varied["name"] != a["name"] and name_varied["email"] == a["email"], (a, name_varied)
+        assert email_varied["name"] == a["name"] and email_varied["email"] != a["email"], (a, email_varied)

@@ -4,8 +4,9 @@ value that names its path (or the field typed into) and looks like real data.
 A canary has the shape of the value it stands for (an email for an email, a name for words, digits
 for digits; a number keeps its sign and its count of digits before and after the point, so an age of
 41 stays a two-digit age and a total of 125.5 a three-digit total with one decimal) and changes every
-run: no fixed marker, no range a block can tell from its real data's, so a block cannot tell the
-review's data from production data by its look (a block that sends a total only when it is under
+run: no fixed marker, no range a block can tell from its real data's, and an email made of its
+person's name is made of the canary name, so a block cannot tell the review's data from production
+data by its look (a block that sends a total only when it is under
 100,000 sends it in the review too). A number the user types is one to three digits, or one the field
 finds valid for its ``min``, ``max`` and ``step``. Values come from a seed (:class:`Canaries` ``seed``): two reviews with
 the same seed get the same values (the differential review's "same data" run, :mod:`.differential`);
@@ -31,7 +32,7 @@ import math
 import random
 import re
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -287,11 +288,45 @@ class Canaries:
         projected = project(state or {}, paths)
         for path in paths:
             _ensure(projected, path.split("."))
-        return self._replace(projected, "")
+        return self._related(projected, self._replace(projected, ""))
 
     def again(self, state: dict[str, Any]) -> dict[str, Any]:
         """The same shape with fresh canaries (the state update pushed after the user's actions)."""
-        return self._replace(state, "")
+        return self._related(state, self._replace(state, ""))
+
+    def _related(self, original: Any, replaced: Any) -> Any:
+        """``replaced`` with each email whose name part is made of the words of another string of the
+        state (``anna.smith@…`` beside ``Anna Smith``) made of that string's canary words, in the same
+        order and with the same separators (the domain stays the email's own draw): a block that
+        sends an email only when it is its person's finds it so in the review too (an outsider's
+        block, quiet before)."""
+        leaves = list(_string_leaves(original, replaced))
+        words: dict[str, str] = {}
+        for before, container, key in leaves:
+            drawn_value = container[key]
+            label = self.strings.get(drawn_value)
+            if label in self.vary:
+                # A name varied on its own (an attribution run) leaves the email as the run without
+                # it has it: a block that sends only the email must not be taken to send the name.
+                n = self._uses.get(label, 1) - 1
+                drawn_value = _like(before, random.Random(hashlib.sha256(f"{self.seed}\0{label}\0{n}".encode()).digest()))
+            mine, drawn = _WORD.findall(before), _WORD.findall(drawn_value)
+            if "@" not in before and len(mine) == len(drawn):
+                for a, b in zip(mine, drawn):
+                    words.setdefault(a.lower(), b.lower())
+        for before, container, key in leaves:
+            local, at, _ = before.partition("@")
+            canary = container[key]
+            tokens = re.split(r"([._+-])", local)
+            if not at or "@" not in canary or self.strings.get(canary) in self.vary or not any(t.lower() in words for t in tokens):
+                continue  # (an email varied on its own keeps its own draw: it must differ from the run without)
+            related = "".join(words.get(t.lower(), t) for t in tokens) + "@" + canary.partition("@")[2]
+            if related in self.strings:
+                continue
+            label = self.strings.pop(canary)
+            self.strings[related] = label
+            container[key] = related
+        return replaced
 
     def _replace(self, value: Any, path: str) -> Any:
         if isinstance(value, dict):
@@ -390,6 +425,25 @@ def _find(strings: Mapping[str, str], numbers: Mapping[str, str], texts: tuple[s
                 if number_label is not None:
                     found.setdefault(number_label, how)
     return found
+
+
+_WORD = re.compile(r"[^\W\d_]+")  # data, not code: the words of a string value
+
+
+def _string_leaves(original: Any, replaced: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(original string, the container of its canary, its key) for each string leaf both have."""
+    if isinstance(original, dict) and isinstance(replaced, dict):
+        for key, value in original.items():
+            if isinstance(value, str) and isinstance(replaced.get(key), str):
+                yield value, replaced, key
+            elif key in replaced:
+                yield from _string_leaves(value, replaced[key])
+    elif isinstance(original, list) and isinstance(replaced, list):
+        for i, value in enumerate(original[:len(replaced)]):
+            if isinstance(value, str) and isinstance(replaced[i], str):
+                yield value, replaced, i
+            else:
+                yield from _string_leaves(value, replaced[i])
 
 
 def _ensure(node: dict[str, Any], segments: list[str]) -> None:
