@@ -294,7 +294,8 @@ def test_edit_on_a_busy_port_is_an_option_error(root):
         busy.listen()
         port = busy.getsockname()[1]
         done = subprocess.run([sys.executable, "-m", "flowui_sandbox", "edit", "ok.html", "--port", str(port), "--no-open"],
-                              cwd=root, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+                              cwd=root, stdin=subprocess.DEVNULL, capture_output=True, timeout=120,
+                              env={**os.environ, "XDG_CACHE_HOME": str(root / "cache")})  # the drafts' secret: not the user's
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and len(err.splitlines()) == 1, err
     assert err.startswith(f"flowui-sandbox edit: error: --port {port}: cannot listen on 127.0.0.1:{port}"), err  # not "--port:1:1:"
