@@ -228,7 +228,7 @@ def test_every_diff_gives_the_new_state_and_every_block_its_new_projection(a, da
     with mock.patch.object(patch_module, "FALLBACK_CHARS", slack):
         ops = diff(a, b)
         counted: list = []
-        assert patch_module._diff(a, b, "", counted) == size(counted)
+        assert patch_module._diff(a, b, "", counted, patch_module._Budget()) == size(counted)
     assert counted == ops
     assert same(jsonpatch.apply_patch(a, ops), b), ops
     assert same(apply_patch(a, ops), b)

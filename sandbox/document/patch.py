@@ -272,12 +272,10 @@ def _kind(value: Any) -> int:
     return 1 if kind is dict else 2 if kind is list else 0
 
 
-def _diff(old: Any, new: Any, at: str, ops: list, budget: _Budget | None = None) -> int:
+def _diff(old: Any, new: Any, at: str, ops: list, budget: _Budget) -> int:
     """Appends the operations turning ``old`` into ``new`` at pointer ``at`` (their values are
-    ``new``'s own, not copies); returns their size (characters of compact JSON, :func:`op_size`). ``budget``: the alignment cells left (a new
-    :data:`ALIGN_BUDGET` when not given)."""
-    if budget is None:
-        budget = _Budget()
+    ``new``'s own, not copies); returns their size (characters of compact JSON, :func:`op_size`).
+    ``budget``: the diff's alignment cells left."""
     ko, kn = _kind(old), _kind(new)
     if ko != kn or ko == 0:
         if not json_equal(old, new):
@@ -375,11 +373,12 @@ def _diff_lists(old: list, new: list, at: str, ops: list, budget: _Budget) -> in
     if not a and not b:
         return 0
     cells = len(a) * len(b)
-    if cells <= ALIGN_CELLS and not budget.take(cells) or ALIGN_CELLS < cells <= MATCH_CELLS and cells > budget.cells:
-        # the diff's alignment budget is spent: one replace (a change per position cost ten times more
+    if cells <= MATCH_CELLS and not budget.take(cells):
+        # the diff's alignment budget is spent (the edit script and SequenceMatcher pay it; anchoring,
+        # beyond MATCH_CELLS, is O(n log n)): one replace (a change per position cost ten times more
         # for the 1.8 million elements of 30,000 such arrays)
         return _emit(ops, {"op": "replace", "path": at, "value": new})
-    script = _align(a, b) if cells <= ALIGN_CELLS else _match_up(a, b, budget)
+    script = _align(a, b) if cells <= ALIGN_CELLS else _match_up(a, b)
     index = head
     size = 0
     for step, i, j in script:
@@ -442,15 +441,12 @@ def _positional(n: int, m: int) -> list[tuple[str, int | None, int | None]]:
     return script
 
 
-def _match_up(a: list, b: list, budget: _Budget) -> list[tuple[str, int | None, int | None]]:
+def _match_up(a: list, b: list) -> list[tuple[str, int | None, int | None]]:
     """The edit script of a long middle: equal elements matched up by difflib's
     SequenceMatcher on each element's canonical JSON (anchored on unique elements beyond
     MATCH_CELLS); between matches, elements changed in place, then the rest removed or
-    inserted. Compared by position instead when that takes fewer operations, when matching up
-    would take quadratic time (many equal elements, counted first), or when the diff's
-    alignment budget cannot pay for SequenceMatcher."""
-    cells = len(a) * len(b)
-    matched = cells <= MATCH_CELLS  # else anchored: O(n log n), paid by no budget
+    inserted. Compared by position instead when that takes fewer operations, or when matching
+    up would take quadratic time (many equal elements, counted first)."""
     keys_a = [_key(x) for x in a]
     keys_b = [_key(x) for x in b]
     common = min(len(a), len(b))
@@ -461,8 +457,7 @@ def _match_up(a: list, b: list, budget: _Budget) -> list[tuple[str, int | None, 
     script: list[tuple[str, int | None, int | None]] = []
     cost = 0
     opcodes: list[tuple[str, int, int, int, int]]
-    if matched:
-        budget.take(cells)
+    if len(a) * len(b) <= MATCH_CELLS:
         opcodes = list(SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes())
     else:
         opcodes = _anchored(keys_a, keys_b)
