@@ -42,6 +42,7 @@ from ..block.jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
 from ..block.paths import MAX_LENGTH, MAX_SEGMENTS, path_problem
 from ..block.projection import MISSING, get_path, is_empty
 from ..errors import UsageError
+from .jsontext import cut, cut_json
 from .model import DATE, DATETIME, INPUT_TYPES, TEXT_MAX_LENGTH, UI_ACTION_FIELD
 from .patch import MAX_JSON_NODES, PatchError, check_json, escape, json_equal, json_key, json_nodes_over
 from .pattern import compile_pattern, lone_surrogate, surrogate_at, utf16_length
@@ -159,7 +160,7 @@ def check_action(document: Any, page_id: str, message: Any, *, state: Any, froze
         action = UiAction.model_validate(data)
     except ValidationError as exc:
         raise UiActionRefused([
-            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{_cut(str(s))}" for s in e["loc"]),
+            Refusal("bad-ui-action", "message.parts[0].data" + "".join(f"[{s}]" if isinstance(s, int) else f".{cut(str(s))}" for s in e["loc"]),
                     e["msg"]) for e in exc.errors(include_url=False)
         ]) from None
 
@@ -700,17 +701,10 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _cut(key: str) -> str:
-    """A key of the message in a location: cut as :func:`_quote` cuts it, without quotes."""
-    return key if len(key) <= MAX_LENGTH else f"{key[:40]}… ({len(key):,} characters)"
-
-
 def _quote(key: str) -> str:
-    import json
-
-    if len(key) > MAX_LENGTH:  # no path is longer: a 1,000,000-character key is shown cut, in one short line
-        return json.dumps(key[:40], ensure_ascii=False)[:-1] + f'…" ({len(key):,} characters)'
-    return json.dumps(key, ensure_ascii=False)
+    """``key`` as JSON, whole up to the longest path (no path is longer: a 1,000,000-character key
+    is shown cut, in one short line)."""
+    return cut_json(key, MAX_LENGTH)
 
 
 __all__ = ["validate_ui_action", "check_action", "ActionResult", "Refusal", "UiActionRefused", "REASONS", "USER_ROLE"]

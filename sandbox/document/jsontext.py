@@ -42,17 +42,38 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise DuplicateKey(f"the key {_quoted(key)} appears twice in one object")
+                raise DuplicateKey(f"the key {cut_json(key)} appears twice in one object")
             seen.add(key)
     return out
 
 
-def _quoted(key: str) -> str:
-    """``key`` as JSON for a message, a long one cut to its first 40 characters (as the document's
-    other messages show keys) and its length said."""
-    if len(key) <= 40:
+#: Characters of a key or a string a message shows; a longer one is cut and its length said (an
+#: unknown key of 7,000,000 characters made an error line of 14 MB).
+SHOWN_CHARS = 40
+
+
+def cut(text: str) -> str:
+    """``text`` as a message shows it: at most SHOWN_CHARS characters, then how many it has."""
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text):,} characters)"
+
+
+def cut_json(key: str, longest: int = SHOWN_CHARS) -> str:
+    """``key`` as JSON for a message; one longer than ``longest`` cut to SHOWN_CHARS characters
+    inside its quotes, then how many it has."""
+    if len(key) <= longest:
         return json.dumps(key, ensure_ascii=False)
-    return json.dumps(key[:40], ensure_ascii=False)[:-1] + f'…" ({len(key):,} characters)'
+    return json.dumps(key[:SHOWN_CHARS], ensure_ascii=False)[:-1] + f'…" ({len(key):,} characters)'
+
+
+def cut_repr(value: Any) -> str:
+    """``repr(value)`` as a message shows it: a long string cut inside its quotes, then how many
+    characters it has; an integer too long to print (Python prints at most 4,300 digits) by its size."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        quoted = repr(value[:SHOWN_CHARS])
+        return f"{quoted[:-1]}…{quoted[-1]} ({len(value):,} characters)"
+    if type(value) is int and value.bit_length() > 256:
+        return f"an integer of {value.bit_length():,} bits"
+    return repr(value)
 
 
 def load_json(text: str, name: str, *, max_depth: int = MAX_DEPTH) -> Any:

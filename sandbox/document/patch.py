@@ -52,6 +52,7 @@ from typing import Any
 from ..block.jsonjs import MAX_DEPTH, MAX_SAFE_INTEGER
 from ..block.projection import project
 from ..errors import UsageError
+from .jsontext import cut
 
 #: Largest old x new middle of an array aligned by the minimal edit script.
 ALIGN_CELLS = 4096
@@ -189,8 +190,8 @@ def _trail(trail: Any) -> str:
     while trail is not None:
         trail, key = trail
         keys.append(key)
-    # a long key cut to its first 40 characters: 64 keys of a million characters are no error line
-    return "".join("/" + escape(str(k) if len(str(k)) <= 40 else f"{str(k)[:40]}…") for k in reversed(keys))
+    # a long key cut (64 keys of a million characters are no error line)
+    return "".join("/" + escape(cut(str(k))) for k in reversed(keys))
 
 
 def json_key(value: Any) -> Any:

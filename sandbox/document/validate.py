@@ -34,10 +34,11 @@ from ..block.extract import MAX_SOURCE_BYTES, ExtractionError, extract_paths_man
 from ..block.paths import path_problem
 from ..block.templates import TemplateError, TooManyRefs, template_refs
 from ..errors import SandboxError, UsageError
+from .jsontext import SHOWN_CHARS, cut_repr
 from .model import BLOCK_TYPES, INPUT_TYPES, UI_ACTION_FIELD, Document
 from .patch import MAX_JSON_NODES, PatchError, check_json, json_key, json_nodes_over
 from .pattern import PatternBudget
-from .walk import SHOWN_CHARS, Item, Loc, cut_repr, walk, walk_blocks, where
+from .walk import Item, Loc, walk, walk_blocks, where
 
 #: The html sources of one document together hold at most this many bytes of UTF-8; a source
 #: that would pass it is reported as not checked, not parsed. The parser's cost grows with

@@ -14,35 +14,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .jsontext import cut
 from .model import BLOCK_TYPES, Document, Page, VisibleWhen, _Block, _Model
 
 Loc = tuple  # ("pages", 0, "blocks", 3, "text")
-
-#: Characters of a key or a string a message shows; a longer one is cut and its length said (an
-#: unknown key of 7,000,000 characters made an error line of 14 MB).
-SHOWN_CHARS = 40
-
 
 def where(loc: Loc) -> str:
     """``pages[0].blocks[3].text`` for ``("pages", 0, "blocks", 3, "text")``; a long key cut (:func:`cut`)."""
     text = "".join([f"[{step}]" if type(step) is int else "." + cut(step) for step in loc])
     return text[1:] if text.startswith(".") else text or "(document)"
-
-
-def cut(text: str) -> str:
-    """``text`` as a message shows it: at most SHOWN_CHARS characters, then how many it has."""
-    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text):,} characters)"
-
-
-def cut_repr(value: Any) -> str:
-    """``repr(value)`` as a message shows it: a long string cut inside its quotes, then how many
-    characters it has; an integer too long to print (Python prints at most 4,300 digits) by its size."""
-    if isinstance(value, str) and len(value) > SHOWN_CHARS:
-        quoted = repr(value[:SHOWN_CHARS])
-        return f"{quoted[:-1]}…{quoted[-1]} ({len(value):,} characters)"
-    if type(value) is int and value.bit_length() > 256:
-        return f"an integer of {value.bit_length():,} bits"
-    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -172,4 +152,4 @@ def _holds_blocks(cls: type[_Model]) -> bool:
     return bool(cls.CHILDREN) or any(_holds_blocks(nested) for nested in cls.NESTED.values())
 
 
-__all__ = ["Item", "each_block", "walk", "walk_blocks", "where", "cut", "cut_repr", "SHOWN_CHARS", "Document"]
+__all__ = ["Item", "each_block", "walk", "walk_blocks", "where", "Document"]
