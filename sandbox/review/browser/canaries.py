@@ -62,6 +62,11 @@ _CODA = ("", "n", "r", "l", "s", "rt", "nd", "m", "k", "th")
 _DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "proton.me", "icloud.com", "web.de", "mail.com")
 
 
+def _rng(seed: str, label: str, n: int) -> random.Random:
+    """The random draws of ``label``'s ``n``-th value under ``seed``."""
+    return random.Random(hashlib.sha256(f"{seed}\0{label}\0{n}".encode()).digest())
+
+
 def _word(rng: random.Random, syllables: int) -> str:
     return "".join(rng.choice(_ONSET) + rng.choice(_VOWEL) + rng.choice(_CODA) for _ in range(syllables))
 
@@ -203,14 +208,10 @@ class Canaries:
         if label not in self.labels:
             self.labels.append(label)
         seed, other = (self.alt_seed, self.seed) if label in self.vary else (self.seed, self.base)
-
-        def rng(s: str) -> random.Random:
-            return random.Random(hashlib.sha256(f"{s}\0{label}\0{n}".encode()).digest())
-
-        ours = rng(seed)
+        ours = _rng(seed, label, n)
         value = make(ours)
         if other is not None and other != seed:
-            theirs = make(rng(other))
+            theirs = make(_rng(other, label, n))
             for _ in range(_TRIES):
                 if value != theirs:
                     break
@@ -308,8 +309,7 @@ class Canaries:
             if label in self.vary:
                 # A name varied on its own (an attribution run) leaves the email as the run without
                 # it has it: a block that sends only the email must not be taken to send the name.
-                n = self._uses.get(label, 1) - 1
-                drawn_value = _like(before, random.Random(hashlib.sha256(f"{self.seed}\0{label}\0{n}".encode()).digest()))
+                drawn_value = _like(before, _rng(self.seed, label, self._uses.get(label, 1) - 1))
             mine, drawn = _WORD.findall(before), _WORD.findall(drawn_value)
             if "@" not in before and len(mine) == len(drawn):
                 for a, b in zip(mine, drawn):
