@@ -62,6 +62,9 @@ ACTION_PATTERN = r"[a-z][a-z0-9_]*"
 ACTION_MAX_LENGTH = 64
 #: Longest URL openUrl accepts.
 URL_MAX_LENGTH = 2048
+#: What the runtime refuses in the block before it posts (its core's size, depth and JSON check):
+#: on the port such a message comes only from code past the runtime, and the host closes the bridge.
+RUNTIME_REFUSALS = ("too-large", "too-deep", "not-json")
 #: Messages the runtime keeps while it waits for the host's port (beyond: dropped, reported).
 QUEUE_LIMIT = 32
 #: Auto-height: the iframe's height in CSS pixels stays within these bounds.
@@ -136,6 +139,7 @@ def limits() -> dict[str, Any]:
         "heightReportMs": HEIGHT_REPORT_MS,
         "heightResizeWaitMs": HEIGHT_RESIZE_WAIT_MS,
         "heightSettleMs": HEIGHT_SETTLE_MS,
+        "runtimeRefusals": list(RUNTIME_REFUSALS),
         "uiActionMediaType": UI_ACTION_MEDIA_TYPE,
         "wrappedFrameName": WRAPPED_FRAME_NAME,
         "reasons": REASONS,
@@ -550,7 +554,7 @@ def schema_text() -> str:
 # --------------------------------------------------------------- the message table
 
 #: Reasons any block message can be refused with before its type is known (PROTOCOL.md, "Limits").
-SHAPE_REASONS = ("bad-message", "too-large", "too-deep", "not-json")
+SHAPE_REASONS = ("bad-message", *RUNTIME_REFUSALS)
 #: The constraints of a key's JSON Schema the host checks (the table's key entries carry them).
 _CONSTRAINTS = ("const", "enum", "type", "minimum", "maximum", "minLength", "maxLength", "pattern")
 #: What else a key's schema may say: words for people, and the inner types of the host's own

@@ -115,7 +115,7 @@ export function validateBlockMessage(data, { fields = [], site = '', allow = [] 
 // cost nothing and are dropped unanswered and unlogged when malformed.
 // Refusals of what the runtime checks before it posts (a message it could not have sent): the
 // block posted on the port past its runtime. `onForged(verdict)` hears of each.
-const FORGED = new Set(['too-large', 'too-deep', 'not-json']);
+const FORGED = new Set(LIMITS.runtimeRefusals);
 
 export function portDispatcher({ handlers, context, budgets, log, reply, refuse, onForged = null }) {
   const missing = Object.keys(FROM_BLOCK).filter((type) => typeof handlers[type] !== 'function');
