@@ -242,7 +242,8 @@ export function mountHtmlBlock(container, options = {}) {
   async function handleSetValue(m) {
     // The rule of PROTOCOL.md, "Writing a path", checked before the host's callback hears of it.
     const depth = jsonProblem(m.value, 'value', m.path.split('.').length, GENERATOR.stateMaxDepth, Infinity);
-    const written = depth ? { problem: depth.message } : setIn(hostState, m.path, m.value);
+    const base = hostState;
+    const written = depth ? { problem: depth.message } : setIn(base, m.path, m.value);
     if (written.problem) {
       refuse(m.id, depth ? depth.reason : 'bad-path', `${m.path}: ${written.problem}`, { path: m.path });
       undoInBlock(m);
@@ -270,7 +271,7 @@ export function mountHtmlBlock(container, options = {}) {
       undoInBlock(m);
       return;
     }
-    if (tooLarge(m, current.state)) return;
+    if (hostState !== base && tooLarge(m, current.state)) return; // measured once unless the state changed meanwhile
     hostState = current.state;
     log('info', 'value', `${m.path} set`, { path: m.path, value: m.value });
     // The block holds its value already (it puts its unanswered writes back on top of any state
