@@ -177,6 +177,8 @@ def test_a_field_that_says_it_holds_digits_or_a_card_is_typed_into_with_them():
     assert typed_kind({"type": "", "inputmode": "numeric"}) == typed_kind({"autocomplete": "shipping postal-code"}) == "digits"
     assert typed_kind({"type": "text", "autocomplete": "tel-national"}) == "tel"
     assert typed_kind({"type": "email", "autocomplete": "cc-number"}) == "email"  # the type wins
+    assert typed_kind({"type": "tel", "autocomplete": "cc-number"}) == "card"  # a card form's digit keyboard
+    assert typed_kind({"type": "tel"}) == "tel"
     assert typed_kind({"type": "text"}) == "text"
     for i in range(200):
         canaries = Canaries(f"c{i}")

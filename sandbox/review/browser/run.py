@@ -257,12 +257,14 @@ def typed_kind(field: Mapping[str, Any]) -> str:
     ``autocomplete`` tokens and ``inputmode`` (a card number field typed into with words was never
     a customer's: a block that sent only digits, or only a Luhn-valid number, sent nothing)."""
     kind = field.get("type", "")
-    if kind in ("number", "email", "url", "tel"):
+    if kind in ("number", "email", "url"):
         return kind
     tokens = str(field.get("autocomplete", "")).split()
     mode = field.get("inputmode", "")
-    if "cc-number" in tokens:
+    if "cc-number" in tokens:  # whatever its type: card forms use type=tel for the phone's digit keyboard
         return "card"
+    if kind == "tel":
+        return "tel"
     if "email" in tokens or mode == "email":
         return "email"
     if "url" in tokens or mode == "url":
