@@ -202,6 +202,11 @@ def test_an_email_made_of_its_persons_name_is_made_of_the_canary_name():
         assert a["email"].split("@")[0] == f"{first}.{last}", a
         assert a["backup"].split("@")[0] != f"{first}.{last}" and not a["backup"].startswith("ops-team"), a
         assert b["email"] != a["email"] and b["email"].split("@")[0] == b["name"].lower().replace(" ", ".")
+    for written, shape in (("annasmith85@x.de", "{first}{last}85"), ("a.smith@x.de", "{initial}.{last}"),
+                           ("smith_anna@x.de", "{last}_{first}")):
+        got = Canaries("d").state({"customer": {"name": "Anna Smith", "email": written}}, ["customer"])["customer"]
+        first, last = got["name"].lower().split()
+        assert got["email"].split("@")[0] == shape.format(first=first, last=last, initial=first[0]), got
     canaries = Canaries("c")
     email = canaries.state(state, ["customer"])["customer"]["email"]
     assert canaries.find(f"u={email}") == {"customer.email": "as sent"}

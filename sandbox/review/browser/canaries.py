@@ -317,10 +317,19 @@ class Canaries:
         for before, container, key in leaves:
             local, at, _ = before.partition("@")
             canary = container[key]
-            tokens = re.split(r"([._+-])", local)
-            if not at or "@" not in canary or self.strings.get(canary) in self.vary or not any(t.lower() in words for t in tokens):
+            if not at or "@" not in canary or self.strings.get(canary) in self.vary or not words:
                 continue  # (an email varied on its own keeps its own draw: it must differ from the run without)
-            related = "".join(words.get(t.lower(), t) for t in tokens) + "@" + canary.partition("@")[2]
+            # The words inside the name part too (annasmith, smith_anna85), longest first; then a
+            # letter standing alone as an initial (a.smith) when a word was found.
+            found = re.compile("|".join(sorted(map(re.escape, (w for w in words if len(w) >= 3)), key=len, reverse=True)) or "(?!)",
+                               re.IGNORECASE)
+            local_new, n = found.subn(lambda m: words[m.group(0).lower()], local)
+            if not n:
+                continue
+            initials = {w[0]: c[0] for w, c in words.items() if w and c}
+            local_new = "".join(initials.get(t.lower(), t) if len(t) == 1 and t.isalpha() else t
+                                for t in re.split(r"([._+-])", local_new))
+            related = local_new + "@" + canary.partition("@")[2]
             if related in self.strings:
                 continue
             label = self.strings.pop(canary)
