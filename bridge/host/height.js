@@ -12,7 +12,7 @@ import { LIMITS } from '../contract.js';
 //   an accordion changes direction far more slowly, and keeps working; a frame the host page
 //   made narrower or wider (a window dragged to and fro) changes its content's height by the
 //   host's doing: for `settleMs` after the host saw the frame's width change (a report at
-//   another width than it last saw, or `resized`: the host's own observer of the frame) the
+//   another width than it last saw, or `resized`: the host's window resized) the
 //   changes of direction are not counted, so the reports a loaded machine delivers in a burst
 //   after a drag, measured at the old widths and the new in turn, freeze nothing. Only the
 //   host's sight of its frame counts, never the width a block says it measured (a block could
@@ -80,7 +80,7 @@ export function heightController({
     },
     // The frame's width once the height `report` returned is applied and laid out.
     laidOut(width) { knownWidth = width; },
-    // The frame's width as the host page's own observer of the frame saw it change.
+    // The frame's width after the host's window was resized (a drag).
     resized(width) { seeWidth(width); },
   };
 }

@@ -104,7 +104,12 @@ export function mountHtmlBlock(container, options = {}) {
   const height = heightController({ min: options.minHeight, max: options.maxHeight });
   let heightLoopReported = false;
   const windowBudget = tokenBucket(LIMITS.reportBurst, LIMITS.reportPerSecond); // messages to the parent window after the hello
-  let widthObserver = null; // the host's own sight of its frame's width (a drag), for the height's settle window
+  // The host's own sight of its frame's width when the window is resized (a drag), for the height's
+  // settle window: a window `resize` listener, not a ResizeObserver on the frame (WebKitGTK reported
+  // "ResizeObserver loop completed with undelivered notifications" on the host page as the frame's
+  // height followed its block, measured in CI).
+  const onWindowResize = () => height.resized(frame.clientWidth);
+  if (autoHeight) window.addEventListener('resize', onWindowResize);
   let alive = null; // the pending liveness check: {n, due, timer}
   let aliveLoads = 0; // the load count the last answered ping covered
   let noticeElement = null;
@@ -345,10 +350,6 @@ export function mountHtmlBlock(container, options = {}) {
 
   function handleHeight(m) {
     if (!autoHeight) return;
-    if (!widthObserver && typeof ResizeObserver === 'function') {
-      widthObserver = new ResizeObserver(() => height.resized(frame.clientWidth));
-      widthObserver.observe(frame);
-    }
     const h = height.report(m.height, m.viewport, frame.clientWidth);
     if (h !== null) {
       frame.style.height = `${h}px`;
@@ -420,7 +421,7 @@ export function mountHtmlBlock(container, options = {}) {
     iframe.removeEventListener('load', onLoad);
     frame.removeEventListener('load', onHolderLoad);
     try { if (holderWindow) holderWindow.removeEventListener('message', onWindowMessage); } catch (e) { /* gone */ }
-    if (widthObserver) widthObserver.disconnect();
+    window.removeEventListener('resize', onWindowResize);
     if (notice) {
       noticeElement = document.createElement('p');
       noticeElement.className = 'flow-ui-navigated';
@@ -703,7 +704,7 @@ export function mountHtmlBlock(container, options = {}) {
       iframe.removeEventListener('load', onLoad);
       frame.removeEventListener('load', onHolderLoad);
       stopFocusGuard();
-      if (widthObserver) widthObserver.disconnect();
+      window.removeEventListener('resize', onWindowResize);
       if (alive) { clearTimeout(alive.timer); alive = null; }
       if (port) { port.onmessage = null; port.close(); port = null; }
       iframe.remove();
